@@ -1,0 +1,28 @@
+# One command sets up a fresh machine and runs everything: `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint format demo clean
+
+$(STAMP): pyproject.toml requirements/constraints-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -c requirements/constraints-dev.txt -e ".[dev,torch,plot]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+test: lint
+	$(PY) -m pytest
+
+format: $(STAMP)
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

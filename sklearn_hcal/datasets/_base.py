@@ -1,0 +1,29 @@
+"""Where data sets live on disk."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """Return the folder that caches downloaded data sets, creating it.
+
+    Precedence: the ``data_home`` argument, the ``HCAL_DATA`` environment
+    variable, then ``~/hcal_data``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        Folder to use instead of the default.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The (existing) data folder.
+    """
+    if data_home is None:
+        data_home = os.environ.get("HCAL_DATA", Path("~") / "hcal_data")
+    path = Path(data_home).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,48 @@
+"""Human-calibration metrics, reports and scorers.
+
+Metrics from Baan et al. (2022), Nie et al. (2020, ChaosNLI) and Mimori et al.
+(2021), computed from label histograms. ``*_score`` is higher-is-better,
+``*_error`` and ``*_loss`` lower-is-better.
+"""
+
+from .._lazy import attach
+
+_PUBLIC = {
+    # Baan et al. 2022 / ChaosNLI: distribution-level metrics
+    "distribution_calibration_error": "._distribution",
+    "entropy_calibration_error": "._distribution",
+    "ranking_calibration_score": "._distribution",
+    "jensen_shannon_distance": "._distribution",
+    "kl_divergence": "._distribution",
+    "histogram_log_loss": "._distribution",
+    # against the majority label
+    "majority_accuracy_score": "._majority",
+    "expected_calibration_error": "._majority",
+    "classwise_expected_calibration_error": "._majority",
+    # Mimori et al. 2021: (de)biased estimators from label histograms
+    "expected_squared_loss": "._mimori",
+    "epistemic_loss": "._mimori",
+    "calibration_loss": "._mimori",
+    "calibration_error": "._mimori",
+    "dispersion_loss": "._mimori",
+    # disagreement probability (Mimori et al. §4)
+    "disagreement_probability": "._disagreement",
+    "predicted_disagreement": "._disagreement",
+    "disagreement_squared_loss": "._disagreement",
+    "disagreement_calibration_loss": "._disagreement",
+    "disagreement_calibration_error": "._disagreement",
+    # reports
+    "instance_calibration_errors": "._report",
+    "loss_decomposition": "._report",
+    "metrics_by_agreement": "._report",
+    "human_calibration_report": "._report",
+    # scorers
+    "make_human_scorer": "._scorer",
+    "get_human_scorer": "._scorer",
+    "get_human_scorer_names": "._scorer",
+    "HUMAN_SCORERS": "._scorer",
+}
+
+__all__ = sorted(_PUBLIC)
+
+__getattr__, __dir__ = attach(__name__, _PUBLIC)

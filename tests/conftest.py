@@ -1,0 +1,38 @@
+"""Shared fixtures.
+
+Data in ``../shared/data`` (relative to the project root) is read-only and not
+shipped; tests that need it skip when it is absent and fail when
+``HCAL_REQUIRE_DATA=1`` (CI).
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(
+    os.environ.get("HCAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")
+)
+
+
+def require_data(*parts: str) -> Path:
+    """Path of a shared data file; skip (or fail in CI) when it is missing."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        msg = f"shared data {path} is not available"
+        if os.environ.get("HCAL_REQUIRE_DATA") == "1":
+            pytest.fail(msg + " and HCAL_REQUIRE_DATA=1")
+        pytest.skip(msg)
+    return path
+
+
+@pytest.fixture
+def chaosnli_dir() -> Path:
+    return require_data("chaosnli_v1.0")
+
+
+@pytest.fixture(autouse=True)
+def _matplotlib_agg(monkeypatch):
+    # Plots must never try to open a window in tests.
+    monkeypatch.setenv("MPLBACKEND", "Agg")
