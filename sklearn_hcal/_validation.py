@@ -81,6 +81,14 @@ def labels_to_histograms(y, *, n_classes: int | None = None, classes=None, name=
     name : str, default="y"
         Argument name used in error messages.
 
+    Notes
+    -----
+    Without ``classes``, labels that are not integers in ``[0, n_classes)``
+    are mapped to columns in sorted order, which is scikit-learn's
+    ``classes_`` convention (the column order of ``predict_proba``). Pass
+    ``classes`` (or a histogram) when the columns follow another order, e.g.
+    ChaosNLI's ``["e", "n", "c"]``.
+
     Returns
     -------
     Y : ndarray of shape (n_samples, n_classes)

@@ -1,0 +1,440 @@
+"""Distribution-level metrics against human label distributions.
+
+Every public metric compares a model's probabilities ``q_i`` with the human
+distribution ``p̂_i = Y_i / n_i`` of each item and averages a per-item quantity:
+
+* :func:`distribution_calibration_error` -- DistCE, total variation distance
+  (Baan et al., 2022, eq. 7);
+* :func:`entropy_calibration_error` -- EntCE, ``H(q_i) - H(p̂_i)`` (Baan eq. 5);
+* :func:`ranking_calibration_score` -- RankCS, agreement of the class rankings
+  (Baan eq. 6);
+* :func:`jensen_shannon_distance` and :func:`kl_divergence` -- the measures of
+  ChaosNLI (Nie et al., 2020, eqs. 1-2);
+* :func:`histogram_log_loss` -- multinomial negative log-likelihood per
+  annotation (Mimori et al., 2021, eq. 82).
+
+The private ``_*_per_item`` helpers take already-validated float arrays and
+return one value per item; the public functions are exactly their means, and
+:func:`sklearn_hcal.metrics.instance_calibration_errors` reuses them.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from scipy.special import rel_entr, xlogy
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from .._validation import check_histograms_and_probabilities
+
+__all__ = [
+    "distribution_calibration_error",
+    "entropy_calibration_error",
+    "ranking_calibration_score",
+    "jensen_shannon_distance",
+    "kl_divergence",
+    "histogram_log_loss",
+]
+
+# A base in (0, 1) would flip the sign of divergences and entropies.
+_BASE_CONSTRAINT = [Interval(Real, 1, None, closed="neither"), None]
+_EPS_CONSTRAINT = [Interval(Real, 0, 1, closed="neither")]
+
+
+# --------------------------------------------------------------------------- #
+# Validation shared by the public metrics
+# --------------------------------------------------------------------------- #
+def _validate_pair(y_true, y_prob, counts=None, *, allow_probabilities=True):
+    """Validated ``(Y, P)`` as float64 arrays of the same shape.
+
+    float32 input is accepted by the validators; computing in float64 keeps the
+    result of a float32 call within rounding of the float64 one.
+    """
+    Y, P = check_histograms_and_probabilities(
+        y_true, y_prob, counts=counts, allow_probabilities=allow_probabilities
+    )
+    return np.asarray(Y, dtype=np.float64), np.asarray(P, dtype=np.float64)
+
+
+def _to_distribution(Y):
+    """Human distribution ``p̂ = Y / n`` (rows of probabilities stay as they are)."""
+    Y = np.asarray(Y, dtype=np.float64)
+    return Y / Y.sum(axis=1, keepdims=True)
+
+
+def _log_base(base):
+    return 1.0 if base is None else float(np.log(base))
+
+
+# --------------------------------------------------------------------------- #
+# Per-item helpers (validated arrays in, one value per item out)
+# --------------------------------------------------------------------------- #
+def _tvd_per_item(p_hat, P):
+    """Total variation distance ``½‖q_i − p̂_i‖₁`` per item (Baan eq. 7, 9b)."""
+    return 0.5 * np.abs(np.asarray(P) - np.asarray(p_hat)).sum(axis=1)
+
+
+def _entropy(P, base=None):
+    """Row entropies ``−Σ_k p_k log p_k`` with ``0·log 0 = 0``."""
+    P = np.asarray(P, dtype=np.float64)
+    return -xlogy(P, P).sum(axis=1) / _log_base(base)
+
+
+def _entropy_error_per_item(p_hat, P, base=None):
+    """Signed EntCE ``H(q_i) − H(p̂_i)`` per item (Baan eq. 5).
+
+    Positive values mean the model is more uncertain than the humans
+    (under-confident), negative values over-confident.
+    """
+    return _entropy(P, base) - _entropy(p_hat, base)
+
+
+def _jsd_per_item(p_hat, P, base=None, squared=False):
+    """Jensen-Shannon distance (or divergence) per item (ChaosNLI eq. 2).
+
+    ``JSD = sqrt(½ KL(p̂‖m) + ½ KL(q‖m))`` with ``m = ½(p̂ + q)``, the quantity
+    ``scipy.spatial.distance.jensenshannon`` returns; natural log by default.
+    """
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    m = 0.5 * (p_hat + P)
+    div = 0.5 * (rel_entr(p_hat, m).sum(axis=1) + rel_entr(P, m).sum(axis=1))
+    # Rounding can leave -1e-17 for identical rows; the divergence is >= 0.
+    div = np.maximum(div, 0.0) / _log_base(base)
+    return div if squared else np.sqrt(div)
+
+
+def _floor_renormalise(P, eps):
+    """Floor probabilities at ``eps`` and renormalise the rows (ChaosNLI code)."""
+    Q = np.maximum(np.asarray(P, dtype=np.float64), eps)
+    return Q / Q.sum(axis=1, keepdims=True)
+
+
+def _kl_per_item(p_hat, P, eps=1e-15):
+    """``KL(p̂_i ‖ q_i)`` per item, ``q`` floored at ``eps`` and renormalised.
+
+    Terms with ``p̂_ik = 0`` contribute 0 (ChaosNLI eq. 1).
+    """
+    return rel_entr(
+        np.asarray(p_hat, dtype=np.float64), _floor_renormalise(P, eps)
+    ).sum(axis=1)
+
+
+def _cross_entropy_per_item(Y, P, eps=1e-15):
+    """``−Σ_k Y_ik log max(q_ik, eps)`` per item (counts, not normalised)."""
+    Y = np.asarray(Y, dtype=np.float64)
+    return -xlogy(Y, np.maximum(np.asarray(P, dtype=np.float64), eps)).sum(axis=1)
+
+
+def _rank_match_per_item(Y, P, ties="strict"):
+    """Whether the model's class ranking matches the human one, per item.
+
+    ``ties="strict"`` (Baan et al.'s code): ``argsort(q_i, kind="stable")`` equals
+    ``argsort(Y_i, kind="stable")`` element-wise, so tied classes must come in
+    the same index order on both sides.
+
+    ``ties="weak"``: the model must reproduce every *strict* human preference
+    strictly -- for all classes ``j, k``: ``Y_ij > Y_ik`` implies
+    ``q_ij > q_ik`` -- while human ties impose nothing (the tied classes may
+    come in any order). A model tie between classes that humans rank
+    differently is a mismatch. Checked in ``O(K log K)`` per item: sort the
+    classes by ``q`` ascending; the condition holds iff ``Y`` is non-decreasing
+    along that order and constant within every run of equal ``q``. Ties in
+    ``q`` are exact float equality.
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    if ties == "strict":
+        return np.all(
+            np.argsort(P, axis=1, kind="stable")
+            == np.argsort(Y, axis=1, kind="stable"),
+            axis=1,
+        )
+    if ties != "weak":
+        raise ValueError(f"ties must be 'strict' or 'weak', got {ties!r}.")
+    order = np.argsort(P, axis=1, kind="stable")
+    q_sorted = np.take_along_axis(P, order, axis=1)
+    y_sorted = np.take_along_axis(Y, order, axis=1)
+    dy = np.diff(y_sorted, axis=1)
+    q_tied = np.diff(q_sorted, axis=1) == 0
+    ok = (dy >= 0) & (~q_tied | (dy == 0))
+    return np.all(ok, axis=1)
+
+
+# --------------------------------------------------------------------------- #
+# Public metrics
+# --------------------------------------------------------------------------- #
+_COMMON = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "counts": ["array-like", None],
+}
+
+
+@validate_params(_COMMON, prefer_skip_nested_validation=True)
+def distribution_calibration_error(y_true, y_prob, *, counts=None) -> float:
+    """Human distribution calibration error (DistCE), the mean total variation.
+
+    ``DistCE = mean_i ½‖q_i − p̂_i‖₁`` with ``p̂_i = Y_i / n_i`` the human label
+    distribution (Baan et al., 2022, eq. 7 and App. E). It lies in ``[0, 1]``;
+    lower is better.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (non-negative integer counts), rows of human
+        probabilities summing to one, or 1-D class labels (one annotation per
+        item). A DataFrame's columns are the classes.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities; for two classes a 1-D array is the probability
+        of the second class.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms (for metadata
+        routing, where ``y_true`` is a label vector).
+
+    Returns
+    -------
+    float
+        The mean total variation distance.
+
+    References
+    ----------
+    Baan, Aziz, Plank, Fernández (2022). Stop Measuring Calibration When Humans
+    Disagree. EMNLP.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import distribution_calibration_error
+    >>> Y = [[3, 1], [0, 4]]
+    >>> P = [[0.5, 0.5], [0.0, 1.0]]
+    >>> float(distribution_calibration_error(Y, P))  # (0.25 + 0) / 2
+    0.125
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    return float(np.mean(_tvd_per_item(_to_distribution(Y), P)))
+
+
+@validate_params(
+    {**_COMMON, "absolute": ["boolean"], "base": _BASE_CONSTRAINT},
+    prefer_skip_nested_validation=True,
+)
+def entropy_calibration_error(
+    y_true, y_prob, *, counts=None, absolute: bool = True, base: float | None = None
+) -> float:
+    """Human entropy calibration error (EntCE).
+
+    Per item ``EntCE_i = H(q_i) − H(p̂_i)`` (Baan et al., 2022, eq. 5), positive
+    when the model is less certain than the humans. The aggregate is the mean
+    of ``|EntCE_i|`` (Baan's Table 1), or the signed mean with
+    ``absolute=False``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    absolute : bool, default=True
+        Average the absolute per-item errors; ``False`` averages the signed
+        errors (negative = over-confident on average).
+    base : float, default=None
+        Logarithm base (> 1) of the entropies; natural log when ``None``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import entropy_calibration_error
+    >>> Y = [[2, 2], [4, 0]]        # human entropies: log 2 and 0
+    >>> P = [[1.0, 0.0], [0.5, 0.5]]  # model entropies: 0 and log 2
+    >>> bool(np.isclose(entropy_calibration_error(Y, P), np.log(2)))
+    True
+    >>> float(entropy_calibration_error(Y, P, absolute=False))  # (-log2 + log2)/2
+    0.0
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    err = _entropy_error_per_item(_to_distribution(Y), P, base)
+    return float(np.mean(np.abs(err) if absolute else err))
+
+
+@validate_params(
+    {**_COMMON, "ties": [StrOptions({"strict", "weak"})]},
+    prefer_skip_nested_validation=True,
+)
+def ranking_calibration_score(
+    y_true, y_prob, *, counts=None, ties: str = "strict"
+) -> float:
+    """Human ranking calibration score (RankCS): fraction of matching rankings.
+
+    An item counts when the model ranks all classes as the humans do (Baan et
+    al., 2022, eq. 6). Higher is better; the oracle ``q = p̂`` scores 1.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    ties : {"strict", "weak"}, default="strict"
+        ``"strict"`` compares ``argsort(q_i, kind="stable")`` with
+        ``argsort(Y_i, kind="stable")``, as Baan et al.'s code does (tied
+        classes must appear in the same index order on both sides).
+        ``"weak"`` accepts any order of classes the humans tie, but requires
+        every strict human preference ``Y_ij > Y_ik`` to be reproduced strictly,
+        ``q_ij > q_ik`` (so a model tie between classes humans rank differently
+        is a mismatch).
+
+    Returns
+    -------
+    float
+        Fraction of items in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import ranking_calibration_score
+    >>> Y = [[5, 3, 2], [4, 4, 2]]
+    >>> P = [[0.6, 0.3, 0.1], [0.5, 0.3, 0.2]]
+    >>> float(ranking_calibration_score(Y, P))  # item 2: human tie in other order
+    0.5
+    >>> float(ranking_calibration_score(Y, P, ties="weak"))
+    1.0
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    return float(np.mean(_rank_match_per_item(Y, P, ties)))
+
+
+@validate_params(
+    {**_COMMON, "squared": ["boolean"], "base": _BASE_CONSTRAINT},
+    prefer_skip_nested_validation=True,
+)
+def jensen_shannon_distance(
+    y_true, y_prob, *, counts=None, squared: bool = False, base: float | None = None
+) -> float:
+    """Mean Jensen-Shannon distance between human and model distributions.
+
+    ``JSD_i = sqrt(½ KL(p̂_i‖m_i) + ½ KL(q_i‖m_i))``, ``m_i = ½(p̂_i + q_i)``
+    (Nie et al., 2020, ChaosNLI eq. 2), averaged over items. Per item this is
+    ``scipy.spatial.distance.jensenshannon(p̂_i, q_i, base=base)``, the function
+    ChaosNLI's evaluation code calls; its default, the **natural log**
+    (``base=None``), is what reproduces ChaosNLI's Table 5 (e.g. the chance
+    baseline: 0.3205 / 0.383 / 0.3023 on α / S / M); with ``base=2`` the
+    distance is bounded by 1.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    squared : bool, default=False
+        Return the mean Jensen-Shannon *divergence* (the square of the
+        distance, averaged) instead.
+    base : float, default=None
+        Logarithm base (> 1); natural log when ``None`` (ChaosNLI).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import jensen_shannon_distance
+    >>> Y = [[1, 0]]
+    >>> P = [[0.0, 1.0]]  # disjoint supports: divergence log 2
+    >>> bool(np.isclose(jensen_shannon_distance(Y, P, squared=True), np.log(2)))
+    True
+    >>> float(jensen_shannon_distance(Y, P, base=2))
+    1.0
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    return float(np.mean(_jsd_per_item(_to_distribution(Y), P, base, squared)))
+
+
+@validate_params(
+    {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
+)
+def kl_divergence(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> float:
+    """Mean Kullback-Leibler divergence ``KL(p̂_i ‖ q_i)`` (natural log).
+
+    ``KL(p̂‖q) = Σ_k p̂_k log(p̂_k / q_k)`` (Nie et al., 2020, ChaosNLI eq. 1),
+    with ``0·log 0 = 0``. As in ChaosNLI's evaluation code, ``q`` is floored at
+    ``eps`` and renormalised first, so a zero predicted probability gives a
+    large but finite divergence.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    eps : float, default=1e-15
+        Floor applied to the predicted probabilities, in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import kl_divergence
+    >>> Y = [[1, 1]]
+    >>> P = [[0.25, 0.75]]  # ½ log(0.5/0.25) + ½ log(0.5/0.75)
+    >>> bool(np.isclose(kl_divergence(Y, P), 0.5 * np.log(4 / 3)))
+    True
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    return float(np.mean(_kl_per_item(_to_distribution(Y), P, eps)))
+
+
+@validate_params(
+    {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
+)
+def histogram_log_loss(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> float:
+    """Multinomial negative log-likelihood per annotation.
+
+    ``L = −Σ_i Σ_k Y_ik log q_ik / Σ_i n_i`` (Mimori et al., 2021, eq. 82): the
+    log loss of every individual annotation, so items with more labels weigh
+    more. With one label per item (1-D ``y_true``) it equals
+    :func:`sklearn.metrics.log_loss`; with rows of probabilities it is the
+    mean cross-entropy. ``q`` is floored at ``eps`` (not renormalised).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    eps : float, default=1e-15
+        Floor applied to the predicted probabilities, in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import histogram_log_loss
+    >>> Y = [[3, 1], [0, 2]]
+    >>> P = [[0.5, 0.5], [0.5, 0.5]]
+    >>> bool(np.isclose(histogram_log_loss(Y, P), np.log(2)))
+    True
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    return float(_cross_entropy_per_item(Y, P, eps).sum() / Y.sum())

@@ -1,0 +1,239 @@
+"""Metrics against the human *majority* label.
+
+Accuracy and the (classwise) expected calibration error treat the most frequent
+human label as the gold standard. Baan et al. (2022, §3) show why this is
+ill-posed when humans disagree -- the oracle that predicts the human
+distribution itself has an ECE of about 0.25 on ChaosNLI-SNLI -- and these
+functions are provided to reproduce that argument and the accuracy columns of
+ChaosNLI's Table 5.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ._distribution import _validate_pair
+
+__all__ = [
+    "majority_accuracy_score",
+    "expected_calibration_error",
+    "classwise_expected_calibration_error",
+]
+
+_COMMON = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "counts": ["array-like", None],
+}
+
+
+# --------------------------------------------------------------------------- #
+# Per-item helpers (validated arrays in)
+# --------------------------------------------------------------------------- #
+def _argmax_last(A):
+    """Index of the last maximum of each row (what a stable argsort ends with)."""
+    A = np.asarray(A)
+    return A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1)
+
+
+def _majority_correct_per_item(Y, P, ties="first"):
+    """Whether the model's top class is the human majority, per item.
+
+    ``"first"``: ``argmax q == argmax Y``, both taking the first of tied
+    maxima; ``"last"``: both take the last (``argsort(...)[-1]``, as in Baan et
+    al.'s code); ``"any"``: the model's top class (first of its ties) is one of
+    the tied most frequent human classes.
+    """
+    Y = np.asarray(Y)
+    P = np.asarray(P)
+    if ties == "first":
+        return np.argmax(P, axis=1) == np.argmax(Y, axis=1)
+    if ties == "last":
+        return _argmax_last(P) == _argmax_last(Y)
+    if ties == "any":
+        top = np.argmax(P, axis=1)
+        return Y[np.arange(Y.shape[0]), top] == Y.max(axis=1)
+    raise ValueError(f"ties must be 'first', 'last' or 'any', got {ties!r}.")
+
+
+def _bin_index(conf, n_bins):
+    """Right-closed equal-width bin ``(j/M, (j+1)/M]`` of each confidence.
+
+    The edges are ``np.linspace(0, 1, n_bins + 1)`` and membership is
+    ``lower < conf <= upper`` (Baan et al.'s code), so a confidence exactly on
+    an edge such as 0.3 goes to the bin below it. A confidence of 0 lies in no
+    bin and gets index -1.
+    """
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    return np.searchsorted(edges, conf, side="left") - 1
+
+
+def _binned_gap(conf, correct, n_bins):
+    """``Σ_b (|B_b| / N_binned) |acc_b − conf_b|`` for one set of confidences."""
+    idx = _bin_index(conf, n_bins)
+    keep = idx >= 0
+    n_binned = int(keep.sum())
+    if n_binned == 0:
+        return 0.0
+    # |B| * |acc_B - conf_B| = |Σ_{i∈B} (correct_i - conf_i)|, so one bincount.
+    gap = np.bincount(
+        idx[keep],
+        weights=correct[keep].astype(np.float64) - conf[keep],
+        minlength=n_bins,
+    )
+    return float(np.abs(gap).sum() / n_binned)
+
+
+# --------------------------------------------------------------------------- #
+# Public metrics
+# --------------------------------------------------------------------------- #
+@validate_params(
+    {**_COMMON, "ties": [StrOptions({"first", "last", "any"})]},
+    prefer_skip_nested_validation=True,
+)
+def majority_accuracy_score(
+    y_true, y_prob, *, counts=None, ties: str = "first"
+) -> float:
+    """Accuracy of the model's top class against the human majority label.
+
+    The accuracy columns of ChaosNLI (Nie et al., 2020, Table 5) and Baan et
+    al. (2022, Table 1). With human ties the majority is ambiguous; ``ties``
+    fixes the rule.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels (then this is
+        plain accuracy).
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    ties : {"first", "last", "any"}, default="first"
+        ``"first"``: compare ``argmax`` of both (first maximum, like
+        :func:`numpy.argmax`); ``"last"``: compare the last maxima (the final
+        element of a stable ``argsort``, used for Baan et al.'s Table 1);
+        ``"any"``: correct when the predicted class is among the tied most
+        frequent human classes.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import majority_accuracy_score
+    >>> Y = [[5, 5, 0], [1, 8, 1]]
+    >>> P = [[0.2, 0.7, 0.1], [0.1, 0.8, 0.1]]
+    >>> float(majority_accuracy_score(Y, P))  # first-tie majority of item 1 is 0
+    0.5
+    >>> float(majority_accuracy_score(Y, P, ties="any"))
+    1.0
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    return float(np.mean(_majority_correct_per_item(Y, P, ties)))
+
+
+@validate_params(
+    {**_COMMON, "n_bins": [Interval(Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def expected_calibration_error(
+    y_true, y_prob, *, counts=None, n_bins: int = 10
+) -> float:
+    """Confidence ECE against the human majority label.
+
+    ``ECE = Σ_b (|B_b| / N) |acc(B_b) − conf(B_b)|`` (Baan et al., 2022, eq. 3;
+    Guo et al., 2017) with confidence ``max_k q_ik``, prediction ``argmax q``
+    and the majority ``argmax Y`` (first maximum on ties), ``n_bins``
+    equal-width right-closed bins ``(a, b]``, normalised by the number of
+    binned items.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    n_bins : int, default=10
+        Number of equal-width confidence bins.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import expected_calibration_error
+    >>> Y = [[3, 1], [1, 3], [3, 1], [3, 1]]
+    >>> P = [[0.75, 0.25]] * 4  # confidence 0.75, majority hit on 3 of 4
+    >>> float(expected_calibration_error(Y, P))
+    0.0
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    correct = _majority_correct_per_item(Y, P, "first")
+    return _binned_gap(P.max(axis=1), correct, n_bins)
+
+
+@validate_params(
+    {**_COMMON, "n_bins": [Interval(Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def classwise_expected_calibration_error(
+    y_true, y_prob, *, counts=None, n_bins: int = 10
+) -> float:
+    """Classwise ECE against the human majority label.
+
+    ``cwECE = (1/K) Σ_k Σ_b (|B_bk| / N_k) |acc(B_bk) − conf(B_bk)|`` (Baan et
+    al., 2022, eq. 8; Nixon et al., 2019): for each class ``k`` the confidence
+    is ``q_ik`` and the "accuracy" ``1[argmax Y_i = k]`` (first maximum on
+    ties). Bins are equal-width and right-closed ``(a, b]``, so items with
+    ``q_ik = 0`` fall in no bin; ``N_k`` counts the binned items of class
+    ``k`` (a class with none contributes 0).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, human probability rows, or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    n_bins : int, default=10
+        Number of equal-width bins per class.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import classwise_expected_calibration_error
+    >>> Y = [[1, 0], [0, 1]]
+    >>> P = [[0.9, 0.1], [0.1, 0.9]]  # every bin is off by 0.1
+    >>> round(classwise_expected_calibration_error(Y, P), 12)
+    0.1
+    """
+    Y, P = _validate_pair(y_true, y_prob, counts)
+    n, K = P.shape
+    majority = np.argmax(Y, axis=1)
+    hit = (majority[:, None] == np.arange(K)).astype(np.float64)
+    idx = _bin_index(P, n_bins)  # (n, K)
+    keep = idx >= 0
+    # One bincount over (class, bin) cells instead of a loop over classes.
+    cell = (np.arange(K)[None, :] * n_bins + idx)[keep]
+    gap = np.bincount(cell, weights=(hit - P)[keep], minlength=K * n_bins)
+    per_class_gap = np.abs(gap).reshape(K, n_bins).sum(axis=1)
+    n_binned = keep.sum(axis=0)
+    per_class = np.divide(
+        per_class_gap,
+        n_binned,
+        out=np.zeros(K, dtype=np.float64),
+        where=n_binned > 0,
+    )
+    return float(per_class.mean())
