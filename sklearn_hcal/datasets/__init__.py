@@ -1,8 +1,20 @@
 """Data sets: synthetic histograms with a known truth, and real multi-annotator
 data (ChaosNLI, CIFAR-10H)."""
 
+from ._annotations import annotations_to_histograms
 from ._base import get_data_home
 from ._chaosnli import load_chaosnli
+from ._cifar10h import load_cifar10h
+from ._fetch import fetch_chaosnli
+from ._mixed_digits import make_mixed_digits
 from ._synthetic import make_label_histograms
 
-__all__ = ["get_data_home", "load_chaosnli", "make_label_histograms"]
+__all__ = [
+    "annotations_to_histograms",
+    "fetch_chaosnli",
+    "get_data_home",
+    "load_chaosnli",
+    "load_cifar10h",
+    "make_label_histograms",
+    "make_mixed_digits",
+]

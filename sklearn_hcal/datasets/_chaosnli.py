@@ -120,8 +120,9 @@ def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None
         classes=np.array(classes, dtype=object),
         uid=uid,
         text=text,
-        majority_label=np.array([r.get("majority_label") for r in records],
-                                dtype=object),
+        majority_label=np.array(
+            [r.get("majority_label") for r in records], dtype=object
+        ),
         old_label=np.array([r.get("old_label") for r in records], dtype=object),
         old_labels=[list(r.get("old_labels") or []) for r in records],
         entropy=np.array([r.get("entropy", np.nan) for r in records], dtype=float),

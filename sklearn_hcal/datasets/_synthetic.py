@@ -47,13 +47,18 @@ def _multinomial_rows(rng, n, Q):
     {
         "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_classes": [Interval(numbers.Integral, 2, None, closed="left")],
-        "n_annotations": [Interval(numbers.Integral, 1, None, closed="left"),
-                          "array-like"],
+        "n_annotations": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            "array-like",
+        ],
         "n_features": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "scale": [Interval(numbers.Real, 0, None, closed="neither")],
         "temperature": [Interval(numbers.Real, 0, None, closed="neither")],
-        "concentration": [Interval(numbers.Real, 0, None, closed="neither"),
-                          "array-like", None],
+        "concentration": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            "array-like",
+            None,
+        ],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -152,8 +157,10 @@ def make_label_histograms(
         conc = np.asarray(concentration, dtype=np.float64)
         if conc.ndim == 0:
             conc = np.full(n_samples, float(conc))
-        if conc.shape != (n_samples,) or np.any(~(conc > 0)) or not np.all(
-            np.isfinite(conc)
+        if (
+            conc.shape != (n_samples,)
+            or np.any(~(conc > 0))
+            or not np.all(np.isfinite(conc))
         ):
             raise ValueError(
                 "concentration must be a positive float or an array of shape "
