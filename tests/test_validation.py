@@ -1,0 +1,148 @@
+"""The shared input checks: every metric and estimator relies on them."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_hcal._validation import (
+    check_histograms_and_probabilities,
+    check_label_histograms,
+    check_logits,
+    check_probabilities,
+    labels_to_histograms,
+)
+
+
+def test_counts_are_kept_and_dataframe_columns_become_classes():
+    df = pd.DataFrame([[1, 2, 0], [0, 3, 4]], columns=["e", "n", "c"])
+    Y, classes = check_label_histograms(df, return_classes=True)
+    np.testing.assert_array_equal(Y, [[1, 2, 0], [0, 3, 4]])
+    assert list(classes) == ["e", "n", "c"]
+    assert Y.dtype == np.float64
+
+
+def test_float32_is_not_upcast():
+    Y = check_label_histograms(np.array([[1, 2], [3, 0]], dtype=np.float32))
+    assert Y.dtype == np.float32
+    P = check_probabilities(np.array([[0.25, 0.75]], dtype=np.float32))
+    assert P.dtype == np.float32
+
+
+@pytest.mark.parametrize("shape", ["1d", "column"])
+def test_label_vector_and_column_are_one_hot(shape):
+    y = np.array(["b", "a", "b"])
+    if shape == "column":
+        y = y[:, None]
+    Y, classes = check_label_histograms(y, return_classes=True)
+    assert list(classes) == ["a", "b"]
+    np.testing.assert_array_equal(Y, [[0, 1], [1, 0], [0, 1]])
+
+
+def test_integer_labels_keep_absent_classes_when_n_classes_known():
+    Y = check_label_histograms([0, 2, 2], n_classes=4)
+    np.testing.assert_array_equal(Y.sum(axis=0), [1, 0, 2, 0])
+
+
+def test_labels_with_explicit_classes_and_unknown_label():
+    Y, classes = labels_to_histograms(["x", "z"], classes=["z", "y", "x"])
+    np.testing.assert_array_equal(Y, [[0, 0, 1], [1, 0, 0]])
+    with pytest.raises(ValueError, match=r"y contains labels \['w'\]"):
+        labels_to_histograms(["w"], classes=["z", "y", "x"])
+
+
+def test_wrong_number_of_distinct_labels():
+    with pytest.raises(ValueError, match="3 classes were expected"):
+        check_label_histograms(["a", "b"], n_classes=3)
+
+
+@pytest.mark.parametrize(
+    "Y, match",
+    [
+        ([[1, np.nan]], "NaN or infinity"),
+        ([[1, np.inf]], "NaN or infinity"),
+        ([[1, -1]], "non-negative"),
+        ([[0.5, 1.0]], "integer label counts"),
+        ([[0, 0], [1, 1]], "zero annotations .first at row 0"),
+        (np.zeros((0, 3)), "empty"),
+        ([["a", "b"], ["c", "d"]], "numeric"),
+    ],
+)
+def test_bad_histograms(Y, match):
+    with pytest.raises(ValueError, match=match) as exc:
+        check_label_histograms(Y, name="counts")
+    assert "counts" in str(exc.value)
+
+
+def test_probability_rows_accepted_only_when_allowed():
+    P = [[0.2, 0.8], [0.5, 0.5]]
+    np.testing.assert_allclose(check_label_histograms(P, allow_probabilities=True), P)
+    with pytest.raises(ValueError, match="row 0 sums to 0.9"):
+        check_label_histograms([[0.2, 0.7]], allow_probabilities=True)
+
+
+def test_class_count_mismatch_for_histograms():
+    with pytest.raises(ValueError, match="3 classes .columns. but 2 were expected"):
+        check_label_histograms([[1, 2, 3]], n_classes=2)
+
+
+def test_binary_probability_column_is_second_class():
+    P = check_probabilities([0.1, 0.9])
+    np.testing.assert_allclose(P, [[0.9, 0.1], [0.1, 0.9]])
+    with pytest.raises(ValueError, match="1-D.*3 classes were expected"):
+        check_probabilities([0.1, 0.9], n_classes=3)
+    with pytest.raises(ValueError, match=r"values must lie in \[0, 1\]"):
+        check_probabilities([1.5, 0.2])
+
+
+@pytest.mark.parametrize(
+    "P, match",
+    [
+        ([[0.5, 0.4]], r"rows must sum to 1 .* row 0 sums to 0.9"),
+        ([[1.2, -0.2]], "non-negative"),
+        ([[np.nan, 1.0]], "NaN or infinity"),
+        (np.zeros((0, 2)), "empty"),
+        (np.ones((2, 2, 2)) / 2, "1-D or 2-D"),
+    ],
+)
+def test_bad_probabilities(P, match):
+    with pytest.raises(ValueError, match=match) as exc:
+        check_probabilities(P, name="y_pred")
+    assert "y_pred" in str(exc.value)
+
+
+def test_row_sum_tolerance_is_tight():
+    check_probabilities([[0.5, 0.5 + 5e-7]])
+    with pytest.raises(ValueError, match="sum to 1"):
+        check_probabilities([[0.5, 0.5 + 5e-5]])
+
+
+def test_logits():
+    Z = check_logits([[1e4, -1e4]])
+    assert Z.shape == (1, 2)
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        check_logits([1.0, 2.0])
+    with pytest.raises(ValueError, match="3 classes were expected"):
+        check_logits([[1.0, 2.0]], n_classes=3)
+    with pytest.raises(ValueError, match="NaN"):
+        check_logits([[np.nan, 2.0]])
+
+
+def test_pair_validation_uses_counts_keyword_and_checks_lengths():
+    Y = np.array([[3, 1], [0, 4]])
+    P = np.array([[0.5, 0.5], [0.1, 0.9]])
+    Y1, P1 = check_histograms_and_probabilities(["ignored", "labels"], P, counts=Y)
+    np.testing.assert_array_equal(Y1, Y)
+    # binary 1-D probability column with histogram y_true
+    Y2, P2 = check_histograms_and_probabilities(Y, P[:, 1])
+    np.testing.assert_allclose(P2, P)
+    with pytest.raises(ValueError, match="different numbers of samples: 2 and 1"):
+        check_histograms_and_probabilities(Y, P[:1])
+    with pytest.raises(ValueError, match="y_prob has 2 classes .columns. but 3"):
+        check_histograms_and_probabilities([[1, 1, 1]], [[0.5, 0.5]])
+    with pytest.raises(ValueError, match="counts must be non-negative"):
+        check_histograms_and_probabilities(None, P, counts=-Y)
+
+
+def test_pair_validation_with_label_vector():
+    Y, P = check_histograms_and_probabilities([2, 0], [[0.2, 0.3, 0.5]] * 2)
+    np.testing.assert_array_equal(Y, [[0, 0, 1], [1, 0, 0]])
