@@ -1,0 +1,444 @@
+"""Disagreement probability: estimates and evaluation (Mimori et al. 2021, §4).
+
+The disagreement statistic of two annotators is ``ϕ^D = 1[Y(1) ≠ Y(2)]``; its
+conditional mean given an item is ``μ_i = 1 − Σ_k Q_ik²`` (the Gini–Simpson
+index of the true distribution). From a histogram of ``n_i >= 2`` labels the
+U-statistic over all pairs of annotators (eq. 16) estimates it without bias.
+A model predicts ``φ_i`` ("DPE", disagreement probability estimate); it is
+evaluated with the unbiased squared loss ``L̂_φ`` (eq. 40) and the debiased
+binned calibration loss ``CL̂_φ`` (eq. 42–45).
+
+Reference: T. Mimori, K. Sasada, H. Matsui, I. Sato. *Diagnostic Uncertainty
+Calibration: Towards Reliable Machine Predictions in Medical Domain*. AISTATS
+2021.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.utils._param_validation import Interval, validate_params
+
+from .._validation import check_label_histograms, check_probabilities
+from ._mimori import _bin_indices
+
+__all__ = [
+    "disagreement_probability",
+    "predicted_disagreement",
+    "disagreement_squared_loss",
+    "disagreement_calibration_loss",
+    "disagreement_calibration_error",
+]
+
+
+def _pair_disagreement(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(μ̂, n)`` from float counts; μ̂ is NaN where ``n < 2``.
+
+    Of the ``n(n − 1)`` ordered pairs of distinct annotators, ``Σ_k Y_k(Y_k − 1)``
+    agree, so ``1 − Σ_k Y_k(Y_k − 1)/(n(n − 1))`` is the fraction that disagree:
+    eq. 16 with ``ϕ^D`` as the kernel, without enumerating pairs.
+    """
+    n = Y.sum(axis=1)
+    valid = n >= 2
+    pairs = np.where(valid, n * (n - 1.0), 1.0)
+    mu = 1.0 - (Y * (Y - 1.0)).sum(axis=1) / pairs
+    return np.where(valid, mu, np.nan), n
+
+
+@validate_params({"counts": ["array-like"]}, prefer_skip_nested_validation=True)
+def disagreement_probability(counts: ArrayLike) -> np.ndarray:
+    """Unbiased per-item estimate of the probability that two annotators disagree.
+
+    ``μ̂_i = 1 − Σ_k Y_ik(Y_ik − 1) / (n_i(n_i − 1))`` (Mimori et al. 2021,
+    eq. 16 with the kernel ``ϕ^D = 1[Y(1) ≠ Y(2)]``; Gini–Simpson index). It is
+    the fraction of pairs of distinct annotators who gave different labels, and
+    ``E[μ̂_i] = 1 − Σ_k Q_ik²`` exactly. The plug-in ``1 − Σ_k p̂_ik²`` is
+    smaller by the factor ``(n_i − 1)/n_i`` and biased downwards.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (non-negative integer counts). 1-D class labels mean
+        one annotation per item.
+
+    Returns
+    -------
+    disagreement : ndarray of shape (n_samples,)
+        Values in [0, 1]. **NaN for items with fewer than two annotations**,
+        where no pair of annotators exists and the probability cannot be
+        estimated; use ``np.nanmean`` or filter on ``counts.sum(axis=1) >= 2``.
+        No warning is raised: NaN is the documented answer for those items.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import disagreement_probability
+    >>> # [3, 1]: 3 of 6 pairs disagree; [1, 1]: the only pair disagrees;
+    >>> # [2, 0]: it agrees; [1, 0]: a single annotation
+    >>> disagreement_probability([[3, 1], [1, 1], [2, 0], [1, 0]])
+    array([0.5, 1. , 0. , nan])
+    """
+    Y = check_label_histograms(counts, name="counts", allow_probabilities=False)
+    mu, _ = _pair_disagreement(np.asarray(Y, dtype=np.float64))
+    return mu
+
+
+def _check_concentration(concentration, n_samples: int) -> np.ndarray | None:
+    if concentration is None:
+        return None
+    alpha = np.asarray(concentration, dtype=np.float64)
+    if alpha.ndim == 1 and alpha.shape[0] != n_samples:
+        raise ValueError(
+            f"concentration has {alpha.shape[0]} values but there are "
+            f"{n_samples} samples."
+        )
+    if alpha.ndim > 1:
+        raise ValueError(
+            "concentration must be a positive float or a 1-D array of shape "
+            f"(n_samples,), got shape {alpha.shape}."
+        )
+    if np.any(np.isnan(alpha)) or np.any(alpha <= 0):
+        raise ValueError(
+            "concentration must be positive and not NaN (np.inf means a point "
+            "prediction)."
+        )
+    return alpha
+
+
+def _disagreement_from_probabilities(
+    y_prob, *, concentration=None, name: str = "y_prob", n_classes=None
+) -> np.ndarray:
+    """``φ`` from (n, K), binary 1-D, or ensemble (S, n, K) probabilities."""
+    raw = y_prob.to_numpy() if hasattr(y_prob, "to_numpy") else y_prob
+    ndim = np.ndim(raw)
+    if ndim == 3:
+        arr = np.asarray(raw)
+        n_members, n_samples, n_classes_ = arr.shape
+        if n_members == 0:
+            raise ValueError(f"{name} has no ensemble members (shape {arr.shape}).")
+        flat = check_probabilities(
+            arr.reshape(-1, n_classes_) if n_samples else arr.reshape(0, n_classes_),
+            name=name,
+            n_classes=n_classes,
+        )
+        P = np.asarray(flat, dtype=np.float64).reshape(arr.shape)
+        phi = 1.0 - (P**2).sum(axis=-1)
+    elif ndim in (1, 2):
+        P = np.asarray(
+            check_probabilities(raw, name=name, n_classes=n_classes), dtype=np.float64
+        )
+        n_samples = P.shape[0]
+        phi = 1.0 - (P**2).sum(axis=-1)
+    else:
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_classes), (n_samples,) for "
+            f"two classes, or (n_members, n_samples, n_classes); got {ndim} "
+            "dimensions."
+        )
+    alpha = _check_concentration(concentration, n_samples)
+    if alpha is not None:
+        # α0/(α0 + 1) written as 1/(1 + 1/α0) so that α0 = inf gives 1.
+        phi = phi / (1.0 + 1.0 / alpha)
+    if phi.ndim == 2:
+        phi = phi.mean(axis=0)
+    # Rounding can push 1 − Σq² a hair below 0 for one-hot predictions.
+    return np.clip(phi, 0.0, 1.0)
+
+
+@validate_params(
+    {
+        "y_prob": ["array-like"],
+        # A plain type rather than an Interval so that np.inf is accepted;
+        # positivity is checked by _check_concentration.
+        "concentration": [numbers.Real, "array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def predicted_disagreement(
+    y_prob: ArrayLike, *, concentration: float | ArrayLike | None = None
+) -> np.ndarray:
+    """Predicted probability that two annotators disagree (a DPE).
+
+    From a point prediction ``q``: ``φ = 1 − Σ_k q_k²`` (two independent draws
+    from ``Cat(q)`` differ). From a Dirichlet prediction ``Dir(α0·q)``:
+    ``φ = α0/(α0 + 1)·(1 − Σ_k q_k²)`` (Mimori et al. 2021, §5.3, the
+    Dirichlet-multinomial pair probability). From ``S`` ensemble members
+    (MC dropout, test-time augmentation, §7): the mean over members of each
+    member's ``φ`` (eq. 72).
+
+    Parameters
+    ----------
+    y_prob : array-like of shape (n_samples, n_classes), (n_samples,) or \
+            (n_members, n_samples, n_classes)
+        Predicted probabilities. A 1-D array is the probability of the second
+        of two classes (scikit-learn's convention); a 3-D array stacks the
+        predictions of ensemble members.
+    concentration : float or array-like of shape (n_samples,), default=None
+        Dirichlet concentration ``α0 > 0`` (``np.inf`` = point prediction).
+
+    Returns
+    -------
+    disagreement : ndarray of shape (n_samples,)
+        Values in [0, 1].
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import predicted_disagreement
+    >>> predicted_disagreement([[0.5, 0.5], [1.0, 0.0]])
+    array([0.5, 0. ])
+    >>> predicted_disagreement([[0.5, 0.5]], concentration=1.0)
+    array([0.25])
+    >>> # two members, certain of opposite classes: each predicts φ = 0
+    >>> predicted_disagreement([[[1.0, 0.0]], [[0.0, 1.0]]])
+    array([0.])
+    """
+    return _disagreement_from_probabilities(
+        y_prob, concentration=concentration, name="y_prob"
+    )
+
+
+def _check_disagreement_inputs(
+    y_true, y_disagreement, counts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated ``(μ̂, φ, valid)``; error when no item has ``n_i >= 2``."""
+    name = "y_true"
+    if counts is not None:
+        y_true, name = counts, "counts"
+    raw = (
+        y_disagreement.to_numpy()
+        if hasattr(y_disagreement, "to_numpy")
+        else y_disagreement
+    )
+    y_ndim = np.ndim(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true)
+    if np.ndim(raw) == 2 and np.shape(raw)[1] == 1:
+        # an (n, 1) column is φ, as scikit-learn treats column vectors
+        raw = np.asarray(raw)[:, 0]
+    if np.ndim(raw) == 1:
+        try:
+            phi = np.asarray(raw, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"y_disagreement must be numeric, got {np.asarray(raw).dtype}."
+            ) from exc
+        if phi.shape[0] == 0:
+            raise ValueError("y_disagreement is empty: at least one sample is needed.")
+        if not np.all(np.isfinite(phi)):
+            raise ValueError("y_disagreement contains NaN or infinity.")
+        if np.any((phi < 0) | (phi > 1)):
+            raise ValueError(
+                "y_disagreement must hold predicted disagreement probabilities in "
+                f"[0, 1]; found values in [{phi.min():.6g}, {phi.max():.6g}]."
+            )
+        Y = check_label_histograms(y_true, name=name, allow_probabilities=False)
+    else:
+        # A 2-D (or ensemble 3-D) input is class probabilities, turned into φ.
+        n_classes = None
+        if y_ndim == 2 and np.shape(y_true)[1] > 1:
+            n_classes = np.shape(y_true)[1]
+        phi = _disagreement_from_probabilities(
+            raw, name="y_disagreement", n_classes=n_classes
+        )
+        Y = check_label_histograms(
+            y_true,
+            name=name,
+            allow_probabilities=False,
+            n_classes=np.shape(raw)[-1] if n_classes is None else n_classes,
+        )
+    if Y.shape[0] != phi.shape[0]:
+        raise ValueError(
+            f"{name} and y_disagreement have different numbers of samples: "
+            f"{Y.shape[0]} and {phi.shape[0]}."
+        )
+    mu, n = _pair_disagreement(np.asarray(Y, dtype=np.float64))
+    valid = n >= 2
+    if not np.any(valid):
+        raise ValueError(
+            f"{name} has no item with at least two annotations; disagreement "
+            "between annotators cannot be estimated from single labels."
+        )
+    return mu, phi, valid
+
+
+_DISAGREEMENT = {
+    "y_true": ["array-like"],
+    "y_disagreement": ["array-like"],
+    "counts": ["array-like", None],
+}
+_DISAGREEMENT_BINNED = {
+    **_DISAGREEMENT,
+    "n_bins": [Interval(numbers.Integral, 1, None, closed="left")],
+    "debiased": ["boolean"],
+}
+
+
+@validate_params(_DISAGREEMENT, prefer_skip_nested_validation=True)
+def disagreement_squared_loss(
+    y_true: ArrayLike,
+    y_disagreement: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+) -> float:
+    """Unbiased squared loss of a predicted disagreement probability (``L̂_φD``).
+
+    Mimori et al. (2021), eq. 40 with ``ϕ^D``: for each item the loss
+    ``(ϕ − φ_i)²`` averaged over all pairs of distinct annotators, which for a
+    binary ``ϕ`` is ``μ̂_i(1 − μ̂_i) + (μ̂_i − φ_i)²`` with ``μ̂`` from
+    :func:`disagreement_probability`. The result is the mean over items with
+    ``n_i >= 2``; items with one annotation have no pair and are left out.
+    Its expectation is ``E[(ϕ^D − φ)²]``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes)
+        Label histograms (non-negative integer counts).
+    y_disagreement : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted disagreement ``φ`` in [0, 1]. A 1-D array (or an ``(n, 1)``
+        column) is **always** ``φ``, never the probability of a binary class;
+        a 2-D (or ``(S, n, K)`` ensemble) array of class probabilities is
+        converted with :func:`predicted_disagreement`.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Label histograms that replace ``y_true``.
+
+    Returns
+    -------
+    loss : float
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import disagreement_squared_loss
+    >>> Y = [[1, 1], [2, 0], [1, 0]]      # μ̂ = 1, 0, NaN (left out)
+    >>> # (0 + (1 - 0.5)²  +  0 + (0 - 0.5)²) / 2
+    >>> disagreement_squared_loss(Y, [0.5, 0.5, 0.9])
+    0.25
+    """
+    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts)
+    mu, phi = mu[valid], phi[valid]
+    return float((mu * (1.0 - mu) + (mu - phi) ** 2).mean())
+
+
+def _disagreement_cl(mu, phi, valid, n_bins: int, debiased: bool) -> float:
+    """Binned calibration loss of ``φ`` against ``μ̂`` (eq. 42–45).
+
+    Reference behaviour (SPEC §2): bins are formed on ``φ`` of all items and
+    ``|B|``, ``N`` count all items, while ``mean_B μ̂`` and the variance
+    ``σ̄²_B`` (ddof=0) use only the items with ``n_i >= 2``. A bin without such
+    an item has no estimate of ``E[ϕ | bin]`` and adds 0.
+    """
+    n_samples = phi.shape[0]
+    bins = _bin_indices(phi, n_bins)
+    count = np.bincount(bins, minlength=n_bins).astype(np.float64)
+    sum_phi = np.bincount(bins, weights=phi, minlength=n_bins)
+    vbins, vmu = bins[valid], mu[valid]
+    count_valid = np.bincount(vbins, minlength=n_bins).astype(np.float64)
+    sum_mu = np.bincount(vbins, weights=vmu, minlength=n_bins)
+    has_valid = count_valid > 0
+    mean_mu = sum_mu / np.where(has_valid, count_valid, 1.0)
+    mean_phi = sum_phi / np.where(count > 0, count, 1.0)
+    cl_bins = np.where(has_valid, count / n_samples * (mean_mu - mean_phi) ** 2, 0.0)
+    if debiased:
+        ss = np.bincount(vbins, weights=(vmu - mean_mu[vbins]) ** 2, minlength=n_bins)
+        var0 = ss / np.where(has_valid, count_valid, 1.0)
+        multi = count >= 2
+        # eq. 44: (|B|/N) σ̄²/(|B| − 1)
+        cl_bins = cl_bins - np.where(
+            multi, count / n_samples * var0 / np.where(multi, count - 1.0, 1.0), 0.0
+        )
+    return float(cl_bins.sum())
+
+
+@validate_params(_DISAGREEMENT_BINNED, prefer_skip_nested_validation=True)
+def disagreement_calibration_loss(
+    y_true: ArrayLike,
+    y_disagreement: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    n_bins: int = 15,
+    debiased: bool = True,
+) -> float:
+    """Binned calibration loss of a predicted disagreement probability (``CL̂_φD``).
+
+    Mimori et al. (2021), eq. 42–45: items are binned by ``φ`` into ``n_bins``
+    equal-width bins ``[j/B, (j+1)/B)``, the last one closed. Plug-in:
+    ``Σ_b (|B|/N)(mean_B μ̂ − mean_B φ)²``; debiased (eq. 44): each bin with
+    ``|B| >= 2`` subtracts ``(|B|/N) σ̄²_B/(|B| − 1)``, ``σ̄²_B`` the ddof=0
+    variance of ``μ̂`` in the bin. Following the reference implementation,
+    ``N`` and ``|B|`` count all items while ``mean_B μ̂`` and ``σ̄²_B`` use the
+    items with ``n_i >= 2`` only; a bin without such an item adds 0. When every
+    item has two annotations or more this is exactly eq. 42–45. The debiased
+    value can be negative.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes)
+        Label histograms (non-negative integer counts).
+    y_disagreement : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted disagreement ``φ`` in [0, 1] (1-D is always ``φ``); class
+        probabilities (2-D, or 3-D ensembles) are converted with
+        :func:`predicted_disagreement`.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Label histograms that replace ``y_true``.
+    n_bins : int, default=15
+        Equal-width bins on ``φ``.
+    debiased : bool, default=True
+        Apply the bias correction of eq. 44.
+
+    Returns
+    -------
+    loss : float
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import disagreement_calibration_loss
+    >>> Y = [[1, 1], [2, 0]]              # μ̂ = 1 and 0
+    >>> # one bin: mean μ̂ = 0.5 = mean φ; σ̄² = 0.25, 2/2 * 0.25 / 1
+    >>> disagreement_calibration_loss(Y, [0.5, 0.5], debiased=False)
+    0.0
+    >>> disagreement_calibration_loss(Y, [0.5, 0.5])
+    -0.25
+    """
+    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts)
+    return _disagreement_cl(mu, phi, valid, n_bins, debiased)
+
+
+@validate_params(_DISAGREEMENT_BINNED, prefer_skip_nested_validation=True)
+def disagreement_calibration_error(
+    y_true: ArrayLike,
+    y_disagreement: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    n_bins: int = 15,
+    debiased: bool = True,
+) -> float:
+    """Calibration error of a predicted disagreement, ``sqrt(max(CL̂_φD, 0))``.
+
+    See :func:`disagreement_calibration_loss` (Mimori et al. 2021, eq. 42–45;
+    reported as ``CE_φD`` in their Tables 1–2).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes)
+        Label histograms (non-negative integer counts).
+    y_disagreement : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted disagreement ``φ`` in [0, 1] (1-D is always ``φ``); class
+        probabilities are converted with :func:`predicted_disagreement`.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Label histograms that replace ``y_true``.
+    n_bins : int, default=15
+        Equal-width bins on ``φ``.
+    debiased : bool, default=True
+        Use the debiased calibration loss.
+
+    Returns
+    -------
+    error : float
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import disagreement_calibration_error
+    >>> Y = [[1, 1], [1, 1]]              # μ̂ = 1 for both
+    >>> disagreement_calibration_error(Y, [0.5, 0.5])    # sqrt((1 - 0.5)²)
+    0.5
+    """
+    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts)
+    return float(np.sqrt(max(_disagreement_cl(mu, phi, valid, n_bins, debiased), 0.0)))
