@@ -11,6 +11,9 @@ __version__ = "0.1.0.dev0"
 _PUBLIC = {
     "SoftLabelClassifier": "._soft_label",
     "make_soft_label_net": "._skorch",
+    "SoftLabelNetClassifier": "._skorch",
+    "SmallCNN": "._skorch",
+    "skorch_logits": "._skorch",
     "TemperatureScaler": ".calibration._temperature",
     "VectorScaler": ".calibration._scaling",
     "MatrixScaler": ".calibration._scaling",

@@ -1,0 +1,577 @@
+"""skorch networks trained on label histograms (soft labels).
+
+torch and skorch are optional: nothing here imports them until it is used.
+The two classes, :class:`SoftLabelNetClassifier` (a skorch
+``NeuralNetClassifier``) and :class:`SmallCNN` (a ``torch.nn.Module``), are
+therefore built on first access through the module's ``__getattr__``
+(PEP 562). They still live at module level under their own names, so fitted
+nets pickle and unpickle like any other class.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ._validation import check_label_histograms
+from .utils._optional import import_optional, is_skorch_net, resolve_device
+
+__all__ = [
+    "SmallCNN",  # noqa: F822 (built lazily by __getattr__)
+    "SoftLabelNetClassifier",  # noqa: F822
+    "make_soft_label_net",
+    "skorch_logits",
+]
+
+_LAZY_CLASSES = ("SoftLabelNetClassifier", "SmallCNN")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_CLASSES:
+        if name in globals():  # called directly rather than by Python
+            return globals()[name]
+        cls = _BUILDERS[name]()
+        cls.__module__ = __name__
+        cls.__qualname__ = name
+        globals()[name] = cls  # later look-ups (and pickle) get the same object
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_CLASSES))
+
+
+# ---------------------------------------------------------------------------
+# target preparation (pure numpy, shared by the net)
+
+
+def _prepare_targets(y, classes=None):
+    """Turn histograms or labels into training targets for a soft-label net.
+
+    Returns ``(targets, classes)``: float32 rows ``Y / n`` for a histogram
+    (the probability targets accepted by ``torch.nn.CrossEntropyLoss``), or
+    int64 class indices for 1-D labels.
+    """
+    raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    if raw.ndim == 2 and raw.shape[1] > 1:
+        Y, found = check_label_histograms(
+            y, name="y", allow_probabilities=True, return_classes=True
+        )
+        if classes is not None and len(classes) != Y.shape[1]:
+            raise ValueError(
+                f"y has {Y.shape[1]} classes (columns) but the net was given "
+                f"classes={list(classes)!r} ({len(classes)} classes)."
+            )
+        targets = (Y / Y.sum(axis=1, keepdims=True)).astype(np.float32)
+        return targets, np.asarray(found if classes is None else classes)
+    labels = column_or_1d(raw, warn=True)
+    check_classification_targets(labels)
+    if classes is None:
+        found, idx = np.unique(labels, return_inverse=True)
+        return idx.astype(np.int64), found
+    classes = np.asarray(classes)
+    Y, _ = check_label_histograms(
+        labels, name="y", classes=classes, return_classes=True
+    )
+    return Y.argmax(axis=1).astype(np.int64), classes
+
+
+def _valid_majority_accuracy(net, X, y):
+    """Accuracy against the majority class of soft (or index) targets.
+
+    Used as the ``valid_acc`` epoch score: skorch's default ``"accuracy"``
+    cannot compare predictions with probability targets.
+    """
+    pred = net.predict_proba(X).argmax(axis=1)
+    y = y.detach().cpu().numpy() if hasattr(y, "detach") else np.asarray(y)
+    truth = y.argmax(axis=1) if y.ndim == 2 else y.astype(np.int64)
+    return float(np.mean(pred == truth))
+
+
+def _seed_from(random_state) -> int | None:
+    if random_state is None:
+        return None
+    if isinstance(random_state, numbers.Integral) and not isinstance(
+        random_state, bool
+    ):
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    raise ValueError(
+        "random_state must be None, an int or a numpy RandomState, got "
+        f"{random_state!r}."
+    )
+
+
+# ---------------------------------------------------------------------------
+# lazily built classes
+
+
+def _build_soft_label_net():
+    torch = import_optional("torch")
+    skorch = import_optional("skorch")
+    from skorch.callbacks import EpochScoring, EpochTimer, PassthroughScoring, PrintLog
+
+    class SoftLabelNetClassifier(skorch.NeuralNetClassifier):
+        """skorch ``NeuralNetClassifier`` that trains on label histograms.
+
+        ``fit(X, y)`` accepts ``y`` as an ``(n_samples, n_classes)`` label
+        histogram (counts, or rows of probabilities) or as 1-D class labels.
+        Histograms are normalised to ``Y / n`` and used as probability
+        targets of ``torch.nn.CrossEntropyLoss``, i.e. the soft cross-entropy
+        ``-sum_k (Y_ik / n_i) log softmax(f(x_i))_k`` averaged over the
+        batch; labels become class indices (ordinary cross-entropy). The
+        module must output logits (one per class); ``predict_proba`` applies
+        the softmax (skorch's ``predict_nonlinearity="auto"``).
+
+        Differences from ``NeuralNetClassifier``: ``criterion`` defaults to
+        ``CrossEntropyLoss``; ``train_split`` defaults to ``None`` (train on
+        everything; skorch's default stratified split cannot stratify a 2-D
+        ``y`` -- pass ``skorch.dataset.ValidSplit(5, stratified=False)`` for a
+        validation set); ``classes_`` come from ``classes``, the DataFrame
+        columns of ``y``, ``0 .. K-1`` for a histogram, or the sorted labels;
+        ``predict`` returns elements of ``classes_``; ``score`` is the
+        accuracy against the human majority for histograms; float64 numpy
+        inputs are cast to float32; ``random_state`` (int) seeds torch
+        inside ``fit`` without changing the global torch RNG state.
+
+        With ``criterion=torch.nn.NLLLoss`` (module outputs probabilities,
+        skorch's convention) histograms are trained with the soft negative
+        log-likelihood ``-sum_k p_ik log q_ik`` (mean over the batch).
+
+        Parameters
+        ----------
+        module : torch module class or instance
+            The network; see ``skorch.NeuralNet``.
+        *args, **kwargs
+            Passed to ``skorch.NeuralNetClassifier``.
+        criterion : torch criterion class, default=torch.nn.CrossEntropyLoss
+            Loss; ``CrossEntropyLoss`` or ``NLLLoss`` for histograms.
+        train_split : callable or None, default=None
+            skorch's train/validation split.
+        classes : array-like or None, default=None
+            The classes; fixes their number and order.
+        random_state : int, RandomState or None, default=None
+            Seed for the weight initialisation, batch shuffling and dropout
+            during ``fit``.
+        """
+
+        def __init__(
+            self,
+            module,
+            *args,
+            criterion=torch.nn.CrossEntropyLoss,
+            train_split=None,
+            classes=None,
+            random_state=None,
+            **kwargs,
+        ):
+            super().__init__(
+                module,
+                *args,
+                criterion=criterion,
+                train_split=train_split,
+                classes=classes,
+                **kwargs,
+            )
+            self.random_state = random_state
+
+        @property
+        def _default_callbacks(self):
+            return [
+                ("epoch_timer", EpochTimer()),
+                ("train_loss", PassthroughScoring(name="train_loss", on_train=True)),
+                ("valid_loss", PassthroughScoring(name="valid_loss")),
+                (
+                    "valid_acc",
+                    EpochScoring(
+                        _valid_majority_accuracy,
+                        name="valid_acc",
+                        lower_is_better=False,
+                    ),
+                ),
+                ("print_log", PrintLog()),
+            ]
+
+        def check_data(self, X, y):
+            # classes_inferred_ is set in fit from the raw y; the parent would
+            # take np.unique of the (normalised) targets instead.
+            if y is None and not skorch.utils.is_dataset(X):
+                return super().check_data(X, y)
+            return None
+
+        def get_dataset(self, X, y=None):
+            if isinstance(X, np.ndarray) and X.dtype == np.float64:
+                X = X.astype(np.float32)
+            return super().get_dataset(X, y)
+
+        def _prepare(self, y):
+            if y is None:
+                return None
+            if hasattr(y, "detach"):
+                y = y.detach().cpu().numpy()
+            classes = None if self.classes is None else list(self.classes)
+            targets, found = _prepare_targets(y, classes)
+            self.classes_inferred_ = found
+            return targets
+
+        def _fork_rng(self):
+            devices = []
+            if torch.cuda.is_available():
+                devices = list(range(torch.cuda.device_count()))
+            return torch.random.fork_rng(devices=devices)
+
+        def fit(self, X, y, **fit_params):
+            """Initialise and train the module on histograms or labels.
+
+            Parameters
+            ----------
+            X : input data accepted by skorch
+                Features (float64 arrays are cast to float32).
+            y : array-like of shape (n_samples, n_classes) or (n_samples,)
+                Label histograms (or probability rows) or class labels.
+            **fit_params : dict
+                Passed to ``skorch.NeuralNet.fit``.
+
+            Returns
+            -------
+            self
+            """
+            seed = _seed_from(self.random_state)
+            if seed is None:
+                return super().fit(X, y, **fit_params)
+            with self._fork_rng():
+                torch.manual_seed(seed)
+                return super().fit(X, y, **fit_params)
+
+        def fit_loop(self, X, y=None, epochs=None, **fit_params):
+            # the single entry point shared by fit and partial_fit
+            return super().fit_loop(X, self._prepare(y), epochs=epochs, **fit_params)
+
+        def get_loss(self, y_pred, y_true, X=None, training=False):
+            y_true = skorch.utils.to_tensor(y_true, device=self.device)
+            if y_true.dim() == 2:
+                if y_pred.shape[-1] != y_true.shape[-1]:
+                    raise ValueError(
+                        f"The module outputs {y_pred.shape[-1]} columns but y has "
+                        f"{y_true.shape[-1]} classes; set the module's number of "
+                        "outputs to the number of histogram columns."
+                    )
+                if isinstance(self.criterion_, torch.nn.NLLLoss):
+                    eps = torch.finfo(y_pred.dtype).eps
+                    return -(y_true * torch.log(y_pred + eps)).sum(dim=1).mean()
+            return super().get_loss(y_pred, y_true, X=X, training=training)
+
+        def predict(self, X):
+            """Most probable class, an element of ``classes_``."""
+            return np.asarray(self.classes_)[self.predict_proba(X).argmax(axis=1)]
+
+        def score(self, X, y, sample_weight=None):
+            """Majority accuracy for histograms, accuracy for labels."""
+            raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+            if raw.ndim == 2 and raw.shape[1] > 1:
+                from ._soft_label import _majority_accuracy
+
+                Y = check_label_histograms(
+                    y,
+                    name="y",
+                    allow_probabilities=True,
+                    n_classes=len(self.classes_),
+                )
+                return _majority_accuracy(Y, self.predict_proba(X), sample_weight)
+            return super().score(X, y, sample_weight=sample_weight)
+
+    return SoftLabelNetClassifier
+
+
+def _build_small_cnn():
+    torch = import_optional("torch")
+    nn = torch.nn
+
+    class SmallCNN(nn.Module):
+        """A two-convolution CNN for small single-channel images (8x8 digits).
+
+        ``conv1`` (3x3, padding 1) -> ReLU -> ``conv2`` (3x3, padding 1) ->
+        ReLU -> ``pool`` (2x2 max) -> ``flatten`` -> ``dropout`` -> ``fc``
+        (linear, one logit per class). The output is **logits** (use it with
+        ``CrossEntropyLoss``, the default of :func:`make_soft_label_net`).
+        The penultimate representation is the input of ``fc``.
+
+        Parameters
+        ----------
+        n_classes : int, default=10
+            Number of outputs.
+        channels : tuple of two ints, default=(16, 32)
+            Output channels of the two convolutions.
+        dropout : float, default=0.0
+            Dropout probability before ``fc`` (> 0 enables MC dropout).
+        image_shape : tuple of two ints, default=(8, 8)
+            Height and width; flat inputs ``(n, h*w)`` are reshaped to
+            ``(n, 1, h, w)``.
+        """
+
+        def __init__(
+            self, n_classes=10, channels=(16, 32), dropout=0.0, image_shape=(8, 8)
+        ):
+            super().__init__()
+            if int(n_classes) < 2:
+                raise ValueError(f"n_classes must be >= 2, got {n_classes!r}.")
+            if len(channels) != 2:
+                raise ValueError(
+                    f"channels must hold two ints (one per conv), got {channels!r}."
+                )
+            if not 0.0 <= float(dropout) < 1.0:
+                raise ValueError(f"dropout must be in [0, 1), got {dropout!r}.")
+            h, w = (int(s) for s in image_shape)
+            self.image_shape = (h, w)
+            self.conv1 = nn.Conv2d(1, int(channels[0]), kernel_size=3, padding=1)
+            self.conv2 = nn.Conv2d(
+                int(channels[0]), int(channels[1]), kernel_size=3, padding=1
+            )
+            self.pool = nn.MaxPool2d(2)
+            self.flatten = nn.Flatten()
+            self.dropout = nn.Dropout(float(dropout))
+            self.fc = nn.Linear(int(channels[1]) * (h // 2) * (w // 2), int(n_classes))
+
+        def forward(self, X):
+            if X.dim() == 2:
+                X = X.reshape(X.shape[0], 1, *self.image_shape)
+            elif X.dim() == 3:
+                X = X.unsqueeze(1)
+            X = torch.relu(self.conv1(X))
+            X = torch.relu(self.conv2(X))
+            X = self.flatten(self.pool(X))
+            return self.fc(self.dropout(X))
+
+    return SmallCNN
+
+
+_BUILDERS = {
+    "SoftLabelNetClassifier": _build_soft_label_net,
+    "SmallCNN": _build_small_cnn,
+}
+
+
+# ---------------------------------------------------------------------------
+# public functions
+
+
+def make_soft_label_net(
+    module,
+    *,
+    n_classes: int | None = None,
+    classes=None,
+    max_epochs: int = 20,
+    lr: float = 1e-3,
+    batch_size: int = 64,
+    optimizer="adam",
+    train_split=None,
+    device: str = "cpu",
+    random_state=None,
+    verbose: int = 0,
+    **skorch_kwargs,
+):
+    """A skorch classifier that fits directly on label histograms.
+
+    Returns a :class:`SoftLabelNetClassifier` (a skorch
+    ``NeuralNetClassifier``) whose ``fit`` accepts ``(n_samples, n_classes)``
+    histograms -- trained with the soft cross-entropy against ``Y / n``
+    (``torch.nn.CrossEntropyLoss`` with probability targets) -- or 1-D
+    integer labels, and whose ``predict_proba`` returns the softmax of the
+    module's logits, one column per class.
+
+    Parameters
+    ----------
+    module : torch.nn.Module class or instance
+        Must output one **logit** per class. Module parameters go in
+        ``skorch_kwargs`` as ``module__name=value``.
+    n_classes : int, default=None
+        Number of classes; sets ``classes=range(n_classes)`` so that 1-D
+        labels missing a class still give ``n_classes`` columns.
+    classes : array-like, default=None
+        Class names, in the column order of the histograms. Takes precedence
+        over ``n_classes``; by default the classes are inferred in ``fit``.
+    max_epochs : int, default=20
+        Training epochs.
+    lr : float, default=1e-3
+        Learning rate.
+    batch_size : int, default=64
+        Mini-batch size.
+    optimizer : {"adam", "adamw", "sgd"} or torch optimizer class, default="adam"
+        Optimiser.
+    train_split : callable or None, default=None
+        skorch's validation split; ``None`` trains on all data. For a
+        validation set with histograms use
+        ``skorch.dataset.ValidSplit(5, stratified=False)``.
+    device : {"cpu", "cuda", "cuda:N", "auto"}, default="cpu"
+        Where to train; ``"auto"`` picks CUDA when available.
+    random_state : int or None, default=None
+        Seed for initialisation, shuffling and dropout inside ``fit``.
+    verbose : int, default=0
+        skorch's verbosity (0 prints nothing).
+    **skorch_kwargs
+        Any other ``NeuralNetClassifier`` argument (``module__*``,
+        ``optimizer__*``, ``callbacks``, ``criterion``, ...).
+
+    Returns
+    -------
+    net : SoftLabelNetClassifier
+        Unfitted; clonable, picklable and usable in ``GridSearchCV``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal import make_soft_label_net
+    >>> from sklearn_hcal._skorch import SmallCNN, skorch_logits
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.rand(40, 64).astype(np.float32)
+    >>> Y = rng.multinomial(3, [0.5, 0.3, 0.2], size=40)  # 3 labels per image
+    >>> net = make_soft_label_net(
+    ...     SmallCNN, module__n_classes=3, max_epochs=2, random_state=0
+    ... ).fit(X, Y)
+    >>> net.predict_proba(X).shape
+    (40, 3)
+    >>> bool(np.allclose(net.predict_proba(X).sum(axis=1), 1, atol=1e-5))
+    True
+    >>> skorch_logits(net, X).shape
+    (40, 3)
+    """
+    torch = import_optional("torch")
+    net_cls = __getattr__("SoftLabelNetClassifier")
+    optimizers = {
+        "adam": torch.optim.Adam,
+        "adamw": torch.optim.AdamW,
+        "sgd": torch.optim.SGD,
+    }
+    if isinstance(optimizer, str):
+        if optimizer.lower() not in optimizers:
+            raise ValueError(
+                f"optimizer must be one of {sorted(optimizers)} or a torch "
+                f"optimizer class, got {optimizer!r}."
+            )
+        optimizer = optimizers[optimizer.lower()]
+    if classes is None and n_classes is not None:
+        if not isinstance(n_classes, numbers.Integral) or n_classes < 2:
+            raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}.")
+        classes = list(range(int(n_classes)))
+    elif classes is not None:
+        classes = list(classes)
+        if n_classes is not None and len(classes) != n_classes:
+            raise ValueError(
+                f"classes has {len(classes)} entries but n_classes={n_classes}."
+            )
+    _seed_from(random_state)  # fail early on a bad seed
+    return net_cls(
+        module,
+        classes=classes,
+        max_epochs=max_epochs,
+        lr=lr,
+        batch_size=batch_size,
+        optimizer=optimizer,
+        train_split=train_split,
+        device=str(resolve_device(device)),
+        random_state=random_state,
+        verbose=verbose,
+        **skorch_kwargs,
+    )
+
+
+def skorch_logits(net, X) -> np.ndarray:
+    """Logits of a fitted skorch classifier, one column per class.
+
+    Runs ``net.forward(X, training=False)`` (the module in evaluation mode,
+    no dropout) and returns scores ``z`` with ``softmax(z) ==
+    net.predict_proba(X)`` for skorch's default ``predict_nonlinearity``:
+
+    * criterion ``CrossEntropyLoss`` (or a subclass; the setup of
+      :func:`make_soft_label_net`): the module output **is** the logits and
+      is returned unchanged;
+    * criterion ``BCEWithLogitsLoss`` with one output per item (skorch's
+      ``NeuralNetBinaryClassifier``): the logit ``s`` becomes the two
+      columns ``[0, s]``;
+    * otherwise (skorch's default ``NLLLoss``, where the module outputs
+      probabilities): rows that are probabilities are returned as
+      **log-probabilities** ``log(max(p, tiny))`` with ``tiny`` the smallest
+      normal float32 (so ``z >= -87.3``); a 1-D output in ``[0, 1]`` is read
+      as P(second class). Log-probabilities are logits up to a per-row
+      constant, which a softmax ignores.
+
+    If the module returns a tuple, its first element is used.
+
+    Parameters
+    ----------
+    net : fitted skorch ``NeuralNet`` classifier
+        The network.
+    X : input data accepted by ``net``
+        Inputs.
+
+    Returns
+    -------
+    logits : ndarray of shape (n_samples, n_classes)
+        float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from skorch import NeuralNetClassifier
+    >>> from sklearn_hcal._skorch import skorch_logits
+    >>> class Probs(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.lin = torch.nn.Linear(2, 3)
+    ...     def forward(self, X):
+    ...         return torch.softmax(self.lin(X), dim=-1)
+    >>> X = np.random.RandomState(0).rand(30, 2).astype(np.float32)
+    >>> y = np.arange(30) % 3
+    >>> net = NeuralNetClassifier(Probs, max_epochs=1, train_split=None,
+    ...                           verbose=0).fit(X, y)
+    >>> z = skorch_logits(net, X)  # NLLLoss setup: log-probabilities
+    >>> bool(np.allclose(np.exp(z), net.predict_proba(X), atol=1e-6))
+    True
+    """
+    torch = import_optional("torch")
+    if not is_skorch_net(net):
+        raise ValueError(f"net must be a skorch NeuralNet, got {type(net).__name__}.")
+    if not getattr(net, "initialized_", False) or not hasattr(net, "module_"):
+        raise NotFittedError(
+            f"This {type(net).__name__} is not initialized yet; call fit first."
+        )
+    if isinstance(X, np.ndarray) and X.dtype == np.float64:
+        X = X.astype(np.float32)
+    out = net.forward(X, training=False)
+    if isinstance(out, (tuple, list)):
+        out = out[0]
+    z = out.detach().cpu().numpy().astype(np.float64)
+    criterion = getattr(net, "criterion_", None)
+    criterion = getattr(criterion, "_orig_mod", criterion)  # torch.compile
+    if z.ndim == 2 and z.shape[1] == 1:
+        z = z[:, 0]
+    if z.ndim == 1:
+        if isinstance(criterion, torch.nn.BCEWithLogitsLoss):
+            return np.column_stack([np.zeros_like(z), z])
+        if np.all((z >= 0) & (z <= 1)):
+            return _log_probs(np.column_stack([1 - z, z]))
+        raise ValueError(
+            "The net outputs one score per item that is neither a "
+            "BCEWithLogitsLoss logit nor a probability; cannot build logits."
+        )
+    if z.ndim != 2:
+        raise ValueError(
+            f"The net's output must be (n_samples, n_classes), got shape {z.shape}."
+        )
+    if isinstance(criterion, torch.nn.CrossEntropyLoss):
+        return z
+    tol = 1e-4  # float32 softmax outputs
+    if np.all(z >= 0) and np.allclose(z.sum(axis=1), 1.0, atol=tol):
+        return _log_probs(z)
+    return z
+
+
+def _log_probs(P):
+    return np.log(np.maximum(P, np.finfo(np.float32).tiny))

@@ -1,0 +1,435 @@
+"""Fit any scikit-learn classifier on label histograms."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    _fit_context,
+    clone,
+    is_classifier,
+)
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._tags import get_tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _num_samples,
+    check_is_fitted,
+    column_or_1d,
+    has_fit_parameter,
+    validate_data,
+)
+
+from ._validation import check_label_histograms
+
+__all__ = ["SoftLabelClassifier"]
+
+#: Score gap (in the units of the inner ``decision_function``) between the
+#: lowest score of a row and a class the inner estimator never saw. For logits
+#: this is ``log(1e10)``: the unseen class gets at most 1e-10 of the weakest
+#: seen class's probability, while staying finite for downstream calibrators.
+MISSING_CLASS_MARGIN = float(np.log(1e10))
+
+
+def _is_histogram(y) -> bool:
+    """A 2-D ``y`` with more than one column is a label histogram (SPEC §1)."""
+    shape = (y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)).shape
+    return len(shape) == 2 and shape[1] > 1
+
+
+def _estimator_has(attr):
+    """Check the fitted ``estimator_`` if present, else the unfitted one."""
+
+    def check(self):
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Fit any scikit-learn classifier on label histograms (soft labels).
+
+    Each item ``i`` comes with a histogram ``y[i]`` of annotation counts over
+    the classes (SPEC §1). The histogram is turned into ordinary single-label
+    training rows for the wrapped classifier according to ``strategy``.
+
+    Parameters
+    ----------
+    estimator : classifier
+        An unfitted scikit-learn classifier. It is cloned in :meth:`fit`.
+    strategy : {"auto", "weighted", "majority", "sample"}, default="auto"
+        How histograms become training rows.
+
+        - ``"weighted"``: one row per (item, class with a count > 0), with
+          ``sample_weight = count`` (times the user's ``sample_weight``). The
+          weighted log-likelihood is then ``sum_i sum_k Y_ik log q_k(x_i)``,
+          the exact multinomial (soft-label) likelihood of the histograms
+          (Mimori et al. 2021, eq. 82). Items with more annotations weigh
+          more; pass ``sample_weight=1 / n_i`` to weigh items equally (the
+          soft cross-entropy against ``Y / n``). Needs an estimator whose
+          ``fit`` accepts ``sample_weight``.
+        - ``"majority"``: one row per item labelled with its most frequent
+          class. Ties are broken **uniformly at random** among the tied
+          classes using ``random_state`` (always taking the first tied class
+          would systematically favour the classes listed first).
+        - ``"sample"``: one row per item labelled with a single annotation
+          drawn from the histogram (class ``k`` with probability
+          ``Y_ik / n_i``) using ``random_state`` -- the single-label setting
+          of Mimori et al. (2021, §7.1).
+        - ``"auto"``: ``"weighted"`` when the estimator's ``fit`` accepts
+          ``sample_weight``, else ``"majority"``.
+
+        With 1-D labels ``y`` (one annotation per item) all strategies fit the
+        estimator on the labels directly.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the tie breaking of ``"majority"`` and the draws of
+        ``"sample"``. It is not passed to the wrapped estimator.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted clone of ``estimator``. It is trained on class *indices*
+        (positions in ``classes_``), so its own ``classes_`` holds the
+        indices of the classes it saw.
+    classes_ : ndarray of shape (n_classes,)
+        The histogram classes in column order (the columns of a DataFrame
+        ``y``, else ``0 .. n_classes - 1``), or the sorted labels of a 1-D
+        ``y``.
+    strategy_ : str
+        The strategy that was used (``"auto"`` resolved).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during :meth:`fit`, when ``X`` has string
+        column names.
+
+    Notes
+    -----
+    :meth:`predict_proba` always returns one column per class of
+    ``classes_``, in histogram order, even when a class is absent from the
+    training rows (a cross-validation fold without that class, or a class
+    that never wins a majority); such a column is 0. In
+    :meth:`decision_function` such a class gets the row's lowest score minus
+    ``MISSING_CLASS_MARGIN`` (``log(1e10)`` ~ 23.03), a finite value below all
+    other classes (``-inf`` would break any calibrator or metric using the
+    scores).
+
+    A 2-D ``y`` makes scikit-learn's model selection use ``KFold`` instead of
+    ``StratifiedKFold``; :meth:`score` then returns the accuracy against the
+    human majority.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_hcal import SoftLabelClassifier
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> Y = np.array([[3, 0, 0], [2, 1, 0], [1, 2, 0], [0, 3, 0]])
+    >>> clf = SoftLabelClassifier(LogisticRegression()).fit(X, Y)
+    >>> clf.strategy_
+    'weighted'
+    >>> clf.predict_proba(X).shape  # the third class is never observed
+    (4, 3)
+    >>> clf.predict_proba(X)[:, 2]
+    array([0., 0., 0., 0.])
+    >>> clf.predict(X)
+    array([0, 0, 1, 1])
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "strategy": [StrOptions({"auto", "weighted", "majority", "sample"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator, *, strategy="auto", random_state=None):
+        self.estimator = estimator
+        self.strategy = strategy
+        self.random_state = random_state
+
+    @_fit_context(
+        # the wrapped estimator is user-supplied and must validate itself
+        prefer_skip_nested_validation=False
+    )
+    def fit(self, X, y, sample_weight=None):
+        """Fit the wrapped classifier on label histograms or labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, in any form the wrapped estimator accepts.
+        y : array-like or DataFrame of shape (n_samples, n_classes) or (n_samples,)
+            Label histograms (non-negative integer counts, at least one
+            annotation per row; a DataFrame's columns are the classes) or
+            1-D class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-item weights, multiplied into the rows of each item.
+
+        Returns
+        -------
+        self : SoftLabelClassifier
+            The fitted estimator.
+        """
+        if not is_classifier(self.estimator):
+            raise ValueError(
+                "estimator must be a scikit-learn classifier (is_classifier() is "
+                f"False for {type(self.estimator).__name__})."
+            )
+        validate_data(self, X, skip_check_array=True, reset=True)
+        n_samples = _num_samples(X)
+        supports_weight = has_fit_parameter(self.estimator, "sample_weight")
+        strategy = self.strategy
+        if strategy == "auto":
+            strategy = "weighted" if supports_weight else "majority"
+        if strategy == "weighted" and not supports_weight:
+            raise ValueError(
+                "strategy='weighted' needs an estimator whose fit accepts "
+                f"sample_weight; {type(self.estimator).__name__}.fit does not. "
+                "Use strategy='majority' or 'sample'."
+            )
+        if sample_weight is not None and not supports_weight:
+            raise ValueError(
+                "sample_weight was given but "
+                f"{type(self.estimator).__name__}.fit does not accept it."
+            )
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, ensure_non_negative=True
+            )
+
+        if _is_histogram(y):
+            Y, classes = check_label_histograms(y, name="y", return_classes=True)
+            if Y.shape[0] != n_samples:
+                raise ValueError(
+                    f"X and y have different numbers of samples: {n_samples} and "
+                    f"{Y.shape[0]}."
+                )
+            rows, y_fit, weight = self._histogram_rows(Y, strategy)
+            if sample_weight is not None:
+                weight = (
+                    sample_weight[rows]
+                    if weight is None
+                    else weight * sample_weight[rows]
+                )
+            X_fit = X if rows is None else _safe_indexing(X, rows)
+        else:
+            y_arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+            y_arr = column_or_1d(y_arr, warn=True)
+            check_classification_targets(y_arr)
+            if y_arr.shape[0] != n_samples:
+                raise ValueError(
+                    f"X and y have different numbers of samples: {n_samples} and "
+                    f"{y_arr.shape[0]}."
+                )
+            classes, y_fit = np.unique(y_arr, return_inverse=True)
+            X_fit, weight = X, sample_weight
+
+        self.classes_ = np.asarray(classes)
+        self.strategy_ = strategy
+        self.estimator_ = clone(self.estimator)
+        if weight is None:
+            self.estimator_.fit(X_fit, y_fit)
+        else:
+            self.estimator_.fit(X_fit, y_fit, sample_weight=weight)
+        seen = np.asarray(self.estimator_.classes_)
+        if not np.issubdtype(seen.dtype, np.integer):
+            seen = seen.astype(np.intp)
+        self._seen = seen
+        return self
+
+    def _histogram_rows(self, Y, strategy):
+        """Training rows ``(item index or None, class index, weight or None)``."""
+        n_samples, n_classes = Y.shape
+        if strategy == "weighted":
+            # row-major: the rows of one item stay together, classes in order
+            rows, cols = np.nonzero(Y)
+            return rows, cols, Y[rows, cols]
+        rng = check_random_state(self.random_state)
+        if strategy == "majority":
+            top = Y == Y.max(axis=1, keepdims=True)
+            # random tie breaking: the tied class with the largest random key
+            keys = np.where(top, rng.random_sample(Y.shape), -1.0)
+            return None, keys.argmax(axis=1), None
+        # "sample": inverse-CDF draw of one annotation per item
+        u = rng.random_sample(n_samples) * Y.sum(axis=1)
+        labels = (np.cumsum(Y, axis=1) <= u[:, None]).sum(axis=1)
+        return None, np.minimum(labels, n_classes - 1), None
+
+    def _check_features(self, X):
+        # Only the feature count and names: the array itself is validated by
+        # the wrapped estimator, which may accept NaN, sparse or text input.
+        ndim = getattr(X, "ndim", None)
+        if ndim is None:  # lists and other array-likes
+            ndim = np.asarray(X).ndim
+        if ndim == 1:
+            return  # the wrapped estimator raises scikit-learn's 1-D error
+        validate_data(self, X, skip_check_array=True, reset=False)
+
+    def _expand(self, values, fill):
+        """Put the inner estimator's columns in ``classes_`` order."""
+        if values.shape[1] != len(self._seen):
+            raise ValueError(
+                f"The wrapped estimator returned {values.shape[1]} columns but "
+                f"was fitted on {len(self._seen)} classes; its output columns "
+                "must follow its classes_."
+            )
+        out = np.full((values.shape[0], len(self.classes_)), fill, dtype=np.float64)
+        out[:, self._seen] = values
+        return out
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities, one column per class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` (histogram) order; a class the wrapped
+            estimator never saw during fit has probability 0.
+        """
+        check_is_fitted(self)
+        self._check_features(X)
+        proba = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
+        return self._expand(proba.reshape(proba.shape[0], -1), 0.0)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for unseen classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision scores of the wrapped estimator in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+            One column per class of ``classes_``; for two classes a 1-D array,
+            the score of ``classes_[1]`` (scikit-learn's convention). When
+            the wrapped estimator saw only two classes out of more, its 1-D
+            score ``s`` becomes the columns ``(-s/2, s/2)`` (the same softmax
+            as its sigmoid). A class it never saw gets the row's lowest score
+            minus ``MISSING_CLASS_MARGIN``.
+        """
+        check_is_fitted(self)
+        self._check_features(X)
+        scores = np.asarray(self.estimator_.decision_function(X), dtype=np.float64)
+        n_classes = len(self.classes_)
+        n_seen = len(self._seen)
+        if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
+            scores = scores.reshape(-1)
+            if n_seen == 2:
+                if n_classes == 2:
+                    return scores
+                scores = np.column_stack([-scores / 2, scores / 2])
+            else:
+                scores = scores[:, None]
+        if n_seen == n_classes:
+            full = scores
+        else:
+            fill = scores.min(axis=1) - MISSING_CLASS_MARGIN
+            full = self._expand(scores, 0.0)
+            missing = np.setdiff1d(np.arange(n_classes), self._seen)
+            full[:, missing] = fill[:, None]
+        if n_classes == 2:
+            return full[:, 1] - full[:, 0]
+        return full
+
+    def predict(self, X):
+        """Most probable class (argmax of :meth:`predict_proba`, first on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Elements of ``classes_``.
+        """
+        check_is_fitted(self)
+        if hasattr(self.estimator_, "predict_proba"):
+            idx = self.predict_proba(X).argmax(axis=1)
+        else:
+            self._check_features(X)
+            idx = np.asarray(self.estimator_.predict(X)).astype(np.intp)
+        return self.classes_[idx]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy against the human majority (histograms) or the labels.
+
+        For a histogram ``y`` a prediction is correct when it is the most
+        frequent class of the item, ties going to the first tied class
+        (``majority_accuracy_score(..., ties="first")``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+        y : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Label histograms in ``classes_`` order, or labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Item weights.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        if not _is_histogram(y):
+            return super().score(X, y, sample_weight=sample_weight)
+        Y = check_label_histograms(
+            y, name="y", allow_probabilities=True, n_classes=len(self.classes_)
+        )
+        return _majority_accuracy(Y, self.predict_proba(X), sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        return tags
+
+
+def _majority_accuracy(Y, P, sample_weight=None) -> float:
+    """Accuracy of argmax ``P`` against the human majority (first on ties)."""
+    if Y.shape[0] != P.shape[0]:
+        raise ValueError(
+            f"X and y have different numbers of samples: {P.shape[0]} and {Y.shape[0]}."
+        )
+    if sample_weight is None:
+        from .metrics import majority_accuracy_score
+
+        return float(majority_accuracy_score(Y, P, ties="first"))
+    sample_weight = _check_sample_weight(sample_weight, P, ensure_non_negative=True)
+    correct = P.argmax(axis=1) == Y.argmax(axis=1)
+    return float(np.average(correct, weights=sample_weight))
