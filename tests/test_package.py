@@ -29,12 +29,14 @@ def test_every_public_name_resolves():
     import sklearn_hcal.calibration
     import sklearn_hcal.datasets
     import sklearn_hcal.metrics
+    import sklearn_hcal.model_selection
 
     for module in (
         sklearn_hcal,
         sklearn_hcal.metrics,
         sklearn_hcal.calibration,
         sklearn_hcal.datasets,
+        sklearn_hcal.model_selection,
     ):
         for name in module.__all__:
             assert getattr(module, name) is not None, (module.__name__, name)

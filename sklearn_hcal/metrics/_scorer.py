@@ -1,0 +1,504 @@
+"""Scikit-learn scorers for the human-calibration metrics (SPEC §4).
+
+The scorers are :class:`sklearn.metrics.make_scorer` objects (subclasses of
+scikit-learn's private ``_Scorer``), so they plug into ``cross_validate``,
+``GridSearchCV`` and metadata routing like any built-in scorer. Two things
+set them apart:
+
+* **1-D labels are one-hot encoded with the estimator's** ``classes_`` before
+  the metric sees them, so the histogram columns always line up with the
+  ``predict_proba`` columns, even when a test fold lacks a class or the labels
+  are strings.
+* **Disagreement scorers** (Mimori et al. 2021, §4) call
+  ``predict_disagreement`` when the estimator has it, else derive the
+  predicted disagreement φ = 1 − Σ_k q_k² (Mimori eq. 16 applied to the point
+  prediction) from ``predict_proba``. The scorer knows which method produced
+  the values, so a binary classifier's 1-D probability column is never
+  mistaken for φ.
+
+Two target conventions work (SPEC §4):
+
+A. ``y`` is the ``(n_samples, n_classes)`` count matrix; scikit-learn then
+   splits with ``KFold`` and our estimators accept 2-D ``y``.
+B. ``y`` is a 1-D label vector (e.g. the majority) and the histograms travel
+   as metadata: enable metadata routing, create the scorers with
+   ``.set_score_request(counts=True)`` and pass ``params={"counts": Y}``.
+
+Do not use ``cross_val_predict(..., method="predict_proba")`` with a count
+matrix: it label-encodes 2-D ``y`` column by column and so trains on altered
+histograms; use :func:`sklearn_hcal.model_selection.cross_val_predict_proba` instead.
+
+Examples
+--------
+>>> from sklearn.linear_model import LogisticRegression
+>>> from sklearn.model_selection import KFold, cross_validate
+>>> from sklearn_hcal import SoftLabelClassifier
+>>> from sklearn_hcal.datasets import make_label_histograms
+>>> from sklearn_hcal.metrics import HUMAN_SCORERS
+>>> X, Y, _ = make_label_histograms(60, 3, 5, n_features=3, random_state=0)
+>>> res = cross_validate(SoftLabelClassifier(LogisticRegression()), X, Y,
+...                      cv=KFold(3), scoring=HUMAN_SCORERS)
+>>> bool(res["test_neg_kl_divergence"].max() < 0)
+True
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from functools import partial
+from inspect import signature
+
+import numpy as np
+from sklearn.metrics import make_scorer
+from sklearn.metrics._scorer import _get_response_method_name, _Scorer
+from sklearn.utils._metadata_requests import MethodMetadataRequest
+from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
+from sklearn.utils.validation import _check_response_method
+
+from .._validation import check_probabilities, labels_to_histograms
+from ._disagreement import (
+    disagreement_calibration_error,
+    disagreement_calibration_loss,
+    disagreement_squared_loss,
+)
+from ._distribution import (
+    distribution_calibration_error,
+    entropy_calibration_error,
+    histogram_log_loss,
+    jensen_shannon_distance,
+    kl_divergence,
+    ranking_calibration_score,
+)
+from ._majority import (
+    classwise_expected_calibration_error,
+    expected_calibration_error,
+    majority_accuracy_score,
+)
+from ._mimori import (
+    calibration_error,
+    calibration_loss,
+    dispersion_loss,
+    epistemic_loss,
+    expected_squared_loss,
+)
+
+__all__ = [
+    "HUMAN_SCORERS",
+    "get_human_scorer",
+    "get_human_scorer_names",
+    "make_human_scorer",
+]
+
+# Metrics comparing a histogram with class probabilities.
+_PROBABILITY_METRICS: dict[str, Callable] = {
+    f.__name__: f
+    for f in (
+        distribution_calibration_error,
+        entropy_calibration_error,
+        ranking_calibration_score,
+        jensen_shannon_distance,
+        kl_divergence,
+        histogram_log_loss,
+        majority_accuracy_score,
+        expected_calibration_error,
+        classwise_expected_calibration_error,
+        expected_squared_loss,
+        epistemic_loss,
+        calibration_loss,
+        calibration_error,
+        dispersion_loss,
+    )
+}
+# Metrics comparing a histogram with a predicted disagreement φ (1-D).
+_DISAGREEMENT_METRICS: dict[str, Callable] = {
+    f.__name__: f
+    for f in (
+        disagreement_squared_loss,
+        disagreement_calibration_loss,
+        disagreement_calibration_error,
+    )
+}
+_METRICS = {**_PROBABILITY_METRICS, **_DISAGREEMENT_METRICS}
+
+_HIGHER_IS_BETTER_SUFFIXES = ("_score",)
+_LOWER_IS_BETTER_SUFFIXES = ("_error", "_loss", "_distance", "_divergence")
+_DISAGREEMENT_RESPONSE = ("predict_disagreement", "predict_proba")
+
+
+def _unwrap(func):
+    while isinstance(func, partial):
+        func = func.func
+    return func
+
+
+def _func_name(func) -> str:
+    func = _unwrap(func)
+    return getattr(func, "__name__", type(func).__name__)
+
+
+def _default_greater_is_better(func) -> bool:
+    name = _func_name(func)
+    if name.endswith(_HIGHER_IS_BETTER_SUFFIXES):
+        return True
+    if name.endswith(_LOWER_IS_BETTER_SUFFIXES):
+        return False
+    raise ValueError(
+        f"Cannot infer greater_is_better from the metric name {name!r}: it ends "
+        f"in none of {_HIGHER_IS_BETTER_SUFFIXES + _LOWER_IS_BETTER_SUFFIXES}. "
+        "Pass greater_is_better=True or False."
+    )
+
+
+def _uses_disagreement(response_method) -> bool:
+    methods = [response_method] if isinstance(response_method, str) else response_method
+    return "predict_disagreement" in methods
+
+
+def _labels_as_histograms(y_true, estimator):
+    """One-hot 1-D labels in the estimator's class order; histograms pass."""
+    classes = getattr(estimator, "classes_", None)
+    if y_true is None or classes is None:
+        return y_true
+    raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
+    shape = np.shape(raw)
+    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
+        Y, _ = labels_to_histograms(raw, classes=np.asarray(classes), name="y_true")
+        return Y
+    return y_true
+
+
+class _HumanScorer(_Scorer):
+    """A ``make_scorer`` scorer whose metric takes label histograms.
+
+    Identical to scikit-learn's scorer except that, when the metric receives
+    probabilities and no ``counts`` metadata is given, 1-D ``y_true`` labels
+    are one-hot encoded with ``estimator.classes_`` (the order of the
+    ``predict_proba`` columns).
+    """
+
+    _probability_methods = ("predict_proba", "predict_disagreement")
+
+    def _response(self, method_caller, estimator, X, method_name):
+        # pos_label=None: scikit-learn then hands binary classifiers'
+        # P(classes_[-1]), i.e. P(second class), which every metric expands
+        # back to [1 - p, p] (SPEC §4).
+        return method_caller(estimator, method_name, X, pos_label=None)
+
+    def _score(self, method_caller, estimator, X, y_true, **kwargs):
+        self._warn_overlap(
+            message=(
+                "There is an overlap between set kwargs of this scorer instance and"
+                " passed metadata. Please pass them either as kwargs to"
+                " `make_human_scorer` or metadata, but not both."
+            ),
+            kwargs=kwargs,
+        )
+        method = _check_response_method(estimator, self._response_method)
+        method_name = _get_response_method_name(method)
+        y_pred = self._response(method_caller, estimator, X, method_name)
+        if kwargs.get("counts") is None and method_name in self._probability_methods:
+            y_true = _labels_as_histograms(y_true, estimator)
+        scoring_kwargs = {**self._kwargs, **kwargs}
+        return self._sign * self._score_func(y_true, y_pred, **scoring_kwargs)
+
+    def __repr__(self):
+        sign = "" if self._sign > 0 else ", greater_is_better=False"
+        kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        return (
+            f"make_human_scorer({_func_name(self._score_func)}{sign}, "
+            f"response_method={self._response_method!r}{kwargs})"
+        )
+
+    def _get_metadata_request(self):
+        if hasattr(self, "_metadata_request"):
+            return get_routing_for_object(self._metadata_request)
+        # scikit-learn's default only knows its own names for the prediction
+        # argument (y_prob, y_pred, ...); ours may be called y_disagreement, and
+        # it is never metadata: skip the first two positional parameters.
+        params = list(signature(self._score_func).parameters)
+        requests = MetadataRequest(owner=self)
+        requests.score = MethodMetadataRequest(
+            owner=self,
+            method="score",
+            requests=self._get_class_level_metadata_request_values(
+                method_name="score",
+                method=self._score_func,
+                ignore_params=set(params[:2]),
+            ),
+        )
+        return requests
+
+
+class _DisagreementScorer(_HumanScorer):
+    """Scorer for metrics of a predicted disagreement φ (Mimori et al. §4).
+
+    Uses ``predict_disagreement`` when the estimator has it (and the response
+    method lists it), else φ = 1 − Σ_k q_k² from ``predict_proba``.
+    """
+
+    def _response(self, method_caller, estimator, X, method_name):
+        values = method_caller(estimator, method_name, X, pos_label=None)
+        if method_name == "predict_disagreement":
+            phi = np.asarray(values, dtype=np.float64)
+            if phi.ndim == 2 and phi.shape[1] == 1:
+                phi = phi[:, 0]
+            if phi.ndim != 1:
+                raise ValueError(
+                    f"{type(estimator).__name__}.predict_disagreement must return "
+                    f"one value per sample, got an array of shape {phi.shape}."
+                )
+            return phi
+        if method_name == "predict_proba":
+            # A 1-D array here can only be a binary classifier's P(second
+            # class): we asked predict_proba, never predict_disagreement.
+            P = check_probabilities(values, name="predict_proba output")
+            return 1.0 - np.sum(P * P, axis=1)
+        raise ValueError(
+            "A disagreement scorer needs predict_disagreement or predict_proba; "
+            f"the response method resolved to {method_name!r}."
+        )
+
+
+@validate_params(
+    {
+        "metric": [str, callable],
+        "greater_is_better": ["boolean", None],
+        "response_method": [
+            None,
+            list,
+            tuple,
+            StrOptions(
+                {
+                    "predict_proba",
+                    "predict_disagreement",
+                    "decision_function",
+                    "predict",
+                }
+            ),
+        ],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_human_scorer(
+    metric: str | Callable,
+    *,
+    greater_is_better: bool | None = None,
+    response_method: str | list | tuple | None = None,
+    **kwargs,
+):
+    """Make a scikit-learn scorer from a human-calibration metric.
+
+    The result is a genuine scikit-learn scorer (built with
+    :func:`sklearn.metrics.make_scorer`): it is accepted wherever ``scoring=``
+    is, supports ``set_score_request(counts=True)`` for metadata routing,
+    receives ``sample_weight`` when the metric accepts it, and pickles.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A metric of :mod:`sklearn_hcal.metrics` by name (e.g.
+        ``"kl_divergence"``), or a callable ``metric(y_true, y_pred, **kw)``
+        where ``y_true`` holds label histograms (or labels) and ``y_pred``
+        probabilities (or, for disagreement metrics, φ).
+    greater_is_better : bool, default=None
+        Whether higher metric values are better. ``None`` infers it from the
+        metric's name: ``*_score`` → True; ``*_error``, ``*_loss``,
+        ``*_distance``, ``*_divergence`` → False (the scorer then returns
+        −metric). Other names require it explicitly.
+    response_method : str, list or tuple, default=None
+        Estimator method(s) to call, in order of preference. ``None`` means
+        ``("predict_disagreement", "predict_proba")`` for the disagreement
+        metrics and ``"predict_proba"`` otherwise. Any response method that
+        lists ``"predict_disagreement"``, and every disagreement metric, gives a
+        disagreement scorer: values from ``predict_proba`` are converted to
+        φ = 1 − Σ_k q_k² before the metric sees them.
+    **kwargs
+        Fixed keyword arguments of the metric (e.g. ``n_bins=15``).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y_true, **metadata)`` returning a float;
+        greater is better.
+
+    See Also
+    --------
+    get_human_scorer : A ready-made scorer by name.
+
+    Notes
+    -----
+    With two classes scikit-learn passes only ``predict_proba[:, 1]``; every
+    metric of this package rebuilds ``[1 − p, p]`` (SPEC §4). When no
+    ``counts`` metadata is given and ``y_true`` is 1-D, the labels are one-hot
+    encoded with ``estimator.classes_`` so that histogram and probability
+    columns match.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_hcal.metrics import kl_divergence, make_human_scorer
+    >>> X = np.array([[-2.0], [-1.0], [0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1])
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> scorer = make_human_scorer("kl_divergence")
+    >>> scorer
+    make_human_scorer(kl_divergence, greater_is_better=False,
+                      response_method='predict_proba')
+    >>> bool(np.isclose(scorer(clf, X, y), -kl_divergence(y, clf.predict_proba(X))))
+    True
+    """
+    if isinstance(metric, str):
+        try:
+            func = _METRICS[metric]
+        except KeyError:
+            raise ValueError(
+                f"metric={metric!r} is not a metric of sklearn_hcal.metrics that "
+                f"a scorer can use; valid names: {sorted(_METRICS)}."
+            ) from None
+    else:
+        func = metric
+    if greater_is_better is None:
+        greater_is_better = _default_greater_is_better(func)
+    is_disagreement = any(_unwrap(func) is f for f in _DISAGREEMENT_METRICS.values())
+    if response_method is None:
+        response_method = _DISAGREEMENT_RESPONSE if is_disagreement else "predict_proba"
+    if isinstance(response_method, list):
+        response_method = tuple(response_method)
+    if not isinstance(response_method, str) and (
+        len(response_method) == 0
+        or not all(isinstance(m, str) for m in response_method)
+    ):
+        raise ValueError(
+            "response_method must be a method name or a non-empty list/tuple of "
+            f"method names, got {response_method!r}."
+        )
+    # make_scorer validates and builds the plain scikit-learn scorer; we keep
+    # its state and only change the class.
+    base = make_scorer(
+        func,
+        greater_is_better=greater_is_better,
+        response_method=(
+            response_method
+            if not isinstance(response_method, str)
+            else (response_method,)
+        ),
+        **kwargs,
+    )
+    cls = (
+        _DisagreementScorer
+        if is_disagreement or _uses_disagreement(response_method)
+        else _HumanScorer
+    )
+    return cls(base._score_func, base._sign, base._kwargs, response_method)
+
+
+# name -> (metric, fixed kwargs). Names follow scikit-learn: neg_ for losses.
+_SCORER_SPECS: dict[str, tuple[str, dict]] = {
+    "neg_distribution_calibration_error": ("distribution_calibration_error", {}),
+    "neg_entropy_calibration_error": ("entropy_calibration_error", {}),
+    "ranking_calibration_score": ("ranking_calibration_score", {}),
+    "neg_jensen_shannon_distance": ("jensen_shannon_distance", {}),
+    "neg_kl_divergence": ("kl_divergence", {}),
+    "neg_histogram_log_loss": ("histogram_log_loss", {}),
+    "majority_accuracy": ("majority_accuracy_score", {}),
+    "neg_expected_calibration_error": ("expected_calibration_error", {}),
+    "neg_classwise_expected_calibration_error": (
+        "classwise_expected_calibration_error",
+        {},
+    ),
+    "neg_expected_squared_loss": ("expected_squared_loss", {}),
+    "neg_epistemic_loss": ("epistemic_loss", {}),
+    "neg_calibration_loss": ("calibration_loss", {}),
+    "neg_calibration_error": ("calibration_error", {}),
+    "neg_dispersion_loss": ("dispersion_loss", {}),
+}
+# Disagreement scorers need items with at least two annotations; they are
+# registered by name but kept out of HUMAN_SCORERS (see its docstring).
+_DISAGREEMENT_SCORER_SPECS: dict[str, tuple[str, dict]] = {
+    "neg_disagreement_squared_loss": ("disagreement_squared_loss", {}),
+    "neg_disagreement_calibration_loss": ("disagreement_calibration_loss", {}),
+    "neg_disagreement_calibration_error": ("disagreement_calibration_error", {}),
+}
+
+_SCORERS = {
+    name: make_human_scorer(metric, **kw)
+    for name, (metric, kw) in {**_SCORER_SPECS, **_DISAGREEMENT_SCORER_SPECS}.items()
+}
+
+#: Scorers (name → scorer) for every metric defined on any label histogram,
+#: including one label per item: pass the dict itself as ``scoring=`` to
+#: ``cross_validate`` or ``GridSearchCV`` (multi-metric scoring).
+#:
+#: The disagreement scorers (``neg_disagreement_squared_loss``,
+#: ``neg_disagreement_calibration_loss``, ``neg_disagreement_calibration_error``)
+#: are *not* included: they only use items with n_i ≥ 2 annotations, so with
+#: 1-D labels (one annotation per item) or a fold without such items they
+#: raise, and ``cross_validate(..., scoring=HUMAN_SCORERS,
+#: error_score="raise")`` would fail on ordinary labelled data. Get them with
+#: :func:`get_human_scorer`; all names are in :func:`get_human_scorer_names`.
+#:
+#: These objects are shared: call ``set_score_request`` on copies from
+#: :func:`get_human_scorer`, e.g.
+#: ``{name: get_human_scorer(name).set_score_request(counts=True) for name in
+#: HUMAN_SCORERS}`` for convention B.
+HUMAN_SCORERS: dict = {name: _SCORERS[name] for name in _SCORER_SPECS}
+
+
+def get_human_scorer_names() -> list[str]:
+    """Names of all human scorers, sorted.
+
+    Includes the disagreement scorers, which are not in :data:`HUMAN_SCORERS`.
+
+    Returns
+    -------
+    names : list of str
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import get_human_scorer_names
+    >>> "neg_kl_divergence" in get_human_scorer_names()
+    True
+    """
+    return sorted(_SCORERS)
+
+
+@validate_params({"scoring": [str, callable]}, prefer_skip_nested_validation=True)
+def get_human_scorer(scoring: str | Callable):
+    """Get a human scorer by name.
+
+    Parameters
+    ----------
+    scoring : str or callable
+        A name from :func:`get_human_scorer_names`, or a scorer/callable,
+        returned as is.
+
+    Returns
+    -------
+    scorer : callable
+        For a name, a fresh copy (like :func:`sklearn.metrics.get_scorer`), so
+        ``set_score_request`` does not change the shared registry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_hcal.metrics import get_human_scorer
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> Y = np.array([[3, 1], [2, 2], [1, 3], [0, 4]])
+    >>> clf = LogisticRegression().fit(X, Y.argmax(axis=1))
+    >>> scorer = get_human_scorer("neg_distribution_calibration_error")
+    >>> float(scorer(clf, X, Y)) <= 0
+    True
+    """
+    if isinstance(scoring, str):
+        try:
+            return copy.deepcopy(_SCORERS[scoring])
+        except KeyError:
+            raise ValueError(
+                f"{scoring!r} is not a valid human scorer name; valid names: "
+                f"{get_human_scorer_names()}."
+            ) from None
+    return scoring
