@@ -1,0 +1,1076 @@
+"""Reports: instance-level errors, loss decompositions, agreement bins, tables.
+
+These functions assemble the metrics of :mod:`sklearn_hcal.metrics` into the
+pandas tables of the three papers:
+
+* :func:`instance_calibration_errors` -- one row per item, the instance-level
+  view Baan et al. (2022, §4 and App. B) argue for;
+* :func:`loss_decomposition` -- Mimori et al.'s (2021, eq. 6) decomposition of
+  the expected squared loss ``L = EL + IL`` and ``EL = CL + DL``, plug-in and
+  debiased;
+* :func:`metrics_by_agreement` -- metrics per bin of human entropy (Nie et al.,
+  2020, ChaosNLI §5.4, Figs. 4-5);
+* :func:`human_calibration_report` -- one row per classifier, one column per
+  metric, with paired percentile-bootstrap confidence intervals.
+
+Every number comes from the metric modules' own code (public functions or
+their private per-item helpers); this module only validates once, indexes and
+aggregates. The registry :data:`_REPORT_METRICS` maps each report column to the
+code that computes it, so a metric is defined in exactly one place.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from .._validation import (
+    check_histograms_and_probabilities,
+    check_probabilities,
+)
+from ._disagreement import (
+    _disagreement_cl,
+    _disagreement_from_probabilities,
+    _pair_disagreement,
+    predicted_disagreement,
+)
+from ._distribution import (
+    _cross_entropy_per_item,
+    _entropy,
+    _entropy_error_per_item,
+    _jsd_per_item,
+    _kl_per_item,
+    _rank_match_per_item,
+    _tvd_per_item,
+)
+from ._majority import (
+    _binned_gap,
+    _majority_correct_per_item,
+    classwise_expected_calibration_error,
+)
+from ._mimori import _binned_calibration_terms, _warn_single_annotations
+
+__all__ = [
+    "instance_calibration_errors",
+    "loss_decomposition",
+    "metrics_by_agreement",
+    "human_calibration_report",
+]
+
+
+# --------------------------------------------------------------------------- #
+# Validated inputs, with the per-item quantities computed at most once
+# --------------------------------------------------------------------------- #
+class _Inputs:
+    """Validated ``(Y, P)`` of one classifier and lazily derived per-item arrays.
+
+    ``Y`` holds label counts or, where the caller allowed it, rows of human
+    probabilities; ``is_counts`` says which. Classifiers evaluated on the same
+    labels pass ``human=`` (another ``_Inputs``) to share its human-side
+    arrays (``n``, ``p_hat``, the disagreement estimates).
+    """
+
+    def __init__(
+        self, Y: np.ndarray, P: np.ndarray, is_counts: bool, human=None
+    ) -> None:
+        self.Y = Y
+        self.P = P
+        self.is_counts = is_counts
+        self._human = human
+        # Kept only when the per-item values are used again (bootstrap,
+        # agreement bins); a single evaluation frees them to cap peak memory.
+        self.keep_per_item = True
+        self.per_item_cache: dict = {}
+
+    def per_item(self, name: str, spec) -> tuple:
+        """``spec.per_item(self)``, computed once per metric."""
+        if name in self.per_item_cache:
+            return self.per_item_cache[name]
+        num, den = spec.per_item(self)
+        out = (np.asarray(num, dtype=np.float64), den)
+        if self.keep_per_item:
+            self.per_item_cache[name] = out
+        return out
+
+    @cached_property
+    def n(self) -> np.ndarray:
+        return self.Y.sum(axis=1) if self._human is None else self._human.n
+
+    @cached_property
+    def p_hat(self) -> np.ndarray:
+        if self._human is not None:
+            return self._human.p_hat
+        return self.Y / self.n[:, None]
+
+    @cached_property
+    def _pairs(self):
+        if self._human is not None:
+            return self._human._pairs
+        return _pair_disagreement(self.Y)
+
+    @property
+    def mu(self) -> np.ndarray:
+        """Unbiased disagreement probability per item (NaN where ``n < 2``)."""
+        return self._pairs[0]
+
+    @cached_property
+    def valid_pairs(self) -> np.ndarray:
+        return self.n >= 2
+
+    @cached_property
+    def phi(self) -> np.ndarray:
+        """Predicted disagreement ``1 − Σ_k q_k²`` of the point prediction."""
+        return _disagreement_from_probabilities(self.P)
+
+    @cached_property
+    def majority_correct(self) -> np.ndarray:
+        """``argmax q == argmax Y`` (first maximum on ties) per item."""
+        return _majority_correct_per_item(self.Y, self.P, "first")
+
+    @cached_property
+    def confidence(self) -> np.ndarray:
+        return self.P.max(axis=1)
+
+
+def _disagreement_sq_per_item(mu: np.ndarray, phi: np.ndarray) -> np.ndarray:
+    """Per-item ``μ̂(1 − μ̂) + (μ̂ − φ)²`` (Mimori et al. 2021, eq. 40).
+
+    The term :func:`disagreement_squared_loss` averages over items with
+    ``n_i >= 2``; that module has no per-item helper, and the bootstrap needs
+    the per-item values to resample them with one matrix product.
+    """
+    return mu * (1.0 - mu) + (mu - phi) ** 2
+
+
+def _is_integer_valued(raw, Y: np.ndarray) -> bool:
+    if np.asarray(getattr(raw, "dtypes", raw)).dtype.kind in "biu":
+        return True  # integer input (or a frame of integer columns): counts
+    return bool(np.all(np.mod(Y, 1) == 0))
+
+
+def _validate_pair(y_true, y_prob, counts) -> _Inputs:
+    Y, P = check_histograms_and_probabilities(y_true, y_prob, counts=counts)
+    Y = np.asarray(Y, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    raw = y_true if counts is None else counts
+    return _Inputs(Y, P, _is_integer_valued(raw, Y))
+
+
+# --------------------------------------------------------------------------- #
+# Metric registry
+# --------------------------------------------------------------------------- #
+@dataclass(frozen=True)
+class _ReportMetric:
+    """How one report column is computed.
+
+    Exactly one of ``per_item`` and ``group`` is set. ``per_item(inputs)``
+    returns ``(numerator, denominator)`` per item, the metric being
+    ``Σ num / Σ den`` over the items (``den=None``: the plain mean); such
+    metrics are bootstrapped with one matrix product per resample. ``group``
+    names an entry of :data:`_GROUPS`, a function ``(inputs, idx) -> dict``
+    that computes several binned metrics of the items ``idx`` in one pass.
+    """
+
+    description: str
+    greater_is_better: bool
+    requires: str  # "distribution", "counts" or "pairs"
+    per_item: Callable | None = None
+    group: str | None = None
+
+
+def _mean_of(fn: Callable) -> Callable:
+    return lambda d: (np.asarray(fn(d), dtype=np.float64), None)
+
+
+def _ece_group(d: _Inputs, idx) -> dict:
+    # expected_calibration_error's own computation on the cached per-item
+    # correctness and confidence (no second validation of the inputs).
+    conf, correct = d.confidence, d.majority_correct
+    if idx is not None:
+        conf, correct = conf[idx], correct[idx]
+    return {"ece": _binned_gap(conf, correct, 10)}
+
+
+def _classwise_ece_group(d: _Inputs, idx) -> dict:
+    Y, P = (d.Y, d.P) if idx is None else (d.Y[idx], d.P[idx])
+    return {"classwise_ece": classwise_expected_calibration_error(Y, P)}
+
+
+_MIMORI_KEYS = (
+    "sq_loss",
+    "el",
+    "el_plugin",
+    "il",
+    "il_plugin",
+    "cl",
+    "cl_plugin",
+    "ce",
+    "ce_plugin",
+    "dl",
+    "dl_plugin",
+)
+
+
+def _mimori_group(d: _Inputs, idx) -> dict:
+    if idx is None:
+        terms = _binned_calibration_terms(d.p_hat, d.P, d.n, 15)
+    else:
+        terms = _binned_calibration_terms(d.p_hat[idx], d.P[idx], d.n[idx], 15)
+    return {key: terms[key] for key in _MIMORI_KEYS}
+
+
+def _disagreement_group(d: _Inputs, idx) -> dict:
+    mu, phi, valid = d.mu, d.phi, d.valid_pairs
+    if idx is not None:
+        mu, phi, valid = mu[idx], phi[idx], valid[idx]
+    if not valid.any():
+        # A resample (or agreement bin) without a pair of annotators has no
+        # estimate; the full data set was checked to have one.
+        return dict.fromkeys(("disagreement_cl", "disagreement_ce"), np.nan)
+    cl = _disagreement_cl(mu, phi, valid, 15, True)
+    return {"disagreement_cl": cl, "disagreement_ce": float(np.sqrt(max(cl, 0.0)))}
+
+
+def _disagreement_sq(d: _Inputs):
+    valid = d.valid_pairs
+    # NaN μ̂ (n_i < 2) would poison the sums; those items have weight 0.
+    values = np.where(valid, _disagreement_sq_per_item(np.nan_to_num(d.mu), d.phi), 0)
+    return values, valid.astype(np.float64)
+
+
+_GROUPS: dict[str, Callable[[_Inputs, np.ndarray | None], dict]] = {
+    "ece": _ece_group,
+    "classwise_ece": _classwise_ece_group,
+    "mimori": _mimori_group,
+    "disagreement": _disagreement_group,
+}
+
+_REPORT_METRICS: dict[str, _ReportMetric] = {
+    "accuracy": _ReportMetric(
+        "majority_accuracy_score (argmax, first on ties)",
+        True,
+        "distribution",
+        per_item=_mean_of(lambda d: d.majority_correct),
+    ),
+    "ece": _ReportMetric(
+        "expected_calibration_error (10 bins)",
+        False,
+        "distribution",
+        group="ece",
+    ),
+    "classwise_ece": _ReportMetric(
+        "classwise_expected_calibration_error (10 bins)",
+        False,
+        "distribution",
+        group="classwise_ece",
+    ),
+    "rank_cs": _ReportMetric(
+        "ranking_calibration_score (ties='strict')",
+        True,
+        "distribution",
+        per_item=_mean_of(lambda d: _rank_match_per_item(d.Y, d.P, "strict")),
+    ),
+    "ent_ce": _ReportMetric(
+        "entropy_calibration_error (mean |EntCE|, natural log)",
+        False,
+        "distribution",
+        per_item=_mean_of(
+            lambda d: np.abs(_entropy_error_per_item(d.p_hat, d.P, None))
+        ),
+    ),
+    "ent_ce_signed": _ReportMetric(
+        "entropy_calibration_error(absolute=False)",
+        False,
+        "distribution",
+        per_item=_mean_of(lambda d: _entropy_error_per_item(d.p_hat, d.P, None)),
+    ),
+    "dist_ce": _ReportMetric(
+        "distribution_calibration_error (mean TVD)",
+        False,
+        "distribution",
+        per_item=_mean_of(lambda d: _tvd_per_item(d.p_hat, d.P)),
+    ),
+    "jsd": _ReportMetric(
+        "jensen_shannon_distance (natural log)",
+        False,
+        "distribution",
+        per_item=_mean_of(lambda d: _jsd_per_item(d.p_hat, d.P, None, False)),
+    ),
+    "kl": _ReportMetric(
+        "kl_divergence (eps=1e-15)",
+        False,
+        "distribution",
+        per_item=_mean_of(lambda d: _kl_per_item(d.p_hat, d.P, 1e-15)),
+    ),
+    "log_loss": _ReportMetric(
+        "histogram_log_loss (per annotation)",
+        False,
+        "distribution",
+        per_item=lambda d: (_cross_entropy_per_item(d.Y, d.P, 1e-15), d.n),
+    ),
+    "sq_loss": _ReportMetric(
+        "expected_squared_loss (L̂_sq)", False, "counts", group="mimori"
+    ),
+    "el": _ReportMetric("epistemic_loss (debiased)", False, "counts", group="mimori"),
+    "cl": _ReportMetric(
+        "calibration_loss (debiased, 15 bins)", False, "counts", group="mimori"
+    ),
+    "ce": _ReportMetric(
+        "calibration_error (debiased, 15 bins)", False, "counts", group="mimori"
+    ),
+    "dl": _ReportMetric(
+        "dispersion_loss (debiased, 15 bins)", False, "counts", group="mimori"
+    ),
+    "disagreement_sq_loss": _ReportMetric(
+        "disagreement_squared_loss, φ = 1 − Σq²",
+        False,
+        "pairs",
+        per_item=_disagreement_sq,
+    ),
+    "disagreement_ce": _ReportMetric(
+        "disagreement_calibration_error (debiased, 15 bins), φ = 1 − Σq²",
+        False,
+        "pairs",
+        group="disagreement",
+    ),
+    "el_plugin": _ReportMetric(
+        "epistemic_loss(debiased=False)", False, "counts", group="mimori"
+    ),
+    "il": _ReportMetric(
+        "irreducible loss L̂_sq − EL (debiased)", False, "counts", group="mimori"
+    ),
+    "il_plugin": _ReportMetric(
+        "irreducible loss L̂_sq − EL_plugin", False, "counts", group="mimori"
+    ),
+    "cl_plugin": _ReportMetric(
+        "calibration_loss(debiased=False)", False, "counts", group="mimori"
+    ),
+    "ce_plugin": _ReportMetric(
+        "calibration_error(debiased=False)", False, "counts", group="mimori"
+    ),
+    "dl_plugin": _ReportMetric(
+        "dispersion_loss(debiased=False)", False, "counts", group="mimori"
+    ),
+    "disagreement_cl": _ReportMetric(
+        "disagreement_calibration_loss (debiased, 15 bins)",
+        False,
+        "pairs",
+        group="disagreement",
+    ),
+}
+
+#: Columns of :func:`human_calibration_report` by default (the tables of Nie et
+#: al. 2020, Baan et al. 2022 and Mimori et al. 2021), in this order.
+DEFAULT_REPORT_METRICS = (
+    "accuracy",
+    "ece",
+    "classwise_ece",
+    "rank_cs",
+    "ent_ce",
+    "dist_ce",
+    "jsd",
+    "kl",
+    "log_loss",
+    "sq_loss",
+    "el",
+    "cl",
+    "ce",
+    "dl",
+    "disagreement_sq_loss",
+    "disagreement_ce",
+)
+
+_REQUIREMENT_TEXT = {
+    "counts": "integer label counts (it needs the number of annotations n_i)",
+    "pairs": "integer label counts with at least one item of n_i >= 2 annotations",
+}
+
+
+def _met(requirement: str, d: _Inputs) -> bool:
+    if requirement == "distribution":
+        return True
+    if requirement == "counts":
+        return d.is_counts
+    return d.is_counts and bool(d.valid_pairs.any())
+
+
+def _resolve_metrics(metrics, d: _Inputs, *, default) -> dict:
+    """``{column: _ReportMetric}``; defaults drop metrics the data cannot give."""
+    if metrics is None:
+        return {
+            name: _REPORT_METRICS[name]
+            for name in default
+            if _met(_REPORT_METRICS[name].requires, d)
+        }
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    resolved = {}
+    for name in metrics:
+        if not isinstance(name, str) or name not in _REPORT_METRICS:
+            raise ValueError(
+                f"metrics contains {name!r}, which is not a report metric; valid "
+                f"names: {sorted(_REPORT_METRICS)}."
+            )
+        spec = _REPORT_METRICS[name]
+        if not _met(spec.requires, d):
+            raise ValueError(
+                f"Metric {name!r} needs {_REQUIREMENT_TEXT[spec.requires]}; the "
+                "given human labels do not provide them."
+            )
+        resolved[name] = spec
+    if not resolved:
+        raise ValueError("metrics is empty: at least one metric name is required.")
+    return resolved
+
+
+def _evaluate(specs: Mapping[str, _ReportMetric], d: _Inputs, idx=None) -> dict:
+    """Metric values on the items ``idx`` (all items when ``None``)."""
+    out = {}
+    groups = {}
+    for name, spec in specs.items():
+        if spec.per_item is not None:
+            num, den = d.per_item(name, spec)
+            if idx is not None:
+                num = num[idx]
+                den = None if den is None else den[idx]
+            total = num.shape[0] if den is None else den.sum()
+            out[name] = float(num.sum() / total) if total > 0 else np.nan
+        else:
+            if spec.group not in groups:
+                groups[spec.group] = _GROUPS[spec.group](d, idx)
+            out[name] = float(groups[spec.group][name])
+    return out
+
+
+def _warn_debiased(specs, d: _Inputs) -> None:
+    if any(name in specs for name in ("el", "dl", "il")):
+        _warn_single_annotations(d.n, "epistemic and dispersion losses")
+
+
+# --------------------------------------------------------------------------- #
+# instance_calibration_errors
+# --------------------------------------------------------------------------- #
+def _pick_index(index, n_samples: int, *candidates):
+    if index is not None:
+        index = pd.Index(index)
+        if len(index) != n_samples:
+            raise ValueError(
+                f"index has {len(index)} entries but there are {n_samples} samples."
+            )
+        return index
+    for candidate in candidates:
+        if isinstance(candidate, (pd.DataFrame, pd.Series)):
+            return candidate.index
+    return pd.RangeIndex(n_samples)
+
+
+_COMMON = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "counts": ["array-like", None],
+}
+
+
+@validate_params(
+    {**_COMMON, "index": ["array-like", None]}, prefer_skip_nested_validation=True
+)
+def instance_calibration_errors(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    index: ArrayLike | None = None,
+) -> pd.DataFrame:
+    """Instance-level calibration errors against the human label distribution.
+
+    One row per item, so that the *distribution* of errors can be inspected
+    (Baan et al., 2022, §4, Fig. 1 and App. B) rather than only their mean.
+    Natural logarithms throughout. The column means are the aggregate metrics:
+    ``dist_ce`` → :func:`distribution_calibration_error`, ``|ent_ce|`` →
+    :func:`entropy_calibration_error`, ``jsd`` → :func:`jensen_shannon_distance`,
+    ``kl`` → :func:`kl_divergence`, ``rank_match`` →
+    :func:`ranking_calibration_score`, ``majority_correct`` →
+    :func:`majority_accuracy_score`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (integer counts), rows of human probabilities, or 1-D
+        labels (one annotation per item). A DataFrame's index becomes the
+        index of the result.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    index : array-like of shape (n_samples,), default=None
+        Index of the result; by default the index of ``counts`` or ``y_true``
+        when it is a DataFrame, else ``0, ..., n_samples - 1``.
+
+    Returns
+    -------
+    errors : DataFrame of shape (n_samples, 10)
+        Columns:
+
+        - ``dist_ce``: total variation ``½‖q_i − p̂_i‖₁`` (Baan eq. 7);
+        - ``ent_ce``: signed ``H(q_i) − H(p̂_i)`` (Baan eq. 5), positive when
+          the model is less certain than the humans;
+        - ``jsd``: Jensen-Shannon distance (ChaosNLI eq. 2);
+        - ``kl``: ``KL(p̂_i ‖ q_i)``, ``q`` floored at 1e-15 (ChaosNLI eq. 1);
+        - ``human_entropy``, ``model_entropy``: ``H(p̂_i)``, ``H(q_i)``;
+        - ``rank_match``: the class rankings agree (Baan eq. 6, strict ties);
+        - ``majority_correct``: ``argmax q_i`` is the human majority (first
+          maximum on ties);
+        - ``human_disagreement``: probability that two annotators disagree.
+          From counts, the **unbiased** estimate ``1 − Σ_k Y_ik(Y_ik − 1) /
+          (n_i(n_i − 1))`` (Mimori et al., 2021, eq. 16; see
+          :func:`disagreement_probability`), NaN for items with a single
+          annotation. From rows of human *probabilities* there is no sample
+          to correct for, so it is the disagreement probability of that
+          distribution, ``1 − Σ_k p̂_ik²``;
+        - ``n_annotations``: ``n_i`` (nullable integer; missing for rows of
+          probabilities).
+
+    See Also
+    --------
+    human_calibration_report : The aggregate metrics for several classifiers.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import instance_calibration_errors
+    >>> Y = [[3, 1], [0, 4]]
+    >>> P = [[0.5, 0.5], [0.0, 1.0]]
+    >>> errors = instance_calibration_errors(Y, P)
+    >>> errors[["dist_ce", "rank_match", "human_disagreement"]]
+       dist_ce  rank_match  human_disagreement
+    0     0.25       False                 0.5
+    1     0.00        True                 0.0
+    >>> float(errors["dist_ce"].mean())  # = distribution_calibration_error(Y, P)
+    0.125
+    """
+    d = _validate_pair(y_true, y_prob, counts)
+    idx = _pick_index(index, d.Y.shape[0], counts, y_true)
+    human_entropy = _entropy(d.p_hat)
+    model_entropy = _entropy(d.P)
+    if d.is_counts:
+        disagreement = d.mu
+        n_annotations = pd.array(d.n.astype(np.int64), dtype="Int64")
+    else:
+        disagreement = predicted_disagreement(d.p_hat)
+        n_annotations = pd.array([pd.NA] * d.Y.shape[0], dtype="Int64")
+    return pd.DataFrame(
+        {
+            "dist_ce": _tvd_per_item(d.p_hat, d.P),
+            "ent_ce": _entropy_error_per_item(d.p_hat, d.P),
+            "jsd": _jsd_per_item(d.p_hat, d.P),
+            "kl": _kl_per_item(d.p_hat, d.P),
+            "human_entropy": human_entropy,
+            "model_entropy": model_entropy,
+            "rank_match": _rank_match_per_item(d.Y, d.P, "strict"),
+            "majority_correct": _majority_correct_per_item(d.Y, d.P, "first"),
+            "human_disagreement": disagreement,
+            "n_annotations": n_annotations,
+        },
+        index=idx,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# loss_decomposition
+# --------------------------------------------------------------------------- #
+@validate_params(
+    {**_COMMON, "n_bins": [Interval(numbers.Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def loss_decomposition(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    n_bins: int = 15,
+) -> pd.DataFrame:
+    """Decomposition of the expected squared loss, plug-in and debiased.
+
+    Mimori et al. (2021, eq. 6, after Kull and Flach 2015) split the expected
+    squared loss of a single annotation into ``L = EL + IL`` and the epistemic
+    loss into ``EL = CL + DL`` (calibration + dispersion, i.e. grouping, loss
+    under class-wise binning). From label histograms:
+
+    - ``L``: :func:`expected_squared_loss`, the unbiased ``L̂_sq`` (Prop. 1);
+      the same number in both columns (there is no separate plug-in);
+    - ``EL``: :func:`epistemic_loss`, eq. 9 (plug-in) and eq. 10 (debiased);
+    - ``IL``: the irreducible (aleatoric) loss ``E Σ_k Q_k(1 − Q_k)``, defined
+      as ``L − EL``. Debiased, this is the mean unbiased disagreement
+      probability ``n_i/(n_i − 1) Σ_k p̂_ik(1 − p̂_ik)`` (items with one
+      annotation contribute 0); plug-in it is ``mean_i Σ_k p̂_ik(1 − p̂_ik)``,
+      biased downwards by the factor ``(n_i − 1)/n_i``;
+    - ``CL``, ``CE``, ``DL``: :func:`calibration_loss`,
+      :func:`calibration_error` and :func:`dispersion_loss` with ``n_bins``
+      class-wise bins.
+
+    ``L = EL + IL`` holds in both columns by construction and
+    ``EL = CL + DL`` exactly for the plug-in estimates; for the debiased ones
+    it holds when no bin is a singleton (see :func:`dispersion_loss`).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (non-negative integer counts) or 1-D labels.
+        Probabilities are rejected: the estimators need ``n_i``.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    n_bins : int, default=15
+        Equal-width bins per class for ``CL`` and ``DL``.
+
+    Returns
+    -------
+    decomposition : DataFrame of shape (6, 2)
+        Index ``["L", "EL", "IL", "CL", "DL", "CE"]`` (name ``"term"``),
+        columns ``["plugin", "debiased"]``.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import loss_decomposition
+    >>> Y = [[2, 0], [1, 1]]
+    >>> P = [[1.0, 0.0], [1.0, 0.0]]
+    >>> loss_decomposition(Y, P).loc[["L", "EL", "IL"]]
+          plugin  debiased
+    term
+    L       0.50      0.50
+    EL      0.25      0.00
+    IL      0.25      0.50
+    """
+    Y, P = check_histograms_and_probabilities(
+        y_true, y_prob, counts=counts, allow_probabilities=False
+    )
+    d = _Inputs(np.asarray(Y, dtype=np.float64), np.asarray(P, dtype=np.float64), True)
+    _warn_single_annotations(d.n, "epistemic and dispersion losses")
+    t = _binned_calibration_terms(d.p_hat, d.P, d.n, n_bins)
+    rows = {
+        "L": (t["sq_loss"], t["sq_loss"]),
+        "EL": (t["el_plugin"], t["el"]),
+        "IL": (t["il_plugin"], t["il"]),
+        "CL": (t["cl_plugin"], t["cl"]),
+        "DL": (t["dl_plugin"], t["dl"]),
+        "CE": (t["ce_plugin"], t["ce"]),
+    }
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["plugin", "debiased"])
+    out.index.name = "term"
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# metrics_by_agreement
+# --------------------------------------------------------------------------- #
+_METRICS_ARG = [list, tuple, str, None]
+
+
+@validate_params(
+    {
+        **_COMMON,
+        "n_bins": [Interval(numbers.Integral, 1, None, closed="left")],
+        "strategy": [StrOptions({"quantile", "uniform"})],
+        "metrics": _METRICS_ARG,
+    },
+    prefer_skip_nested_validation=True,
+)
+def metrics_by_agreement(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    n_bins: int = 5,
+    strategy: str = "quantile",
+    metrics: list[str] | None = None,
+) -> pd.DataFrame:
+    """Metrics per bin of human agreement (entropy of the label distribution).
+
+    Following Nie et al. (2020, ChaosNLI §5.4, Figs. 4-5), each item's human
+    entropy ``H(p̂_i)`` is computed in **base 2** and the items are split at
+    the entropy quantiles: edges ``[min, q(1/B), ..., q((B−1)/B), max]``
+    (``strategy="quantile"``, :func:`numpy.quantile` with linear
+    interpolation) or ``B`` equal-width bins between min and max
+    (``"uniform"``). Bins are ``[a, b)`` except the last, ``[a, b]``, so every
+    item falls in exactly one bin. Tied entropies can make quantile bins
+    empty; such bins are kept (``n_items = 0``, NaN metrics) and a warning is
+    raised.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes)
+        Label histograms (integer counts) or rows of human probabilities.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    n_bins : int, default=5
+        Number of agreement bins.
+    strategy : {"quantile", "uniform"}, default="quantile"
+        How the bin edges are placed.
+    metrics : list of str, default=None
+        Report metric names (see :func:`human_calibration_report`); by default
+        ``["jsd", "kl", "accuracy"]``, ChaosNLI's measures.
+
+    Returns
+    -------
+    table : DataFrame of shape (n_bins, 5 + n_metrics)
+        Index ``bin`` (0 = most agreement); columns ``entropy_low``,
+        ``entropy_high`` (the bin edges, bits), ``n_items``, ``mean_entropy``
+        (bits), then one column per metric.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import metrics_by_agreement
+    >>> Y = [[4, 0], [3, 1], [1, 3], [4, 0]]
+    >>> P = [[0.9, 0.1]] * 4
+    >>> table = metrics_by_agreement(Y, P, n_bins=2, metrics=["accuracy"])
+    >>> table[["n_items", "accuracy"]]
+         n_items  accuracy
+    bin
+    0          2       1.0
+    1          2       0.5
+    """
+    d = _validate_pair(y_true, y_prob, counts)
+    specs = _resolve_metrics(metrics, d, default=("jsd", "kl", "accuracy"))
+    entropy = _entropy(d.p_hat, 2)
+    lo, hi = float(entropy.min()), float(entropy.max())
+    if strategy == "quantile":
+        edges = np.quantile(entropy, np.linspace(0.0, 1.0, n_bins + 1))
+    else:
+        edges = np.linspace(lo, hi, n_bins + 1)
+    # Pin the outer edges to the data so that the last bin is closed at the
+    # maximum whatever the rounding of quantile/linspace.
+    edges[0], edges[-1] = lo, hi
+    which = np.clip(np.searchsorted(edges, entropy, side="right") - 1, 0, n_bins - 1)
+    order = np.argsort(which, kind="stable")
+    splits = np.searchsorted(which[order], np.arange(1, n_bins))
+    members = np.split(order, splits)
+    n_items = np.array([len(m) for m in members])
+    if np.any(n_items == 0):
+        warnings.warn(
+            f"{int(np.sum(n_items == 0))} of {n_bins} agreement bins are empty "
+            "(tied entropies); their metrics are NaN.",
+            UserWarning,
+            stacklevel=3,
+        )
+    _warn_debiased(specs, d)
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for b, items in enumerate(members):
+            row = {
+                "entropy_low": edges[b],
+                "entropy_high": edges[b + 1],
+                "n_items": len(items),
+                "mean_entropy": entropy[items].mean() if len(items) else np.nan,
+            }
+            if len(items):
+                row.update(_evaluate(specs, d, items))
+            else:
+                row.update(dict.fromkeys(specs, np.nan))
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    table.index.name = "bin"
+    return table
+
+
+# --------------------------------------------------------------------------- #
+# human_calibration_report
+# --------------------------------------------------------------------------- #
+def _as_prediction_dict(predictions) -> dict:
+    if isinstance(predictions, Mapping):
+        if len(predictions) == 0:
+            raise ValueError(
+                "predictions is an empty dict: pass at least one classifier's "
+                "probabilities, e.g. {'model': P}."
+            )
+        named = {str(name): value for name, value in predictions.items()}
+        if len(named) != len(predictions):
+            raise ValueError(
+                "predictions has keys that are equal as strings "
+                f"({list(predictions)}); the report's index needs unique names."
+            )
+        return named
+    return {"model": predictions}
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "predictions": [Mapping, "array-like"],
+        "counts": ["array-like", None],
+        "metrics": _METRICS_ARG,
+        "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
+        "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+        "return_bootstrap": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def human_calibration_report(
+    y_true: ArrayLike,
+    predictions,
+    *,
+    counts: ArrayLike | None = None,
+    metrics: list[str] | None = None,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+    random_state=None,
+    return_bootstrap: bool = False,
+):
+    """Table of human-calibration metrics, one row per classifier.
+
+    The columns are the measures of Nie et al. (2020, ChaosNLI Table 5),
+    Baan et al. (2022, Table 1) and Mimori et al. (2021, Tables 1-5), each
+    computed by the corresponding function of :mod:`sklearn_hcal.metrics`
+    with its defaults:
+
+    ======================== ===================================================
+    column                   function
+    ======================== ===================================================
+    ``accuracy``             :func:`majority_accuracy_score`
+    ``ece``                  :func:`expected_calibration_error` (10 bins)
+    ``classwise_ece``        :func:`classwise_expected_calibration_error`
+    ``rank_cs``              :func:`ranking_calibration_score`
+    ``ent_ce``               :func:`entropy_calibration_error` (mean ``|EntCE|``)
+    ``dist_ce``              :func:`distribution_calibration_error`
+    ``jsd``                  :func:`jensen_shannon_distance`
+    ``kl``                   :func:`kl_divergence`
+    ``log_loss``             :func:`histogram_log_loss`
+    ``sq_loss``              :func:`expected_squared_loss` (``L̂_sq``)
+    ``el``, ``cl``           :func:`epistemic_loss`, :func:`calibration_loss`
+    ``ce``, ``dl``           :func:`calibration_error`, :func:`dispersion_loss`
+    ``disagreement_sq_loss`` :func:`disagreement_squared_loss`, ``φ = 1 − Σq²``
+    ``disagreement_ce``      :func:`disagreement_calibration_error`, same ``φ``
+    ======================== ===================================================
+
+    Mimori's estimators are debiased. Also available by name: ``el_plugin``,
+    ``cl_plugin``, ``ce_plugin``, ``dl_plugin``, ``il``, ``il_plugin`` (see
+    :func:`loss_decomposition`), ``ent_ce_signed`` and ``disagreement_cl``.
+    By default the columns that the labels cannot support are left out: those
+    from ``sq_loss`` on need integer counts, the disagreement ones at least one
+    item with two annotations; asking for them explicitly raises an error.
+
+    Confidence intervals come from the percentile bootstrap over items: each
+    resample draws ``n_samples`` items with replacement and every metric is
+    recomputed on it. The **same resamples are used for every classifier**, so
+    differences between classifiers are paired (``return_bootstrap=True``
+    gives the replicates to compute them). A resample on which a metric is
+    undefined (e.g. no item with two annotations) is left out of that
+    metric's interval. Metrics that are means over items (accuracy, RankCS,
+    EntCE, DistCE, JSD, KL, log loss, ``sq_loss``, ``el``,
+    ``disagreement_sq_loss``) are smooth in the resampled items and their
+    intervals behave as expected; the binned ones (ECE, classwise ECE, CL,
+    CE, DL, ``disagreement_ce``) can have a bootstrap distribution shifted
+    from the point estimate when bins hold few items, because a resample
+    duplicates items; a ``UserWarning`` names the metrics whose interval
+    misses the point estimate.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (integer counts), rows of human probabilities, or 1-D
+        labels.
+    predictions : dict of str to array-like, or array-like
+        ``{name: probabilities of shape (n_samples, n_classes)}``; a single
+        array is reported under the name ``"model"``. 1-D arrays are
+        P(second class) of a binary problem.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    metrics : list of str, default=None
+        Columns to compute, in order (names above); ``None`` = all that the
+        labels support.
+    n_bootstrap : int, default=0
+        Number of bootstrap resamples; 0 gives point estimates only.
+    confidence_level : float, default=0.95
+        Coverage of the percentile intervals, in ``(0, 1)``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the resampling.
+    return_bootstrap : bool, default=False
+        Also return the bootstrap replicates.
+
+    Returns
+    -------
+    report : DataFrame of shape (n_classifiers, n_metrics) or \
+            (n_classifiers, 3 * n_metrics)
+        Index: the classifier names (``"classifier"``). Without bootstrap one
+        column per metric; with it, each metric ``m`` is followed by
+        ``m_low`` and ``m_high``, the interval bounds. Flat column names keep
+        ``report.to_csv()`` and ``report.to_markdown()`` one header line.
+        ``report.attrs`` records ``n_samples``, ``n_bootstrap`` and
+        ``confidence_level``.
+    replicates : DataFrame of shape (n_bootstrap * n_classifiers, n_metrics)
+        Only when ``return_bootstrap=True``: the metric values of every
+        resample, indexed by ``(resample, classifier)``. Paired differences:
+        ``replicates.xs("a", level="classifier") - replicates.xs("b",
+        level="classifier")``.
+
+    See Also
+    --------
+    instance_calibration_errors : The per-item errors behind the means.
+    metrics_by_agreement : The same metrics per bin of human entropy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import human_calibration_report
+    >>> Y = np.array([[8, 2], [5, 5], [1, 9], [7, 3]])
+    >>> oracle = Y / Y.sum(axis=1, keepdims=True)
+    >>> uniform = np.full((4, 2), 0.5)
+    >>> report = human_calibration_report(
+    ...     Y, {"oracle": oracle, "uniform": uniform},
+    ...     metrics=["accuracy", "dist_ce", "jsd"])
+    >>> report.round(3)
+                accuracy  dist_ce    jsd
+    classifier
+    oracle          1.00    0.000  0.000
+    uniform         0.75    0.225  0.172
+    >>> ci = human_calibration_report(
+    ...     Y, oracle, metrics=["dist_ce"], n_bootstrap=20, random_state=0)
+    >>> list(ci.columns)
+    ['dist_ce', 'dist_ce_low', 'dist_ce_high']
+    """
+    preds = _as_prediction_dict(predictions)
+    names = list(preds)
+    first = _validate_pair(y_true, preds[names[0]], counts)
+    Y, is_counts = first.Y, first.is_counts
+    n_samples, n_classes = Y.shape
+    first.keep_per_item = n_bootstrap > 0
+    inputs = {names[0]: first}
+    for name in names[1:]:
+        P = check_probabilities(
+            preds[name], name=f"predictions[{name!r}]", n_classes=n_classes
+        )
+        if P.shape[0] != n_samples:
+            raise ValueError(
+                f"predictions[{name!r}] has {P.shape[0]} samples but the human "
+                f"labels have {n_samples}."
+            )
+        inputs[name] = _Inputs(
+            Y, np.asarray(P, dtype=np.float64), is_counts, human=first
+        )
+        inputs[name].keep_per_item = n_bootstrap > 0
+    specs = _resolve_metrics(metrics, first, default=DEFAULT_REPORT_METRICS)
+    _warn_debiased(specs, first)
+
+    with warnings.catch_warnings():
+        # The metric modules' warnings were raised once above.
+        warnings.simplefilter("ignore", UserWarning)
+        point = np.array([list(_evaluate(specs, inputs[n]).values()) for n in names])
+        boot = (
+            _bootstrap(specs, inputs, n_bootstrap, random_state)
+            if n_bootstrap > 0
+            else None
+        )
+
+    columns = list(specs)
+    if boot is None:
+        report = pd.DataFrame(
+            point, index=pd.Index(names, name="classifier"), columns=columns
+        )
+    else:
+        alpha = 1.0 - confidence_level
+        with warnings.catch_warnings():
+            # All-NaN columns (a metric undefined on every resample) stay NaN.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+        _warn_shifted_intervals(point, low, high, columns)
+        data = {}
+        for j, metric in enumerate(columns):
+            data[metric] = point[:, j]
+            data[f"{metric}_low"] = low[:, j]
+            data[f"{metric}_high"] = high[:, j]
+        report = pd.DataFrame(data, index=pd.Index(names, name="classifier"))
+    report.attrs.update(
+        n_samples=n_samples,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level if n_bootstrap else None,
+    )
+    if not return_bootstrap:
+        return report
+    if boot is None:
+        replicates = pd.DataFrame(
+            np.empty((0, len(columns))),
+            index=pd.MultiIndex.from_arrays([[], []], names=["resample", "classifier"]),
+            columns=columns,
+        )
+    else:
+        replicates = pd.DataFrame(
+            boot.reshape(-1, len(columns)),
+            index=pd.MultiIndex.from_product(
+                [range(n_bootstrap), names], names=["resample", "classifier"]
+            ),
+            columns=columns,
+        )
+    return report, replicates
+
+
+def _warn_shifted_intervals(point, low, high, columns) -> None:
+    # The binned, debiased estimators (CL, CE, DL, ...) are not smooth functions
+    # of the item distribution: a resample duplicates items, which empties or
+    # thins bins and changes the bias corrections, so their bootstrap
+    # distribution can sit beside the point estimate. Say so rather than
+    # report an interval that silently excludes it.
+    tol = 1e-12 * np.maximum(1.0, np.abs(point))
+    outside = (point < low - tol) | (point > high + tol)
+    if np.any(outside):
+        names = [columns[j] for j in np.flatnonzero(outside.any(axis=0))]
+        warnings.warn(
+            f"The percentile bootstrap intervals of {names} do not contain the "
+            "point estimate for some classifiers. With few resamples this can "
+            "happen by chance; otherwise the bootstrap distribution of these "
+            "metrics is shifted (binned estimators with sparsely filled bins "
+            "react to the items a resample duplicates). Treat those intervals "
+            "with care: use more resamples, more items or fewer bins.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _bootstrap(specs, inputs: dict, n_bootstrap: int, random_state) -> np.ndarray:
+    """Replicates of shape (n_bootstrap, n_classifiers, n_metrics).
+
+    Mean-type metrics are stacked into one ``(n_rows, n_samples)`` matrix and
+    evaluated for a resample with a single product against the resample's item
+    multiplicities; binned metrics are recomputed on the resampled items. Only
+    the resamples are looped over, never the items.
+    """
+    rng = check_random_state(random_state)
+    names = list(inputs)
+    columns = list(specs)
+    n_samples = next(iter(inputs.values())).Y.shape[0]
+    mean_cols = [j for j, m in enumerate(columns) if specs[m].per_item is not None]
+    other = {m: s for m, s in specs.items() if s.per_item is None}
+    if mean_cols:
+        nums, dens = [], []
+        for name in names:
+            for j in mean_cols:
+                num, den = inputs[name].per_item(columns[j], specs[columns[j]])
+                nums.append(num)
+                dens.append(np.ones(n_samples) if den is None else den)
+        num_mat = np.vstack(nums)
+        den_mat = np.vstack(dens)
+    out = np.empty((n_bootstrap, len(names), len(columns)))
+    for b in range(n_bootstrap):
+        idx = rng.randint(0, n_samples, size=n_samples)
+        if mean_cols:
+            mult = np.bincount(idx, minlength=n_samples).astype(np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = (num_mat @ mult) / (den_mat @ mult)
+            out[b][:, mean_cols] = values.reshape(len(names), len(mean_cols))
+        if other:
+            for i, name in enumerate(names):
+                vals = _evaluate(other, inputs[name], idx)
+                for metric, value in vals.items():
+                    out[b, i, columns.index(metric)] = value
+    return out

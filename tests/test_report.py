@@ -1,0 +1,611 @@
+"""Tests of the report functions (instance errors, decomposition, bins, tables).
+
+Every report number is checked against the public metric function it stands
+for, against scipy/numpy computations written here, against ChaosNLI's and
+Baan et al.'s published numbers, or against a simulation with a known truth.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import jensenshannon
+from scipy.stats import entropy as scipy_entropy
+
+from sklearn_hcal.datasets import load_chaosnli, make_label_histograms
+from sklearn_hcal.metrics import (
+    calibration_error,
+    calibration_loss,
+    classwise_expected_calibration_error,
+    disagreement_calibration_error,
+    disagreement_calibration_loss,
+    disagreement_probability,
+    disagreement_squared_loss,
+    dispersion_loss,
+    distribution_calibration_error,
+    entropy_calibration_error,
+    epistemic_loss,
+    expected_calibration_error,
+    expected_squared_loss,
+    histogram_log_loss,
+    human_calibration_report,
+    instance_calibration_errors,
+    jensen_shannon_distance,
+    kl_divergence,
+    loss_decomposition,
+    majority_accuracy_score,
+    metrics_by_agreement,
+    predicted_disagreement,
+    ranking_calibration_score,
+)
+
+from .conftest import require_data
+
+# Report column -> the public function (and its arguments) it must reproduce.
+PUBLIC = {
+    "accuracy": majority_accuracy_score,
+    "ece": expected_calibration_error,
+    "classwise_ece": classwise_expected_calibration_error,
+    "rank_cs": ranking_calibration_score,
+    "ent_ce": entropy_calibration_error,
+    "ent_ce_signed": lambda Y, P: entropy_calibration_error(Y, P, absolute=False),
+    "dist_ce": distribution_calibration_error,
+    "jsd": jensen_shannon_distance,
+    "kl": kl_divergence,
+    "log_loss": histogram_log_loss,
+    "sq_loss": expected_squared_loss,
+    "el": epistemic_loss,
+    "el_plugin": lambda Y, P: epistemic_loss(Y, P, debiased=False),
+    "cl": calibration_loss,
+    "cl_plugin": lambda Y, P: calibration_loss(Y, P, debiased=False),
+    "ce": calibration_error,
+    "ce_plugin": lambda Y, P: calibration_error(Y, P, debiased=False),
+    "dl": dispersion_loss,
+    "dl_plugin": lambda Y, P: dispersion_loss(Y, P, debiased=False),
+    "disagreement_sq_loss": lambda Y, P: disagreement_squared_loss(
+        Y, predicted_disagreement(P)
+    ),
+    "disagreement_cl": lambda Y, P: disagreement_calibration_loss(
+        Y, predicted_disagreement(P)
+    ),
+    "disagreement_ce": lambda Y, P: disagreement_calibration_error(
+        Y, predicted_disagreement(P)
+    ),
+}
+DEFAULT_COLUMNS = [
+    "accuracy",
+    "ece",
+    "classwise_ece",
+    "rank_cs",
+    "ent_ce",
+    "dist_ce",
+    "jsd",
+    "kl",
+    "log_loss",
+    "sq_loss",
+    "el",
+    "cl",
+    "ce",
+    "dl",
+    "disagreement_sq_loss",
+    "disagreement_ce",
+]
+
+
+def _softmax(Z):
+    E = np.exp(Z - Z.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Histograms with 1-6 annotations and three classifiers of varying quality."""
+    rng = np.random.RandomState(0)
+    n_ann = rng.randint(1, 7, size=300)
+    Z, Y, Q = make_label_histograms(300, 3, n_ann, random_state=0)
+    preds = {
+        "truth": Q,
+        "overconfident": _softmax(3 * Z),
+        "noisy": _softmax(Z + rng.normal(scale=1.5, size=Z.shape)),
+    }
+    return Y, Q, preds
+
+
+# --------------------------------------------------------------------------- #
+# human_calibration_report
+# --------------------------------------------------------------------------- #
+def test_report_columns_equal_public_functions(data):
+    Y, _, preds = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # single-annotation items
+        report = human_calibration_report(Y, preds)
+        full = human_calibration_report(Y, preds, metrics=list(PUBLIC))
+    assert list(report.columns) == DEFAULT_COLUMNS
+    assert list(report.index) == list(preds)
+    assert report.index.name == "classifier"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for name, P in preds.items():
+            for metric, func in PUBLIC.items():
+                expected = func(Y, P)
+                assert full.loc[name, metric] == pytest.approx(
+                    expected, rel=1e-12, abs=1e-14
+                ), metric
+                if metric in report:
+                    assert report.loc[name, metric] == full.loc[name, metric]
+
+
+def test_report_warns_once_for_single_annotations(data):
+    Y, _, preds = data
+    with pytest.warns(UserWarning, match="single annotation") as record:
+        human_calibration_report(
+            Y, preds, metrics=["el", "jsd"], n_bootstrap=50, random_state=0
+        )
+    # Not once per classifier or per resample.
+    assert sum("single annotation" in str(w.message) for w in record) == 1
+
+
+def test_report_single_array_and_binary_1d_probabilities():
+    X, Y, Q = make_label_histograms(200, 2, 4, random_state=1)
+    two_d = human_calibration_report(Y, {"m": Q})
+    one_d = human_calibration_report(Y, Q[:, 1])
+    assert list(one_d.index) == ["model"]
+    np.testing.assert_allclose(one_d.to_numpy(), two_d.to_numpy(), rtol=1e-12)
+
+
+def test_report_defaults_follow_what_the_labels_support():
+    _, Y, Q = make_label_histograms(100, 3, 5, random_state=2)
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    # Rows of probabilities: only the distribution-level metrics.
+    report = human_calibration_report(p_hat, Q)
+    assert list(report.columns) == DEFAULT_COLUMNS[:9]  # up to the log loss
+    assert report.loc["model", "jsd"] == pytest.approx(jensen_shannon_distance(Y, Q))
+    with pytest.raises(ValueError, match="'el' needs integer label counts"):
+        human_calibration_report(p_hat, Q, metrics=["el"])
+    # 1-D labels: counts, but no pair of annotators.
+    labels = Y.argmax(axis=1)
+    with pytest.warns(UserWarning, match="single annotation"):
+        report = human_calibration_report(labels, Q)
+    assert list(report.columns) == DEFAULT_COLUMNS[:14]
+    with pytest.raises(ValueError, match="at least one item of n_i >= 2"):
+        human_calibration_report(labels, Q, metrics=["disagreement_ce"])
+
+
+def test_report_counts_keyword_and_dataframe_input():
+    _, Y, Q = make_label_histograms(150, 3, 5, random_state=3)
+    frame = pd.DataFrame(Y, columns=["e", "n", "c"])
+    a = human_calibration_report(frame, {"q": Q})
+    b = human_calibration_report(Y.argmax(axis=1), {"q": Q}, counts=Y)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_report_reproduces_chaosnli_chance_and_baan_oracle():
+    data = load_chaosnli("snli", path=require_data("chaosnli_v1.0"))
+    Y = data.counts
+    chance = np.full(Y.shape, 1 / 3)
+    oracle = Y / Y.sum(axis=1, keepdims=True)
+    report = human_calibration_report(Y, {"chance": chance, "oracle": oracle})
+    # ChaosNLI Table 5, "Chance" row on ChaosNLI-S.
+    assert report.loc["chance", "jsd"] == pytest.approx(0.383, abs=5e-4)
+    assert report.loc["chance", "kl"] == pytest.approx(0.5457, abs=5e-4)
+    # Baan et al. Table 1, "Oracle" column.
+    assert report.loc["oracle", "ece"] == pytest.approx(0.245, abs=1e-3)
+    assert report.loc["oracle", "accuracy"] == 1.0
+    assert report.loc["oracle", "rank_cs"] == 1.0
+    assert report.loc["oracle", "ent_ce"] == 0.0
+    assert report.loc["oracle", "dist_ce"] == 0.0
+
+
+# --------------------------------------------------------------------------- #
+# bootstrap
+# --------------------------------------------------------------------------- #
+MEAN_TYPE = [
+    "accuracy",
+    "rank_cs",
+    "ent_ce",
+    "dist_ce",
+    "jsd",
+    "kl",
+    "log_loss",
+    "sq_loss",
+    "el",
+    "disagreement_sq_loss",
+]
+
+
+def test_bootstrap_intervals_contain_point_and_are_reproducible(data):
+    Y, _, preds = data
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always", UserWarning)
+        r1 = human_calibration_report(Y, preds, n_bootstrap=60, random_state=0)
+        r2 = human_calibration_report(Y, preds, n_bootstrap=60, random_state=0)
+        r3 = human_calibration_report(Y, preds, n_bootstrap=60, random_state=1)
+    pd.testing.assert_frame_equal(r1, r2)
+    assert not np.allclose(r1["jsd_low"], r3["jsd_low"])
+    expected = [c for m in DEFAULT_COLUMNS for c in (m, f"{m}_low", f"{m}_high")]
+    assert list(r1.columns) == expected
+    for m in DEFAULT_COLUMNS:
+        assert np.all(r1[f"{m}_low"] < r1[f"{m}_high"]), m
+    for m in MEAN_TYPE:
+        assert np.all(r1[f"{m}_low"] <= r1[m]), m
+        assert np.all(r1[m] <= r1[f"{m}_high"]), m
+    # The debiased CL of the true distributions is ~0; resamples duplicate
+    # items into sparse bins (45 bins, 300 items), which shifts its bootstrap
+    # distribution above the estimate. The report says so.
+    outside = [
+        m
+        for m in DEFAULT_COLUMNS
+        if np.any((r1[m] < r1[f"{m}_low"]) | (r1[m] > r1[f"{m}_high"]))
+    ]
+    assert "cl" in outside and not set(outside) & set(MEAN_TYPE)
+    shifted = [str(w.message) for w in record if "do not contain" in str(w.message)]
+    assert len(shifted) == 3
+    assert all(f"'{m}'" in shifted[0] for m in outside)
+    assert r1.attrs == {"n_samples": 300, "n_bootstrap": 60, "confidence_level": 0.95}
+    # Export keeps one header line.
+    assert r1.to_csv().splitlines()[0].startswith("classifier,accuracy,accuracy_low")
+
+
+def test_bootstrap_replicates_are_the_metrics_of_shared_resamples(data):
+    Y, _, preds = data
+    seed, n = 7, Y.shape[0]
+    metrics = ["jsd", "log_loss", "ece", "cl", "disagreement_ce"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        report, reps = human_calibration_report(
+            Y,
+            {**preds, "copy": preds["noisy"]},
+            metrics=metrics,
+            n_bootstrap=4,
+            random_state=seed,
+            return_bootstrap=True,
+        )
+    assert reps.shape == (4 * 4, len(metrics))
+    assert reps.index.names == ["resample", "classifier"]
+    # Same resamples for every classifier: an identical classifier gives
+    # identical replicates (paired differences exactly 0).
+    diff = reps.xs("copy", level="classifier") - reps.xs("noisy", level="classifier")
+    assert np.all(diff.to_numpy() == 0)
+    # Resample b is the b-th draw of ``RandomState(seed).randint(0, n, n)``;
+    # each replicate is the public metric on those items.
+    rng = np.random.RandomState(seed)
+    for b in range(4):
+        idx = rng.randint(0, n, size=n)
+        for name, P in preds.items():
+            for metric in metrics:
+                expected = PUBLIC[metric](Y[idx], P[idx])
+                assert reps.loc[(b, name), metric] == pytest.approx(
+                    expected, rel=1e-10, abs=1e-14
+                ), (metric, name, b)
+
+
+def test_bootstrap_width_shrinks_like_one_over_sqrt_n():
+    def widths(n):
+        _, Y, Q = make_label_histograms(n, 3, 5, random_state=n)
+        P = _softmax(np.log(Q) * 2)
+        r = human_calibration_report(
+            Y, P, metrics=["dist_ce", "jsd"], n_bootstrap=400, random_state=0
+        )
+        got = np.array([r[f"{m}_high"] - r[f"{m}_low"] for m in ("dist_ce", "jsd")])
+        # Normal theory for a mean: 2 * 1.96 * sd(per-item values) / sqrt(n).
+        items = instance_calibration_errors(Y, P)
+        sd = items[["dist_ce", "jsd"]].std().to_numpy()
+        return got[:, 0], 2 * 1.96 * sd / np.sqrt(n)
+
+    small, small_theory = widths(500)
+    large, large_theory = widths(2000)
+    np.testing.assert_allclose(small / small_theory, 1.0, atol=0.15)
+    np.testing.assert_allclose(large / large_theory, 1.0, atol=0.15)
+    # 4x the items: half the width.
+    assert np.mean(large / small) == pytest.approx(0.5, abs=0.1)
+
+
+def test_bootstrap_coverage_on_known_truth():
+    # One annotation per item, labels ~ Bernoulli(theta), the model always
+    # predicts class 0: accuracy is a binomial proportion with mean 1 - theta.
+    rng = np.random.RandomState(0)
+    theta, n, reps, level = 0.3, 120, 150, 0.9
+    P = np.tile([0.8, 0.2], (n, 1))
+    covered = 0
+    for r in range(reps):
+        labels = (rng.uniform(size=n) < theta).astype(int)
+        report = human_calibration_report(
+            np.eye(2)[labels],
+            P,
+            metrics=["accuracy"],
+            n_bootstrap=200,
+            confidence_level=level,
+            random_state=r,
+        )
+        covered += (
+            report["accuracy_low"].iloc[0]
+            <= 1 - theta
+            <= report["accuracy_high"].iloc[0]
+        )
+    # Binomial sd of the coverage estimate ~ 0.025; percentile intervals of a
+    # proportion at n=120 slightly under-cover.
+    assert 0.8 <= covered / reps <= 0.97
+
+
+def test_bootstrap_metric_undefined_on_some_resamples():
+    # Only two items have two annotations: some resamples miss both, where the
+    # disagreement loss is undefined; they are left out, not NaN everywhere.
+    Y = np.zeros((30, 2), dtype=int)
+    Y[:, 0] = 1
+    Y[:2] = [[1, 1], [2, 0]]
+    P = np.tile([0.6, 0.4], (30, 1))
+    _, reps = human_calibration_report(
+        Y,
+        P,
+        metrics=["disagreement_sq_loss"],
+        n_bootstrap=200,
+        random_state=0,
+        return_bootstrap=True,
+    )
+    values = reps["disagreement_sq_loss"].to_numpy()
+    assert 0 < np.isnan(values).sum() < 200
+    report = human_calibration_report(
+        Y, P, metrics=["disagreement_sq_loss"], n_bootstrap=200, random_state=0
+    )
+    assert np.isfinite(report.to_numpy()).all()
+
+
+# --------------------------------------------------------------------------- #
+# instance_calibration_errors
+# --------------------------------------------------------------------------- #
+def test_instance_errors_against_scipy_and_aggregates(data):
+    Y, _, preds = data
+    P = preds["noisy"]
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    errors = instance_calibration_errors(Y, P)
+    assert list(errors.columns) == [
+        "dist_ce",
+        "ent_ce",
+        "jsd",
+        "kl",
+        "human_entropy",
+        "model_entropy",
+        "rank_match",
+        "majority_correct",
+        "human_disagreement",
+        "n_annotations",
+    ]
+    np.testing.assert_allclose(errors["dist_ce"], 0.5 * np.abs(P - p_hat).sum(1))
+    np.testing.assert_allclose(errors["jsd"], jensenshannon(p_hat, P, axis=1))
+    np.testing.assert_allclose(errors["kl"], scipy_entropy(p_hat, P, axis=1))
+    np.testing.assert_allclose(errors["human_entropy"], scipy_entropy(p_hat, axis=1))
+    np.testing.assert_allclose(errors["model_entropy"], scipy_entropy(P, axis=1))
+    np.testing.assert_allclose(
+        errors["ent_ce"], errors["model_entropy"] - errors["human_entropy"]
+    )
+    np.testing.assert_array_equal(errors["n_annotations"], Y.sum(axis=1))
+    # The means are the aggregate metrics.
+    assert errors["dist_ce"].mean() == pytest.approx(
+        distribution_calibration_error(Y, P)
+    )
+    assert errors["ent_ce"].abs().mean() == pytest.approx(
+        entropy_calibration_error(Y, P)
+    )
+    assert errors["ent_ce"].mean() == pytest.approx(
+        entropy_calibration_error(Y, P, absolute=False)
+    )
+    assert errors["jsd"].mean() == pytest.approx(jensen_shannon_distance(Y, P))
+    assert errors["kl"].mean() == pytest.approx(kl_divergence(Y, P))
+    assert errors["rank_match"].mean() == ranking_calibration_score(Y, P)
+    assert errors["majority_correct"].mean() == majority_accuracy_score(Y, P)
+    np.testing.assert_array_equal(
+        errors["human_disagreement"], disagreement_probability(Y)
+    )
+
+
+def test_instance_disagreement_counts_pairs_of_annotators():
+    Y = np.array([[2, 1, 0], [1, 1, 1], [3, 0, 0], [0, 1, 0], [4, 2, 1]])
+    P = np.full((5, 3), 1 / 3)
+    errors = instance_calibration_errors(Y, P)
+    for i, row in enumerate(Y):
+        labels = np.repeat(np.arange(3), row)
+        pairs = list(itertools.permutations(range(len(labels)), 2))
+        if not pairs:
+            assert np.isnan(errors["human_disagreement"].iloc[i])
+            continue
+        frac = np.mean([labels[a] != labels[b] for a, b in pairs])
+        assert errors["human_disagreement"].iloc[i] == pytest.approx(frac)
+    # From probability rows: the disagreement of that distribution.
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    p_hat[1] = [0.2, 0.3, 0.5]
+    from_probs = instance_calibration_errors(p_hat, P)
+    np.testing.assert_allclose(
+        from_probs["human_disagreement"], 1 - (p_hat**2).sum(axis=1)
+    )
+    assert from_probs["n_annotations"].isna().all()
+
+
+def test_instance_errors_index():
+    Y = pd.DataFrame([[3, 1], [0, 4], [2, 2]], index=["a", "b", "c"])
+    P = np.array([[0.5, 0.5], [0.1, 0.9], [0.3, 0.7]])
+    assert list(instance_calibration_errors(Y, P).index) == ["a", "b", "c"]
+    counts_index = instance_calibration_errors([0, 1, 1], P, counts=Y).index
+    assert list(counts_index) == ["a", "b", "c"]
+    assert list(instance_calibration_errors(Y.to_numpy(), P).index) == [0, 1, 2]
+    assert list(instance_calibration_errors(Y, P, index=[7, 8, 9]).index) == [7, 8, 9]
+    with pytest.raises(ValueError, match="index has 2 entries"):
+        instance_calibration_errors(Y, P, index=[1, 2])
+
+
+# --------------------------------------------------------------------------- #
+# loss_decomposition
+# --------------------------------------------------------------------------- #
+def test_loss_decomposition_terms_and_identities(data):
+    Y, _, preds = data
+    P = preds["overconfident"]
+    with pytest.warns(UserWarning, match="single annotation"):
+        table = loss_decomposition(Y, P)
+    assert list(table.index) == ["L", "EL", "IL", "CL", "DL", "CE"]
+    assert list(table.columns) == ["plugin", "debiased"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for debiased, col in ((False, "plugin"), (True, "debiased")):
+            assert table.loc["EL", col] == pytest.approx(
+                epistemic_loss(Y, P, debiased=debiased)
+            )
+            assert table.loc["CL", col] == pytest.approx(
+                calibration_loss(Y, P, debiased=debiased)
+            )
+            assert table.loc["DL", col] == pytest.approx(
+                dispersion_loss(Y, P, debiased=debiased)
+            )
+            assert table.loc["CE", col] == pytest.approx(
+                calibration_error(Y, P, debiased=debiased)
+            )
+            assert table.loc["L", col] == pytest.approx(expected_squared_loss(Y, P))
+    # Identities.
+    pl, db = table["plugin"], table["debiased"]
+    assert pl["EL"] == pytest.approx(pl["CL"] + pl["DL"], rel=1e-12)
+    assert pl["L"] == pytest.approx(pl["EL"] + pl["IL"], rel=1e-12)
+    assert db["L"] == pytest.approx(db["EL"] + db["IL"], rel=1e-12)
+    # IL from the human side alone: plug-in Gini-Simpson, and the unbiased
+    # pair disagreement (items with one annotation contribute 0).
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    assert pl["IL"] == pytest.approx(np.mean(1 - (p_hat**2).sum(axis=1)))
+    mu = np.nan_to_num(disagreement_probability(Y), nan=0.0)
+    assert db["IL"] == pytest.approx(mu.mean())
+
+
+def test_loss_decomposition_debiased_identity_without_singleton_bins():
+    _, Y, Q = make_label_histograms(3000, 3, 5, random_state=4)
+    table = loss_decomposition(Y, Q, n_bins=3)
+    db = table["debiased"]
+    assert db["EL"] == pytest.approx(db["CL"] + db["DL"], rel=1e-10)
+    # q = truth: the debiased EL is ~0 while the plug-in is biased upwards.
+    assert abs(db["EL"]) < 0.01 < table.loc["EL", "plugin"]
+
+
+def test_loss_decomposition_rejects_probabilities():
+    with pytest.raises(ValueError, match="integer label counts"):
+        loss_decomposition([[0.3, 0.7]], [[0.5, 0.5]])
+
+
+# --------------------------------------------------------------------------- #
+# metrics_by_agreement
+# --------------------------------------------------------------------------- #
+def _direct_bins(H, edges):
+    """Membership ``[a, b)``, the last bin ``[a, b]``, with explicit masks."""
+    out = []
+    for b in range(len(edges) - 1):
+        upper = H <= edges[b + 1] if b == len(edges) - 2 else H < edges[b + 1]
+        out.append(np.flatnonzero((H >= edges[b]) & upper))
+    return out
+
+
+@pytest.mark.parametrize("strategy", ["quantile", "uniform"])
+def test_metrics_by_agreement_on_chaosnli_snli(strategy):
+    data = load_chaosnli("snli", path=require_data("chaosnli_v1.0"))
+    Y = data.counts
+    rng = np.random.RandomState(0)
+    P = _softmax(np.log(Y + 1.0) + rng.normal(size=Y.shape))
+    table = metrics_by_agreement(Y, P, strategy=strategy)
+    assert list(table.columns) == [
+        "entropy_low",
+        "entropy_high",
+        "n_items",
+        "mean_entropy",
+        "jsd",
+        "kl",
+        "accuracy",
+    ]
+    H = scipy_entropy(Y, base=2, axis=1)
+    # The shipped base-2 entropy field is the same quantity.
+    np.testing.assert_allclose(H, data.entropy, atol=1e-6)
+    if strategy == "quantile":
+        edges = np.quantile(H, [0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    else:
+        edges = np.linspace(H.min(), H.max(), 6)
+    np.testing.assert_allclose(table["entropy_low"], edges[:-1])
+    np.testing.assert_allclose(table["entropy_high"], edges[1:])
+    members = _direct_bins(H, edges)
+    # The bins partition the items.
+    assert np.array_equal(np.sort(np.concatenate(members)), np.arange(len(Y)))
+    assert table["n_items"].sum() == len(Y)
+    for b, items in enumerate(members):
+        assert table.loc[b, "n_items"] == len(items)
+        assert table.loc[b, "mean_entropy"] == pytest.approx(H[items].mean())
+        assert table.loc[b, "jsd"] == pytest.approx(
+            jensen_shannon_distance(Y[items], P[items])
+        )
+        assert table.loc[b, "kl"] == pytest.approx(kl_divergence(Y[items], P[items]))
+        assert table.loc[b, "accuracy"] == pytest.approx(
+            majority_accuracy_score(Y[items], P[items])
+        )
+    if strategy == "quantile":
+        # Roughly equal bins, and models do worse where humans disagree
+        # (ChaosNLI §5.4).
+        assert table["n_items"].min() >= 0.15 * len(Y)
+        assert table["jsd"].iloc[-1] > table["jsd"].iloc[0]
+
+
+def test_metrics_by_agreement_other_metrics_and_empty_bins():
+    # Half the items are unanimous (entropy 0): quantile edges repeat.
+    Y = np.array([[5, 0, 0]] * 6 + [[3, 1, 1], [2, 2, 1], [1, 2, 2], [4, 1, 0]])
+    P = np.tile([0.7, 0.2, 0.1], (10, 1))
+    with pytest.warns(UserWarning, match="empty"):
+        table = metrics_by_agreement(Y, P, n_bins=4, metrics=["dist_ce", "el"])
+    assert table["n_items"].sum() == 10
+    assert (table["n_items"] == 0).any()
+    empty = table["n_items"] == 0
+    assert table.loc[empty, "dist_ce"].isna().all()
+    H = scipy_entropy(Y, base=2, axis=1)
+    for b, items in enumerate(_direct_bins(H, np.quantile(H, [0, 0.25, 0.5, 0.75, 1]))):
+        if len(items):
+            assert table.loc[b, "el"] == pytest.approx(
+                epistemic_loss(Y[items], P[items])
+            )
+
+
+# --------------------------------------------------------------------------- #
+# bad input
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"predictions": {}}, "empty dict"),
+        (
+            {"predictions": {1: np.full((4, 3), 1 / 3), "1": np.eye(3)[[0, 1, 2, 0]]}},
+            "unique names",
+        ),
+        ({"predictions": {"a": np.full((5, 3), 1 / 3)}}, "different numbers"),
+        ({"predictions": {"a": np.full((4, 2), 0.5)}}, "class"),
+        (
+            {"predictions": {"a": np.full((4, 3), 1 / 3), "b": np.full((5, 3), 1 / 3)}},
+            "5 samples",
+        ),
+        ({"predictions": {"a": np.full((4, 3), 0.5)}}, "sum to 1"),
+        ({"metrics": ["jsd", "nope"]}, "not a report metric"),
+        ({"metrics": []}, "metrics is empty"),
+        ({"n_bootstrap": -1}, "n_bootstrap"),
+        ({"confidence_level": 1.0}, "confidence_level"),
+        ({"random_state": "x"}, "random_state"),
+    ],
+)
+def test_report_bad_input(kwargs, match):
+    Y = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 1], [4, 0, 0]])
+    args = {"predictions": {"a": np.full((4, 3), 1 / 3)}, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        human_calibration_report(Y, **args)
+
+
+def test_bad_human_labels_and_arguments():
+    P = np.full((2, 2), 0.5)
+    with pytest.raises(ValueError, match="NaN"):
+        instance_calibration_errors([[1, np.nan], [1, 1]], P)
+    with pytest.raises(ValueError, match="zero annotations"):
+        human_calibration_report([[0, 0], [1, 1]], P)
+    with pytest.raises(ValueError, match="negative"):
+        loss_decomposition([[-1, 2], [1, 1]], P)
+    with pytest.raises(ValueError, match="strategy"):
+        metrics_by_agreement([[1, 1], [2, 0]], P, strategy="kmeans")
+    with pytest.raises(ValueError, match="n_bins"):
+        metrics_by_agreement([[1, 1], [2, 0]], P, n_bins=0)
+    with pytest.raises(ValueError, match="n_bins"):
+        loss_decomposition([[1, 1], [2, 0]], P, n_bins=0)
