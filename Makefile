@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml requirements/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -c requirements/constraints-dev.txt -e ".[dev,torch,plot]"
+	$(PY) -m pip install --quiet -c requirements/constraints-dev.txt -e ".[dev,torch,plot,dask,nlp,bench,docs]"
 	touch $(STAMP)
 
 install: $(STAMP)
