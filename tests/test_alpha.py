@@ -410,3 +410,13 @@ def test_model_selection_with_human_scorers():
     )
     assert np.all(np.isfinite(res["test_dsl"]))
     assert np.all(np.isfinite(res["test_neg_epistemic_loss"]))
+
+
+def test_verbose_progress_goes_to_stderr_not_stdout(capsys):
+    X, Y, _ = make_label_histograms(200, 3, 3, random_state=0)
+    AlphaCalibrator(verbose=1, random_state=0).fit(X, Y)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "AlphaCalibrator: solver=" in err
+    AlphaCalibrator(verbose=0, random_state=0).fit(X, Y)
+    assert capsys.readouterr() == ("", "")

@@ -25,6 +25,7 @@ from sklearn.utils.validation import (
 
 from .._validation import check_label_histograms, labels_to_histograms
 from ..utils._optional import import_optional, is_skorch_net, resolve_device
+from ..utils._progress import report_progress
 
 __all__ = ["AlphaCalibrator"]
 
@@ -626,8 +627,10 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
                 loss = objective(*data)
                 loss.backward()
                 evals.append(float(loss.detach()))
-                if self.verbose > 0:
-                    print(f"L-BFGS evaluation {len(evals)}, loss = {evals[-1]:.8f}")
+                report_progress(
+                    f"L-BFGS evaluation {len(evals)}, loss = {evals[-1]:.8f}",
+                    self.verbose,
+                )
                 return loss
 
             opt.step(closure)
@@ -649,11 +652,11 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
                 )
         else:
             self._fit_adam(torch, module, objective, tensors, H.shape[0], rng)
-        if self.verbose > 0:
-            print(
-                f"AlphaCalibrator: solver={solver}, n_iter={self.n_iter_}, "
-                f"loss={self.loss_:.8f}, {time.perf_counter() - start:.2f} s"
-            )
+        report_progress(
+            f"AlphaCalibrator: solver={solver}, n_iter={self.n_iter_}, "
+            f"loss={self.loss_:.8f}, {time.perf_counter() - start:.2f} s",
+            self.verbose,
+        )
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
         self.coefs_ = [
             m.weight.detach().cpu().double().numpy().T.copy() for m in linears
@@ -699,11 +702,10 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
                     monitored = float(objective(*val))
             else:
                 monitored = train_loss
-            if self.verbose > 0:
-                print(
-                    f"Epoch {epoch}, loss = {train_loss:.8f}, monitored = "
-                    f"{monitored:.8f}"
-                )
+            report_progress(
+                f"Epoch {epoch}, loss = {train_loss:.8f}, monitored = {monitored:.8f}",
+                self.verbose,
+            )
             if monitored < best - self.tol:
                 best, stall = monitored, 0
                 best_state = {k: v.clone() for k, v in module.state_dict().items()}
