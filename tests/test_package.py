@@ -12,6 +12,7 @@ from sklearn_hcal.utils._optional import import_optional, resolve_device
 def test_import_does_not_pull_torch_or_matplotlib():
     code = (
         "import sys, sklearn_hcal, sklearn_hcal.metrics, sklearn_hcal.datasets;"
+        "import sklearn_hcal.plotting, sklearn_hcal.model_selection;"
         "from sklearn_hcal.metrics import jensen_shannon_distance;"
         "bad = [m for m in ('torch', 'skorch', 'matplotlib') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
@@ -30,6 +31,7 @@ def test_every_public_name_resolves():
     import sklearn_hcal.datasets
     import sklearn_hcal.metrics
     import sklearn_hcal.model_selection
+    import sklearn_hcal.plotting
 
     for module in (
         sklearn_hcal,
@@ -37,6 +39,7 @@ def test_every_public_name_resolves():
         sklearn_hcal.calibration,
         sklearn_hcal.datasets,
         sklearn_hcal.model_selection,
+        sklearn_hcal.plotting,
     ):
         for name in module.__all__:
             assert getattr(module, name) is not None, (module.__name__, name)

@@ -1,0 +1,298 @@
+"""Calibration-dispersion map (Mimori et al. 2021, Fig. 5a)."""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.utils._param_validation import Interval, validate_params
+
+from ..metrics import loss_decomposition
+from ..utils._optional import import_optional
+from ._base import (
+    _check_matplotlib,
+    _get_axes,
+    _has_label,
+    _named,
+    _named_estimators,
+    _predict_proba,
+    _validate_named_pairs,
+)
+
+_ISO_LABEL = "EL = CL + DL (constant)"
+
+
+class CalibrationDispersionDisplay:
+    """Calibration-dispersion map: one point per method at ``(CL, DL)``.
+
+    Mimori et al. (2021, App. F.3, Figs. 5a and 6a) split the epistemic loss
+    of class probability estimates, ``EL = E‖Q − q‖²``, into a calibration
+    loss ``CL`` and a dispersion loss ``DL`` (``EL = CL + DL``, App. B.4) and
+    place each method on the plane ``(CL, DL)``: calibration methods move a
+    point left, better features move it down, and points on a line of slope
+    −1 have the same epistemic loss (the grey iso-lines). The coordinates are
+    those of :func:`~sklearn_hcal.metrics.loss_decomposition`, i.e.
+    :func:`~sklearn_hcal.metrics.calibration_loss` and
+    :func:`~sklearn_hcal.metrics.dispersion_loss` with ``n_bins`` class-wise
+    bins, debiased by default (then slightly negative values are possible).
+
+    Parameters
+    ----------
+    calibration_loss : ndarray of shape (n_methods,)
+        ``CL`` of each method (x coordinates).
+    dispersion_loss : ndarray of shape (n_methods,)
+        ``DL`` of each method (y coordinates).
+    names : list of str
+        Method names, in the same order.
+    debiased : bool, default=True
+        Whether the coordinates are the debiased estimators (axis labels).
+    n_bins : int, default=15
+        Class-wise bins used (recorded for reference).
+
+    Attributes
+    ----------
+    points_ : dict of str to matplotlib PathCollection
+        The marker of each method.
+    iso_lines_ : list of matplotlib Line2D
+        Lines of constant ``EL``.
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.plotting import CalibrationDispersionDisplay
+    >>> Y = np.array([[8, 2], [5, 5], [1, 9], [7, 3]])
+    >>> oracle = Y / Y.sum(axis=1, keepdims=True)
+    >>> disp = CalibrationDispersionDisplay.from_predictions(
+    ...     Y, {"oracle": oracle, "uniform": np.full((4, 2), 0.5)},
+    ...     debiased=False)
+    >>> # oracle: 0; uniform: one bin per class, 2 * (0.525 - 0.5)**2
+    >>> disp.calibration_loss.round(6)
+    array([0.     , 0.00125])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(disp.figure_)
+    """
+
+    def __init__(
+        self,
+        calibration_loss,
+        dispersion_loss,
+        names,
+        *,
+        debiased: bool = True,
+        n_bins: int = 15,
+    ):
+        self.calibration_loss = calibration_loss
+        self.dispersion_loss = dispersion_loss
+        self.names = names
+        self.debiased = debiased
+        self.n_bins = n_bins
+
+    def plot(
+        self, ax=None, *, iso_lines: bool = True, annotate: bool = False, **kwargs
+    ):
+        """Draw the map.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None. Pass ``disp.ax_`` of
+            another map to add its methods.
+        iso_lines : bool, default=True
+            Draw grey lines of constant ``EL = CL + DL`` (once per axes).
+        annotate : bool, default=False
+            Also write each method's name beside its marker (the legend names
+            them too; labels of close points can overlap).
+        **kwargs : dict
+            Passed to :meth:`matplotlib.axes.Axes.scatter` for every method.
+
+        Returns
+        -------
+        display : CalibrationDispersionDisplay
+        """
+        self.ax_, self.figure_ = _get_axes(ax)
+        ax = self.ax_
+        cl = np.asarray(self.calibration_loss, dtype=np.float64)
+        dl = np.asarray(self.dispersion_loss, dtype=np.float64)
+        if not (cl.shape == dl.shape == (len(self.names),)):
+            raise ValueError(
+                "calibration_loss, dispersion_loss and names must have one entry "
+                f"per method; got shapes {cl.shape}, {dl.shape} and "
+                f"{len(self.names)} names."
+            )
+        self.points_ = {}
+        for name, x, y in zip(self.names, cl, dl):
+            style = {"s": 60, "zorder": 3, "label": name, **kwargs}
+            self.points_[name] = ax.scatter([x], [y], **style)
+            if annotate:
+                ax.annotate(
+                    name,
+                    (x, y),
+                    xytext=(6, 4),
+                    textcoords="offset points",
+                    fontsize="small",
+                )
+        # Keep the origin in view: it is the perfect predictor, and debiased
+        # estimates can sit a little below it.
+        ax.update_datalim([(0.0, 0.0)])
+        ax.autoscale_view()
+        ax.margins(0.15)
+        self.iso_lines_ = []
+        if iso_lines and not _has_label(ax, _ISO_LABEL):
+            self.iso_lines_ = self._draw_iso_lines(ax, cl + dl)
+        kind = "debiased" if self.debiased else "plug-in"
+        ax.set(
+            xlabel=f"Calibration loss CL ({kind})",
+            ylabel=f"Dispersion loss DL ({kind})",
+        )
+        ax.axhline(0.0, color="0.6", linewidth=0.6, zorder=0)
+        ax.axvline(0.0, color="0.6", linewidth=0.6, zorder=0)
+        ax.legend(loc="best", fontsize="small")
+        return self
+
+    @staticmethod
+    def _draw_iso_lines(ax, el):
+        ticker = import_optional("matplotlib.ticker")
+        top = float(np.nanmax(el)) if np.isfinite(el).any() else 1.0
+        top = top if top > 0 else 1.0
+        levels = ticker.MaxNLocator(nbins=4).tick_values(0.0, top * 1.2)
+        lines = []
+        for i, level in enumerate(levels[levels > 0]):
+            lines.append(
+                ax.axline(
+                    (float(level), 0.0),
+                    slope=-1.0,
+                    color="0.75",
+                    linestyle=":",
+                    linewidth=1.0,
+                    zorder=1,
+                    label=_ISO_LABEL if i == 0 else None,
+                )
+            )
+        return lines
+
+    @classmethod
+    @validate_params(
+        {
+            "y_true": ["array-like"],
+            "y_prob": ["array-like", dict],
+            "counts": ["array-like", None],
+            "n_bins": [Interval(Integral, 1, None, closed="left")],
+            "debiased": ["boolean"],
+            "name": [str, None],
+            "iso_lines": ["boolean"],
+            "annotate": ["boolean"],
+        },
+        prefer_skip_nested_validation=True,
+    )
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        y_prob,
+        *,
+        counts: ArrayLike | None = None,
+        n_bins: int = 15,
+        debiased: bool = True,
+        name: str | None = None,
+        ax=None,
+        iso_lines: bool = True,
+        annotate: bool = False,
+        **kwargs,
+    ):
+        """Map from label histograms and the probabilities of several methods.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Label histograms (integer counts) or 1-D labels.
+        y_prob : array-like of shape (n_samples, n_classes), or dict
+            Predicted probabilities, or ``{name: probabilities}``.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Replaces ``y_true`` as the human histograms when given.
+        n_bins : int, default=15
+            Class-wise equal-width bins of ``CL`` and ``DL``.
+        debiased : bool, default=True
+            Use the debiased estimators (eq. 14, 36) rather than the plug-in.
+        name : str, default=None
+            Name of a single method (keys name a dict's).
+        ax : matplotlib Axes, default=None
+        iso_lines, annotate, **kwargs
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : CalibrationDispersionDisplay
+        """
+        _check_matplotlib()
+        preds = _named(y_prob, name, default="Classifier")
+        Y, preds = _validate_named_pairs(y_true, preds, counts, probabilities=False)
+        column = "debiased" if debiased else "plugin"
+        cl, dl = [], []
+        with warnings.catch_warnings():
+            # The single-annotation warning would repeat once per method.
+            warnings.simplefilter("ignore", UserWarning)
+            for P in preds.values():
+                terms = loss_decomposition(Y, P, n_bins=n_bins)[column]
+                cl.append(terms["CL"])
+                dl.append(terms["DL"])
+        if debiased and np.any(Y.sum(axis=1) < 2):
+            warnings.warn(
+                "Some items have a single annotation; the debiased dispersion "
+                "loss cannot correct them and is biased upwards.",
+                UserWarning,
+                stacklevel=2,
+            )
+        disp = cls(
+            np.array(cl), np.array(dl), list(preds), debiased=debiased, n_bins=n_bins
+        )
+        return disp.plot(ax=ax, iso_lines=iso_lines, annotate=annotate, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        counts: ArrayLike | None = None,
+        n_bins: int = 15,
+        debiased: bool = True,
+        name: str | None = None,
+        ax=None,
+        iso_lines: bool = True,
+        annotate: bool = False,
+        **kwargs,
+    ):
+        """Map of fitted classifiers' ``predict_proba(X)``.
+
+        Parameters
+        ----------
+        estimator : fitted classifier or dict of str to fitted classifier
+            One method, or ``{name: classifier}`` for several.
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_classes)
+            Human label histograms (or labels, with ``counts``).
+        counts, n_bins, debiased, name, ax, iso_lines, annotate, **kwargs
+            See :meth:`from_predictions`.
+
+        Returns
+        -------
+        display : CalibrationDispersionDisplay
+        """
+        _check_matplotlib()
+        estimators = _named_estimators(estimator, name)
+        preds = {n: _predict_proba(e, X, n) for n, e in estimators.items()}
+        return cls.from_predictions(
+            y,
+            preds,
+            counts=counts,
+            n_bins=n_bins,
+            debiased=debiased,
+            ax=ax,
+            iso_lines=iso_lines,
+            annotate=annotate,
+            **kwargs,
+        )

@@ -1,0 +1,398 @@
+"""Reliability diagram of disagreement probability estimates (Mimori et al.)."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.utils._param_validation import Interval, validate_params
+
+from .._validation import check_label_histograms
+from ..metrics import (
+    disagreement_calibration_error,
+    disagreement_calibration_loss,
+    disagreement_probability,
+    predicted_disagreement,
+)
+from ._base import (
+    _check_matplotlib,
+    _draw_counts,
+    _get_axes,
+    _has_label,
+    _outside_legend,
+    _single_estimator,
+)
+
+_REF_LABEL = "Perfectly calibrated"
+
+
+def _disagreement_bins(mu, phi, n_bins: int):
+    """Per-bin counts, mean predicted ``φ`` and mean observed ``μ̂``.
+
+    The binning of :func:`~sklearn_hcal.metrics.disagreement_calibration_loss`
+    (Mimori et al. 2021, eq. 42-45): equal-width bins ``[j/B, (j+1)/B)`` on
+    ``φ``, the last closed; ``mean φ`` and the counts over all items, ``mean
+    μ̂`` over the items with two annotations or more (``μ̂`` not NaN).
+    """
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    idx = np.searchsorted(edges[1:-1], phi, side="right")
+    valid = ~np.isnan(mu)
+    counts = np.bincount(idx, minlength=n_bins)
+    counts_valid = np.bincount(idx[valid], minlength=n_bins)
+    phi_sum = np.bincount(idx, weights=phi, minlength=n_bins)
+    mu_sum = np.bincount(idx[valid], weights=mu[valid], minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        predicted = np.where(counts > 0, phi_sum / counts, np.nan)
+        observed = np.where(counts_valid > 0, mu_sum / counts_valid, np.nan)
+    return edges, predicted, observed, counts, counts_valid
+
+
+def _as_disagreement(values, n_classes: int) -> np.ndarray:
+    """``φ`` from a 1-D array (already ``φ``) or class probabilities."""
+    raw = values.to_numpy() if hasattr(values, "to_numpy") else values
+    if np.ndim(raw) == 1:
+        phi = np.asarray(raw, dtype=np.float64)
+        if not np.all(np.isfinite(phi)) or np.any((phi < 0) | (phi > 1)):
+            raise ValueError(
+                "y_disagreement must hold predicted disagreement probabilities in "
+                "[0, 1] (a 1-D array is always φ, never P(second class))."
+            )
+        return phi
+    if np.ndim(raw) in (2, 3) and np.shape(raw)[-1] != n_classes:
+        raise ValueError(
+            f"y_disagreement has {np.shape(raw)[-1]} classes (columns) but the "
+            f"human histograms have {n_classes}."
+        )
+    return predicted_disagreement(raw)
+
+
+class DisagreementReliabilityDisplay:
+    """Reliability diagram of predicted disagreement probabilities.
+
+    Mimori et al. (2021, Figs. 1 and 5b): items are binned by their predicted
+    probability ``φ`` that two annotators disagree (a DPE) into equal-width
+    bins, and the mean ``φ`` of each bin is plotted against the mean unbiased
+    empirical disagreement ``μ̂ = 1 − Σ_k Y_k(Y_k − 1)/(n(n − 1))``
+    (:func:`~sklearn_hcal.metrics.disagreement_probability`, eq. 16), with the
+    items per bin on a twin axis. The binning is that of
+    :func:`~sklearn_hcal.metrics.disagreement_calibration_loss`, so
+    ``Σ_b (counts_b / N)(observed_b − predicted_b)²`` over the bins with an
+    observation is its plug-in value; the legend shows the debiased
+    calibration error ``CE_φD`` (their Tables 1-2).
+
+    Parameters
+    ----------
+    bin_edges : ndarray of shape (n_bins + 1,)
+        Bin edges on ``φ``; bins ``[a, b)``, the last closed.
+    bin_predicted : ndarray of shape (n_bins,)
+        Mean ``φ`` per bin over all its items (NaN when empty).
+    bin_observed : ndarray of shape (n_bins,)
+        Mean ``μ̂`` per bin over its items with at least two annotations
+        (NaN when there is none).
+    bin_counts : ndarray of shape (n_bins,)
+        Items per bin.
+    bin_counts_valid : ndarray of shape (n_bins,), default=None
+        Items per bin with at least two annotations.
+    calibration_loss : float, default=None
+        Debiased ``CL_φD`` (:func:`disagreement_calibration_loss`).
+    calibration_error : float, default=None
+        Debiased ``CE_φD`` (:func:`disagreement_calibration_error`), shown in
+        the legend.
+    name : str, default=None
+        Legend name.
+    disagreement_source : str, default=None
+        Where ``φ`` came from: ``"predict_disagreement"``,
+        ``"predict_proba"`` (``1 − Σ q²``) or ``"y_disagreement"``.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D
+    counts_ : matplotlib Artist or None
+    ax_ : matplotlib Axes
+    ax_counts_ : matplotlib Axes or None
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.plotting import DisagreementReliabilityDisplay
+    >>> Y = np.array([[5, 5], [10, 0], [9, 1], [4, 6]])
+    >>> disp = DisagreementReliabilityDisplay.from_predictions(
+    ...     Y, [0.5, 0.0, 0.2, 0.5], n_bins=5)
+    >>> disp.bin_counts
+    array([1, 1, 2, 0, 0])
+    >>> disp.bin_observed.round(3)        # μ̂ = 5/9, 0, 0.2, 48/90
+    array([0.   , 0.2  , 0.544,   nan,   nan])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(disp.figure_)
+    """
+
+    def __init__(
+        self,
+        bin_edges,
+        bin_predicted,
+        bin_observed,
+        bin_counts,
+        bin_counts_valid=None,
+        *,
+        calibration_loss: float | None = None,
+        calibration_error: float | None = None,
+        name: str | None = None,
+        disagreement_source: str | None = None,
+    ):
+        self.bin_edges = bin_edges
+        self.bin_predicted = bin_predicted
+        self.bin_observed = bin_observed
+        self.bin_counts = bin_counts
+        self.bin_counts_valid = bin_counts_valid
+        self.calibration_loss = calibration_loss
+        self.calibration_error = calibration_error
+        self.name = name
+        self.disagreement_source = disagreement_source
+
+    def plot(
+        self,
+        ax=None,
+        *,
+        name: str | None = None,
+        ref_line: bool = True,
+        show_counts: bool = True,
+        **kwargs,
+    ):
+        """Draw the diagram.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None. Pass ``disp.ax_`` of
+            another display to compare methods (Mimori et al. draw the
+            α-calibrated ones solid and the originals dotted:
+            ``linestyle=":"``).
+        name : str, default=None
+            Legend name; defaults to :attr:`name`.
+        ref_line : bool, default=True
+            Draw the diagonal of perfect calibration.
+        show_counts : bool, default=True
+            Draw the items per bin on a twin axis.
+        **kwargs : dict
+            Passed to :meth:`matplotlib.axes.Axes.plot`.
+
+        Returns
+        -------
+        display : DisagreementReliabilityDisplay
+        """
+        self.ax_, self.figure_ = _get_axes(ax)
+        ax = self.ax_
+        name = self.name if name is None else name
+        label = name
+        if self.calibration_error is not None:
+            ce = f"CE$_{{\\varphi D}}$ = {self.calibration_error:.3f}"
+            label = ce if name is None else f"{name} ({ce})"
+        if ref_line and not _has_label(ax, _REF_LABEL):
+            ax.plot([0, 1], [0, 1], linestyle="--", color="0.4", label=_REF_LABEL)
+        pred = np.asarray(self.bin_predicted, dtype=np.float64)
+        obs = np.asarray(self.bin_observed, dtype=np.float64)
+        shown = ~np.isnan(obs) & ~np.isnan(pred)
+        style = {"marker": "o", "label": label, **kwargs}
+        self.line_ = ax.plot(pred[shown], obs[shown], **style)[0]
+        self.counts_ = self.ax_counts_ = None
+        if show_counts:
+            self.counts_ = _draw_counts(
+                ax, np.asarray(self.bin_edges), self.bin_counts, self.line_.get_color()
+            )
+            self.ax_counts_ = self.counts_.axes
+        ax.set(
+            xlim=(0.0, 1.0),
+            ylim=(0.0, 1.05),
+            xlabel="Predicted disagreement probability φ",
+            ylabel="Observed disagreement μ̂ (unbiased)",
+        )
+        _outside_legend(ax)
+        return self
+
+    @classmethod
+    @validate_params(
+        {
+            "y_true": ["array-like"],
+            "y_disagreement": ["array-like"],
+            "counts": ["array-like", None],
+            "n_bins": [Interval(Integral, 1, None, closed="left")],
+            "name": [str, None],
+            "ref_line": ["boolean"],
+            "show_counts": ["boolean"],
+        },
+        prefer_skip_nested_validation=True,
+    )
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        y_disagreement: ArrayLike,
+        *,
+        counts: ArrayLike | None = None,
+        n_bins: int = 15,
+        name: str | None = None,
+        ax=None,
+        ref_line: bool = True,
+        show_counts: bool = True,
+        **kwargs,
+    ):
+        """Diagram from label histograms and predicted disagreements.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples, n_classes)
+            Label histograms (integer counts); items with one annotation
+            count in the bins but have no observed disagreement.
+        y_disagreement : array-like of shape (n_samples,) or \
+                (n_samples, n_classes)
+            Predicted disagreement ``φ`` in [0, 1] (a 1-D array is always
+            ``φ``), or class probabilities, turned into ``φ = 1 − Σ_k q_k²``
+            (a 3-D ensemble ``(n_members, n_samples, n_classes)`` into the
+            member mean), as
+            :func:`~sklearn_hcal.metrics.disagreement_calibration_loss` does.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Replaces ``y_true`` as the human histograms when given.
+        n_bins : int, default=15
+            Equal-width bins on ``φ`` (the calibration loss's default).
+        name : str, default=None
+            Legend name.
+        ax : matplotlib Axes, default=None
+            Axes to draw on.
+        ref_line, show_counts, **kwargs
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : DisagreementReliabilityDisplay
+        """
+        return cls._from_phi(
+            y_true,
+            y_disagreement,
+            counts=counts,
+            n_bins=n_bins,
+            name=name,
+            ax=ax,
+            source="y_disagreement",
+            ref_line=ref_line,
+            show_counts=show_counts,
+            **kwargs,
+        )
+
+    @classmethod
+    def _from_phi(
+        cls,
+        y_true,
+        y_disagreement,
+        *,
+        counts,
+        n_bins,
+        name,
+        ax,
+        source,
+        ref_line,
+        show_counts,
+        **kwargs,
+    ):
+        _check_matplotlib()
+        Y = check_label_histograms(
+            y_true if counts is None else counts,
+            name="y_true" if counts is None else "counts",
+            allow_probabilities=False,
+        )
+        mu = disagreement_probability(Y)
+        phi = _as_disagreement(y_disagreement, Y.shape[1])
+        if phi.shape[0] != mu.shape[0]:
+            raise ValueError(
+                f"y_disagreement has {phi.shape[0]} samples but the human "
+                f"histograms have {mu.shape[0]}."
+            )
+        # The metric functions validate again and give the numbers reported
+        # everywhere else in the library.
+        cl = disagreement_calibration_loss(Y, phi, n_bins=n_bins)
+        ce = disagreement_calibration_error(Y, phi, n_bins=n_bins)
+        edges, predicted, observed, bin_counts, valid = _disagreement_bins(
+            mu, phi, n_bins
+        )
+        disp = cls(
+            edges,
+            predicted,
+            observed,
+            bin_counts,
+            valid,
+            calibration_loss=cl,
+            calibration_error=ce,
+            name=name,
+            disagreement_source=source,
+        )
+        return disp.plot(ax=ax, ref_line=ref_line, show_counts=show_counts, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        counts: ArrayLike | None = None,
+        n_bins: int = 15,
+        name: str | None = None,
+        ax=None,
+        ref_line: bool = True,
+        show_counts: bool = True,
+        **kwargs,
+    ):
+        """Diagram of a fitted estimator's predicted disagreement on ``X``.
+
+        ``φ`` comes from ``estimator.predict_disagreement(X)`` when the
+        estimator has it (α-calibration, MC dropout, test-time augmentation:
+        their second-order predictions), else from ``1 − Σ_k q_k²`` with
+        ``q = estimator.predict_proba(X)``.
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Has ``predict_disagreement`` or ``predict_proba``.
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_classes)
+            Human label histograms (or labels, with ``counts``).
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Replaces ``y`` as the human histograms when given.
+        n_bins : int, default=15
+            Equal-width bins on ``φ``.
+        name : str, default=None
+            Legend name; the estimator's class name by default.
+        ax : matplotlib Axes, default=None
+        ref_line, show_counts, **kwargs
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : DisagreementReliabilityDisplay
+        """
+        _check_matplotlib()
+        name, est = _single_estimator(estimator, name, "DisagreementReliabilityDisplay")
+        if hasattr(est, "predict_disagreement"):
+            phi, source = (
+                np.asarray(est.predict_disagreement(X)),
+                "predict_disagreement",
+            )
+        elif hasattr(est, "predict_proba"):
+            phi, source = predicted_disagreement(est.predict_proba(X)), "predict_proba"
+        else:
+            raise ValueError(
+                f"estimator {name!r} has neither predict_disagreement nor "
+                "predict_proba."
+            )
+        return cls._from_phi(
+            y,
+            phi,
+            counts=counts,
+            n_bins=n_bins,
+            name=name,
+            ax=ax,
+            source=source,
+            ref_line=ref_line,
+            show_counts=show_counts,
+            **kwargs,
+        )

@@ -1,0 +1,397 @@
+"""Human-versus-model histograms of instance statistics (Baan et al., App. B)."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..metrics import instance_calibration_errors
+from ._base import (
+    _check_matplotlib,
+    _has_label,
+    _named,
+    _named_estimators,
+    _predict_proba,
+    _pyplot,
+    _validate_named_pairs,
+)
+
+_VIEWS = ("marginal", "error", "absolute_error")
+_HUMAN = "Human"
+
+
+def _ordinal(k: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(k if k < 20 else k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def _panel_title(stat: str, index: int, view: str, class_names) -> str:
+    wrap = {"marginal": "{}", "error": "{} error", "absolute_error": "|{} error|"}
+    if stat == "class":
+        return wrap[view].format(f"P({class_names[index]})")
+    if stat == "rank":
+        return wrap[view].format(f"{_ordinal(index + 1)} guess")
+    if stat == "dist_ce":
+        return "DistCE (TVD)"
+    return {
+        "marginal": "Entropy (nats)",
+        "error": "EntCE = H(model) − H(human)",
+        "absolute_error": "|EntCE| (nats)",
+    }[view]
+
+
+def _panel_range(stat: str, view: str, n_classes: int) -> tuple:
+    top = 1.0 if stat in ("class", "rank", "dist_ce") else float(np.log(n_classes))
+    if stat != "dist_ce" and view == "error":
+        return (-top, top)
+    return (0.0, top)
+
+
+def _statistics(p_hat: np.ndarray, P: np.ndarray, frame, view: str) -> dict:
+    """Per-panel values of one classifier (and of the humans, marginal view)."""
+    model = {
+        "class": P,
+        "rank": -np.sort(-P, axis=1),
+        "entropy": frame["model_entropy"].to_numpy(dtype=np.float64),
+    }
+    human = {
+        "class": p_hat,
+        "rank": -np.sort(-p_hat, axis=1),
+        "entropy": frame["human_entropy"].to_numpy(dtype=np.float64),
+    }
+    if view == "marginal":
+        return model, human
+    diff = {stat: model[stat] - human[stat] for stat in model}
+    # EntCE as the metric computes it, so that its mean is the reported value.
+    diff["entropy"] = frame["ent_ce"].to_numpy(dtype=np.float64)
+    if view == "absolute_error":
+        diff = {stat: np.abs(value) for stat, value in diff.items()}
+    return diff, None
+
+
+class HumanModelMarginalDisplay:
+    """Histograms of human and model statistics, the figures of Baan et al.'s App. B.
+
+    Baan et al. (2022, App. B, Figs. 4-15) compare humans and a model through
+    three rows of histograms over the items: the probability of each class
+    (first row), the k-th largest probability -- the first, second, ... guess,
+    whatever its class (second row) -- and DistCE and the entropy (third row).
+    Three views:
+
+    * ``"marginal"``: the human statistic and the model statistic as two
+      histograms (dataset-level distributions; their Figs. 4-5);
+    * ``"error"``: one histogram of the per-item difference model − human
+      (signed, e.g. EntCE; Figs. 8-9);
+    * ``"absolute_error"``: the absolute differences (Figs. 6-7).
+
+    DistCE is the same in every view. The entropy values are
+    :func:`~sklearn_hcal.metrics.instance_calibration_errors`'
+    ``human_entropy``, ``model_entropy`` and ``ent_ce`` (natural log). The
+    fourth row of their figures is :class:`MajorityReliabilityDisplay`.
+
+    Parameters
+    ----------
+    panels : dict of tuple to dict of str to ndarray of shape (n_samples,)
+        ``{(statistic, index): {series: values}}`` with statistic in
+        ``"class"``, ``"rank"`` (index = class or rank, from 0),
+        ``"dist_ce"`` and ``"entropy"`` (index 0); series are the classifier
+        names and, in the marginal view, ``"Human"``.
+    bin_edges : dict of tuple to ndarray
+        Histogram edges of each panel.
+    view : {"marginal", "error", "absolute_error"}, default="marginal"
+    class_names : list of str, default=None
+        Class names for the titles (``0, 1, ...`` by default).
+
+    Attributes
+    ----------
+    axes_ : ndarray of matplotlib Axes of shape (3, max(n_classes, 2))
+        The panels; unused ones are switched off.
+    histograms_ : dict of tuple to dict of str to matplotlib Artist
+        The step histogram of every series in every panel.
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.plotting import HumanModelMarginalDisplay
+    >>> Y = np.array([[8, 2, 0], [5, 4, 1], [1, 2, 7], [3, 3, 4]])
+    >>> P = np.array([[.6, .3, .1], [.4, .4, .2], [.2, .2, .6], [.3, .3, .4]])
+    >>> disp = HumanModelMarginalDisplay.from_predictions(
+    ...     Y, {"model": P}, class_names=["e", "n", "c"])
+    >>> disp.panels[("rank", 0)]["Human"]      # the humans' first guess
+    array([0.8, 0.5, 0.7, 0.4])
+    >>> err = HumanModelMarginalDisplay.from_predictions(Y, P, view="error")
+    >>> err.panels[("class", 0)]["Classifier"].round(2)
+    array([-0.2, -0.1,  0.1,  0. ])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+
+    def __init__(
+        self,
+        panels: dict,
+        bin_edges: dict,
+        *,
+        view: str = "marginal",
+        class_names=None,
+    ):
+        self.panels = panels
+        self.bin_edges = bin_edges
+        self.view = view
+        self.class_names = class_names
+
+    def _n_classes(self) -> int:
+        return 1 + max(index for stat, index in self.panels if stat == "class")
+
+    @staticmethod
+    def _position(key) -> tuple:
+        stat, index = key
+        row = {"class": 0, "rank": 1, "dist_ce": 2, "entropy": 2}[stat]
+        col = {"dist_ce": 0, "entropy": 1}.get(stat, index)
+        return row, col
+
+    def plot(self, ax=None, *, fill_human: bool = True, **kwargs):
+        """Draw the panels.
+
+        Parameters
+        ----------
+        ax : array-like of matplotlib Axes of shape (3, max(n_classes, 2)), \
+                default=None
+            Grid of axes to draw on (e.g. ``disp.axes_`` of another display
+            to add classifiers); a new figure when None.
+        fill_human : bool, default=True
+            Draw the human histograms filled in grey (marginal view).
+        **kwargs : dict
+            Passed to :meth:`matplotlib.axes.Axes.stairs` for the models.
+
+        Returns
+        -------
+        display : HumanModelMarginalDisplay
+        """
+        if self.view not in _VIEWS:
+            raise ValueError(f"view must be one of {_VIEWS}, got {self.view!r}.")
+        n_classes = self._n_classes()
+        n_cols = max(n_classes, 2)
+        created = ax is None
+        if created:
+            plt = _pyplot()
+            fig, axes = plt.subplots(
+                3, n_cols, figsize=(3.2 * n_cols, 8.0), layout="constrained"
+            )
+        else:
+            _check_matplotlib()
+            axes = np.asarray(ax, dtype=object)
+            if axes.shape != (3, n_cols):
+                raise ValueError(
+                    f"ax must be a (3, {n_cols}) grid of Axes for {n_classes} "
+                    f"classes, got shape {axes.shape}."
+                )
+            fig = axes[0, 0].figure
+        self.axes_, self.figure_ = axes, fig
+        class_names = self.class_names
+        if class_names is None:
+            class_names = [str(k) for k in range(n_classes)]
+        used = set()
+        self.histograms_ = {}
+        for key, series in self.panels.items():
+            row, col = self._position(key)
+            used.add((row, col))
+            panel = axes[row, col]
+            edges = self.bin_edges[key]
+            artists = {}
+            for name, values in series.items():
+                frac = np.histogram(values, bins=edges)[0] / len(values)
+                if name == _HUMAN:
+                    if _has_label(panel, _HUMAN):
+                        continue
+                    artists[name] = panel.stairs(
+                        frac,
+                        edges,
+                        fill=fill_human,
+                        color="0.55",
+                        alpha=0.6,
+                        label=_HUMAN,
+                    )
+                else:
+                    style = {"linewidth": 1.6, "label": name, **kwargs}
+                    artists[name] = panel.stairs(frac, edges, **style)
+            self.histograms_[key] = artists
+            panel.set_title(
+                _panel_title(key[0], key[1], self.view, class_names), fontsize="medium"
+            )
+            if key[0] != "dist_ce" and self.view == "error":
+                panel.axvline(0.0, color="0.3", linewidth=0.8)
+            panel.set_ylim(bottom=0.0)
+            if col == 0:
+                panel.set_ylabel("Fraction of items")
+        for r in range(3):
+            for c in range(n_cols):
+                if (r, c) not in used:
+                    axes[r, c].set_axis_off()
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        if created:
+            fig.legend(
+                handles, labels, loc="outside upper center", ncols=len(labels) or 1
+            )
+        else:
+            axes[0, 0].legend(fontsize="small")
+        return self
+
+    @classmethod
+    @validate_params(
+        {
+            "y_true": ["array-like"],
+            "y_prob": ["array-like", dict],
+            "counts": ["array-like", None],
+            "view": [StrOptions(set(_VIEWS))],
+            "bins": [Interval(Integral, 1, None, closed="left")],
+            "class_names": ["array-like", None],
+            "name": [str, None],
+            "fill_human": ["boolean"],
+        },
+        prefer_skip_nested_validation=True,
+    )
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        y_prob,
+        *,
+        counts: ArrayLike | None = None,
+        view: str = "marginal",
+        bins: int = 20,
+        class_names: ArrayLike | None = None,
+        name: str | None = None,
+        ax=None,
+        fill_human: bool = True,
+        **kwargs,
+    ):
+        """Panels from human labels and predicted probabilities.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples, n_classes)
+            Label histograms or rows of human probabilities (a DataFrame's
+            columns name the classes).
+        y_prob : array-like of shape (n_samples, n_classes), or dict
+            Predicted probabilities, or ``{name: probabilities}``.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Replaces ``y_true`` as the human histograms when given.
+        view : {"marginal", "error", "absolute_error"}, default="marginal"
+            See the class description.
+        bins : int, default=20
+            Equal-width bins of every panel over the statistic's whole range,
+            ``[0, 1]`` for probabilities and DistCE, ``[0, log K]`` for
+            entropies; the signed errors of ``view="error"`` span ``[−1, 1]``
+            or ``[−log K, log K]`` with ``2 * bins`` bins (the same width).
+        class_names : array-like of str, default=None
+            Class names for the titles; a DataFrame's columns by default.
+        name : str, default=None
+            Name of a single classifier (keys name a dict's).
+        ax : array-like of matplotlib Axes, default=None
+            See :meth:`plot`.
+        fill_human, **kwargs
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : HumanModelMarginalDisplay
+        """
+        _check_matplotlib()
+        human_labels = y_true if counts is None else counts
+        if class_names is None and hasattr(human_labels, "columns"):
+            class_names = [str(c) for c in human_labels.columns]
+        preds = _named(y_prob, name, default="Classifier")
+        Y, preds = _validate_named_pairs(y_true, preds, counts)
+        n_classes = Y.shape[1]
+        if class_names is not None:
+            class_names = [str(c) for c in class_names]
+            if len(class_names) != n_classes:
+                raise ValueError(
+                    f"class_names has {len(class_names)} entries but there are "
+                    f"{n_classes} classes."
+                )
+        p_hat = Y / Y.sum(axis=1, keepdims=True)
+        keys = [("class", k) for k in range(n_classes)]
+        keys += [("rank", k) for k in range(n_classes)]
+        keys += [("dist_ce", 0), ("entropy", 0)]
+        panels = {key: {} for key in keys}
+        for clf, P in preds.items():
+            frame = instance_calibration_errors(Y, P)
+            model, human = _statistics(p_hat, P, frame, view)
+            for stat, k in keys:
+                if stat == "dist_ce":
+                    panels[(stat, k)][clf] = frame["dist_ce"].to_numpy(np.float64)
+                    continue
+                value = model[stat]
+                panels[(stat, k)][clf] = value if value.ndim == 1 else value[:, k]
+                if human is not None and _HUMAN not in panels[(stat, k)]:
+                    h = human[stat]
+                    panels[(stat, k)][_HUMAN] = h if h.ndim == 1 else h[:, k]
+        # The human histogram first, so that it is drawn below the models.
+        panels = {
+            key: dict(sorted(series.items(), key=lambda item: item[0] != _HUMAN))
+            for key, series in panels.items()
+        }
+        edges = {}
+        for key in keys:
+            lo, hi = _panel_range(key[0], view, n_classes)
+            # A symmetric range gets twice the bins: the same bin width.
+            n_edges = (2 * bins if lo < 0 else bins) + 1
+            edges[key] = np.linspace(lo, hi, n_edges)
+        disp = cls(panels, edges, view=view, class_names=class_names)
+        return disp.plot(ax=ax, fill_human=fill_human, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        counts: ArrayLike | None = None,
+        view: str = "marginal",
+        bins: int = 20,
+        class_names: ArrayLike | None = None,
+        name: str | None = None,
+        ax=None,
+        fill_human: bool = True,
+        **kwargs,
+    ):
+        """Panels of fitted classifiers' ``predict_proba(X)``.
+
+        Parameters
+        ----------
+        estimator : fitted classifier or dict of str to fitted classifier
+            One classifier, or ``{name: classifier}`` for several.
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_classes)
+            Human label histograms (or labels, with ``counts``).
+        counts, view, bins, class_names, name, ax, fill_human, **kwargs
+            See :meth:`from_predictions`; ``class_names`` defaults to the
+            first estimator's ``classes_``.
+
+        Returns
+        -------
+        display : HumanModelMarginalDisplay
+        """
+        _check_matplotlib()
+        estimators = _named_estimators(estimator, name)
+        preds = {n: _predict_proba(e, X, n) for n, e in estimators.items()}
+        if class_names is None:
+            first = next(iter(estimators.values()))
+            if hasattr(first, "classes_"):
+                class_names = [str(c) for c in first.classes_]
+        return cls.from_predictions(
+            y,
+            preds,
+            counts=counts,
+            view=view,
+            bins=bins,
+            class_names=class_names,
+            ax=ax,
+            fill_human=fill_human,
+            **kwargs,
+        )

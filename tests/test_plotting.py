@@ -1,0 +1,296 @@
+"""Reliability displays and shared display behaviour (sklearn_hcal.plotting).
+
+The displays must show the numbers the metric functions report: every test
+recombines a display's stored data and compares it with the public metric on
+the same inputs, mostly on the real ChaosNLI-SNLI histograms.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+
+from sklearn_hcal import AlphaCalibrator  # noqa: E402
+from sklearn_hcal.datasets import load_chaosnli, make_label_histograms  # noqa: E402
+from sklearn_hcal.metrics import (  # noqa: E402
+    disagreement_calibration_error,
+    disagreement_calibration_loss,
+    disagreement_probability,
+    expected_calibration_error,
+    predicted_disagreement,
+)
+from sklearn_hcal.plotting import (  # noqa: E402
+    AgreementBinDisplay,
+    CalibrationDispersionDisplay,
+    DisagreementReliabilityDisplay,
+    HumanModelMarginalDisplay,
+    InstanceErrorDisplay,
+    MajorityReliabilityDisplay,
+)
+
+from .conftest import require_data  # noqa: E402
+
+ALL_DISPLAYS = [
+    MajorityReliabilityDisplay,
+    InstanceErrorDisplay,
+    HumanModelMarginalDisplay,
+    DisagreementReliabilityDisplay,
+    CalibrationDispersionDisplay,
+    AgreementBinDisplay,
+]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def snli():
+    """ChaosNLI-SNLI counts and three classifiers of Baan et al.'s kind."""
+    path = require_data("chaosnli_v1.0", "chaosNLI_snli.jsonl")
+    Y = load_chaosnli("snli", path=path).counts
+    rng = np.random.default_rng(0)
+    # 20 of the 100 votes without replacement: a multivariate hypergeometric
+    # draw per item (Baan et al.'s "as good as it realistically gets" H1).
+    sub = np.array([rng.multivariate_hypergeometric(y, 20) for y in Y])
+    preds = {
+        "uniform": np.full(Y.shape, 1.0 / Y.shape[1]),
+        "oracle": Y / Y.sum(axis=1, keepdims=True),
+        "H20": sub / 20.0,
+    }
+    return Y, preds
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    X, Y, _ = make_label_histograms(
+        300, 3, 5, n_features=4, concentration=3.0, random_state=0
+    )
+    clf = LogisticRegression().fit(X, Y.argmax(axis=1))
+    return X, Y, clf
+
+
+# --------------------------------------------------------------------------- #
+# Shared behaviour
+# --------------------------------------------------------------------------- #
+def test_importing_plotting_does_not_import_matplotlib():
+    code = (
+        "import sys, sklearn_hcal.plotting as p;"
+        "[getattr(p, n) for n in p.__all__];"
+        "sys.exit(1 if 'matplotlib' in sys.modules else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("display", ALL_DISPLAYS, ids=lambda d: d.__name__)
+def test_missing_matplotlib_names_the_extra(monkeypatch, display):
+    Y = np.array([[3, 1], [1, 3], [2, 2]])
+    P = np.array([[0.7, 0.3], [0.4, 0.6], [0.5, 0.5]])
+    # A None entry makes `import matplotlib` fail as if it were not installed.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r'pip install "sklearn-hcal\[plot\]"'):
+        display.from_predictions(Y, P)
+
+
+def test_dict_of_predictions_rejects_name_and_empty_dict():
+    Y = np.array([[3, 1], [1, 3]])
+    P = np.array([[0.7, 0.3], [0.4, 0.6]])
+    with pytest.raises(ValueError, match="name must be None when y_prob is a dict"):
+        InstanceErrorDisplay.from_predictions(Y, {"a": P}, name="b")
+    with pytest.raises(ValueError, match="empty dict"):
+        AgreementBinDisplay.from_predictions(Y, {})
+
+
+def test_bad_probabilities_name_the_classifier():
+    Y = np.array([[3, 1], [1, 3]])
+    good = np.array([[0.7, 0.3], [0.4, 0.6]])
+    bad = np.array([[0.7, 0.7], [0.4, 0.6]])
+    with pytest.raises(ValueError, match=r"y_prob\['bad'\] rows must sum to 1"):
+        CalibrationDispersionDisplay.from_predictions(Y, {"good": good, "bad": bad})
+    with pytest.raises(ValueError, match="kind"):
+        MajorityReliabilityDisplay.from_predictions(Y, good, kind="pie")
+
+
+# --------------------------------------------------------------------------- #
+# MajorityReliabilityDisplay
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("which", ["uniform", "oracle", "H20"])
+def test_majority_reliability_recombines_to_ece(snli, which):
+    Y, preds = snli
+    P = preds[which]
+    disp = MajorityReliabilityDisplay.from_predictions(Y, P, name=which)
+    counts = disp.bin_counts
+    gap = np.abs(disp.bin_accuracy - disp.bin_confidence)
+    filled = counts > 0
+    recombined = np.sum(counts[filled] * gap[filled]) / counts.sum()
+    expected = expected_calibration_error(Y, P)
+    assert recombined == pytest.approx(expected, abs=1e-12)
+    assert disp.ece == pytest.approx(expected, abs=1e-15)
+    # Every confidence is >= 1/3 > 0, so every item is binned.
+    assert counts.sum() == Y.shape[0]
+    # The drawn curve and counts are the stored numbers.
+    x, y = disp.line_.get_data()
+    np.testing.assert_allclose(x, disp.bin_confidence[filled])
+    np.testing.assert_allclose(y, disp.bin_accuracy[filled])
+    np.testing.assert_array_equal(disp.counts_.get_data().values, counts)
+    assert f"ECE = {expected:.3f}" in disp.line_.get_label()
+
+
+def test_oracle_is_miscalibrated_against_the_majority(snli):
+    # Baan et al. (2022, Table 1): the oracle's ECE is about 0.25 although it
+    # predicts the human distribution; its majority accuracy is 1 in every bin.
+    Y, preds = snli
+    disp = MajorityReliabilityDisplay.from_predictions(Y, preds["oracle"])
+    assert disp.ece == pytest.approx(0.245, abs=0.005)
+    filled = disp.bin_counts > 0
+    np.testing.assert_array_equal(disp.bin_accuracy[filled], 1.0)
+    assert np.all(disp.bin_confidence[filled] < 1.0)
+
+
+def test_majority_reliability_on_given_axes_with_two_classifiers(snli):
+    Y, preds = snli
+    fig, ax = plt.subplots()
+    first = MajorityReliabilityDisplay.from_predictions(
+        Y, preds["oracle"], name="oracle", ax=ax
+    )
+    second = MajorityReliabilityDisplay.from_predictions(
+        Y, preds["H20"], name="H20", ax=first.ax_
+    )
+    assert first.ax_ is ax and second.ax_ is ax and second.figure_ is fig
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels.count("Perfectly calibrated") == 1
+    assert sum(label.startswith(("oracle (", "H20 (")) for label in labels) == 2
+    # One shared twin axis holds both count histograms.
+    assert second.ax_counts_ is first.ax_counts_
+    assert len(fig.axes) == 2
+    assert len(first.ax_counts_.patches) == 2
+
+
+def test_majority_reliability_bars(snli):
+    Y, preds = snli
+    disp = MajorityReliabilityDisplay.from_predictions(Y, preds["H20"], kind="bar")
+    filled = disp.bin_counts > 0
+    heights = [patch.get_height() for patch in disp.line_.patches]
+    np.testing.assert_allclose(heights, disp.bin_accuracy[filled])
+
+
+def test_majority_reliability_from_estimator(synthetic):
+    X, Y, clf = synthetic
+    disp = MajorityReliabilityDisplay.from_estimator(clf, X, Y, n_bins=5)
+    ref = MajorityReliabilityDisplay.from_predictions(Y, clf.predict_proba(X), n_bins=5)
+    np.testing.assert_array_equal(disp.bin_counts, ref.bin_counts)
+    assert disp.ece == ref.ece
+    assert disp.line_.get_label().startswith("LogisticRegression (ECE")
+    with pytest.raises(ValueError, match="takes one estimator"):
+        MajorityReliabilityDisplay.from_estimator({"a": clf, "b": clf}, X, Y)
+
+
+# --------------------------------------------------------------------------- #
+# DisagreementReliabilityDisplay
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("which", ["uniform", "oracle", "H20"])
+def test_disagreement_diagram_recombines_to_calibration_loss(snli, which):
+    Y, preds = snli
+    phi = predicted_disagreement(preds[which])
+    disp = DisagreementReliabilityDisplay.from_predictions(Y, phi, name=which)
+    assert disp.bin_edges.shape == (16,)
+    n = disp.bin_counts.sum()
+    assert n == Y.shape[0]
+    seen = ~np.isnan(disp.bin_observed)
+    plugin = np.sum(
+        disp.bin_counts[seen]
+        / n
+        * (disp.bin_observed[seen] - disp.bin_predicted[seen]) ** 2
+    )
+    assert plugin == pytest.approx(
+        disagreement_calibration_loss(Y, phi, debiased=False), abs=1e-12
+    )
+    assert disp.calibration_loss == pytest.approx(
+        disagreement_calibration_loss(Y, phi), abs=1e-15
+    )
+    assert disp.calibration_error == pytest.approx(
+        disagreement_calibration_error(Y, phi), abs=1e-15
+    )
+    # Class probabilities give the same diagram through φ = 1 − Σq².
+    again = DisagreementReliabilityDisplay.from_predictions(Y, preds[which])
+    np.testing.assert_allclose(again.bin_predicted, disp.bin_predicted)
+
+
+def test_disagreement_diagram_observed_means(snli):
+    # Independent recomputation of one bin's mean μ̂ from the raw counts.
+    Y, preds = snli
+    phi = predicted_disagreement(preds["H20"])
+    disp = DisagreementReliabilityDisplay.from_predictions(Y, phi)
+    b = int(np.argmax(disp.bin_counts))
+    lo, hi = disp.bin_edges[b], disp.bin_edges[b + 1]
+    members = (phi >= lo) & (phi < hi)
+    n = Y.sum(axis=1)
+    pairs_agree = (Y * (Y - 1)).sum(axis=1) / (n * (n - 1))
+    assert disp.bin_counts[b] == members.sum()
+    assert disp.bin_observed[b] == pytest.approx(np.mean(1 - pairs_agree[members]))
+    assert disp.bin_predicted[b] == pytest.approx(np.mean(phi[members]))
+
+
+def test_disagreement_diagram_skips_single_annotations():
+    Y = np.array([[1, 0], [0, 1], [3, 1], [2, 2]])
+    phi = np.array([0.1, 0.1, 0.5, 0.5])
+    disp = DisagreementReliabilityDisplay.from_predictions(Y, phi, n_bins=2)
+    np.testing.assert_array_equal(disp.bin_counts, [2, 2])
+    np.testing.assert_array_equal(disp.bin_counts_valid, [0, 2])
+    assert np.isnan(disp.bin_observed[0])
+    mu = disagreement_probability(Y)
+    assert disp.bin_observed[1] == pytest.approx(np.nanmean(mu[2:]))
+    # Only the bin with an observation is drawn.
+    assert disp.line_.get_xydata().shape == (1, 2)
+
+
+def test_disagreement_diagram_uses_predict_disagreement():
+    Z, Y, _ = make_label_histograms(300, 3, 5, concentration=3.0, random_state=0)
+    cal = AlphaCalibrator(alpha_reg=0.0).fit(Z, Y)
+    disp = DisagreementReliabilityDisplay.from_estimator(cal, Z, Y, name="alpha")
+    assert disp.disagreement_source == "predict_disagreement"
+    phi = cal.predict_disagreement(Z)
+    ref = DisagreementReliabilityDisplay.from_predictions(Y, phi)
+    np.testing.assert_allclose(disp.bin_predicted, ref.bin_predicted)
+    assert disp.calibration_error == disagreement_calibration_error(Y, phi)
+    # ... which is not the point prediction's 1 − Σf² (α0 is finite).
+    point = DisagreementReliabilityDisplay.from_predictions(Y, cal.predict_proba(Z))
+    assert not np.allclose(
+        np.nan_to_num(point.bin_predicted), np.nan_to_num(disp.bin_predicted)
+    )
+    # Both on one axes: two labelled curves, Mimori's dotted original.
+    DisagreementReliabilityDisplay.from_predictions(
+        Y, cal.predict_proba(Z), name="original", ax=disp.ax_, linestyle=":"
+    )
+    labels = disp.ax_.get_legend_handles_labels()[1]
+    assert any(label.startswith("alpha (") for label in labels)
+    assert any(label.startswith("original (") for label in labels)
+
+
+def test_disagreement_from_estimator_without_predict_disagreement(synthetic):
+    X, Y, clf = synthetic
+    disp = DisagreementReliabilityDisplay.from_estimator(clf, X, Y)
+    assert disp.disagreement_source == "predict_proba"
+    ref = DisagreementReliabilityDisplay.from_predictions(
+        Y, 1.0 - (clf.predict_proba(X) ** 2).sum(axis=1)
+    )
+    np.testing.assert_allclose(disp.bin_predicted, ref.bin_predicted)
+
+
+def test_disagreement_bad_inputs():
+    Y = np.array([[3, 1], [1, 3]])
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        DisagreementReliabilityDisplay.from_predictions(Y, [0.2, 1.5])
+    with pytest.raises(ValueError, match="samples"):
+        DisagreementReliabilityDisplay.from_predictions(Y, [0.2, 0.3, 0.4])
+    with pytest.raises(ValueError, match="classes"):
+        DisagreementReliabilityDisplay.from_predictions(Y, np.full((2, 3), 1 / 3))
