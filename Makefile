@@ -20,6 +20,9 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest
 
+demo: $(STAMP)
+	$(VENV)/bin/hcal demo --out hcal-demo
+
 format: $(STAMP)
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .

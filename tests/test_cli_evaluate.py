@@ -1,0 +1,632 @@
+"""``hcal evaluate``: file formats, uid matching, output formats, errors.
+
+Numbers are checked against the metric functions (and scipy) on arrays built
+here independently of :mod:`sklearn_hcal._io`, and against ChaosNLI's Table 5
+chance row.
+"""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import jensenshannon
+from scipy.special import softmax
+
+from sklearn_hcal._cli import EVALUATE_METRICS, main
+from sklearn_hcal.metrics import (
+    jensen_shannon_distance,
+    kl_divergence,
+    majority_accuracy_score,
+)
+
+from .conftest import require_data
+
+HCAL = Path(sys.executable).with_name("hcal")
+NLI_NAMES = ["entailment", "neutral", "contradiction"]
+
+
+def _evaluate(capsys, *argv):
+    status = main(["evaluate", *map(str, argv)])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    return captured.out
+
+
+def _json(capsys, *argv):
+    return json.loads(_evaluate(capsys, *argv, "--format", "json"))
+
+
+def _error(capsys, *argv, needles=()):
+    status = main(["evaluate", *map(str, argv)])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hcal: error: "), err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def _load_snli():
+    """uid-matched (Y, P) built with the json module only."""
+    counts = require_data("chaosnli_v1.0", "chaosNLI_snli.jsonl")
+    preds = require_data("chaosnli_prediction_samples", "snli_random_baseline.json")
+    with open(counts, encoding="utf-8") as f:
+        items = [json.loads(line) for line in f if line.strip()]
+    with open(preds, encoding="utf-8") as f:
+        records = json.load(f)["random_baseline"]
+    Y = np.array([it["label_count"] for it in items], dtype=float)
+    P = np.array([records[it["uid"]]["predicted_probabilities"] for it in items])
+    return counts, preds, items, records, Y, P
+
+
+@pytest.fixture
+def synthetic(tmp_path):
+    rng = np.random.RandomState(0)
+    n, K = 40, 3
+    Y = rng.multinomial(7, [0.5, 0.3, 0.2], size=n)
+    Z = rng.normal(size=(n, K))
+    P = softmax(Z, axis=1)
+    ids = np.array([f"item{i}" for i in range(n)])
+    return tmp_path, Y, Z, P, ids
+
+
+# --------------------------------------------------------------------------- #
+# ChaosNLI
+# --------------------------------------------------------------------------- #
+def test_chaosnli_random_baseline_matches_metric_functions(capsys):
+    counts, preds, _, _, Y, P = _load_snli()
+    result = _json(capsys, counts, "--pred", f"random={preds}")
+    assert list(result) == ["random"]
+    row = result["random"]
+    assert row["jensen_shannon_distance"] == pytest.approx(
+        jensen_shannon_distance(Y, P), rel=1e-12
+    )
+    assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P), rel=1e-12)
+    assert row["majority_accuracy_score"] == pytest.approx(
+        majority_accuracy_score(Y, P), rel=1e-12
+    )
+    # and scipy, ChaosNLI's own implementation of JSD
+    p_hat = Y / Y.sum(1, keepdims=True)
+    assert row["jensen_shannon_distance"] == pytest.approx(
+        np.mean(jensenshannon(p_hat, P, axis=1)), rel=1e-9
+    )
+    # every default metric is named like its function in sklearn_hcal.metrics
+    assert set(row) == set(EVALUATE_METRICS.values())
+
+
+def test_chaosnli_prediction_class_order_is_label_count_order():
+    # predicted_probabilities are in label_count order [e, n, c]: their argmax
+    # is predicted_label on every item without a tied maximum.
+    *_, records, _, _ = _load_snli()
+    P = np.array([r["predicted_probabilities"] for r in records.values()])
+    label = np.array([NLI_NAMES.index(r["predicted_label"]) for r in records.values()])
+    top = np.sort(P, axis=1)
+    untied = top[:, -1] > top[:, -2]
+    assert untied.sum() > 1000
+    np.testing.assert_array_equal(P[untied].argmax(1), label[untied])
+
+
+def test_chaosnli_chance_baseline_reproduces_table_5(capsys, tmp_path):
+    # Nie et al. (2020), Table 5, "Chance" on ChaosNLI-S: JSD 0.383, KL 0.5457.
+    counts, *_ = _load_snli()
+    n = sum(1 for line in open(counts, encoding="utf-8") if line.strip())
+    uniform = tmp_path / "uniform.npy"
+    np.save(uniform, np.full((n, 3), 1 / 3))
+    row = _json(capsys, counts, "--pred", f"chance={uniform}")["chance"]
+    assert row["jensen_shannon_distance"] == pytest.approx(0.383, abs=5e-4)
+    assert row["kl_divergence"] == pytest.approx(0.5457, abs=5e-4)
+
+
+def test_chaosnli_alphanli_two_classes(capsys):
+    counts = require_data("chaosnli_v1.0", "chaosNLI_alphanli.jsonl")
+    preds = require_data("chaosnli_prediction_samples", "abdnli_random_baseline.json")
+    items = [json.loads(line) for line in open(counts, encoding="utf-8")]
+    records = json.load(open(preds, encoding="utf-8"))["random_baseline"]
+    Y = np.array([it["label_count"] for it in items], dtype=float)
+    P = np.array([records[it["uid"]]["predicted_probabilities"] for it in items])
+    row = _json(
+        capsys, counts, "--pred", f"r={preds}", "--metrics", "jensen_shannon_distance"
+    )
+    assert row == {
+        "r": {"jensen_shannon_distance": pytest.approx(jensen_shannon_distance(Y, P))}
+    }
+
+
+def test_chaosnli_several_models_and_shuffled_order(capsys, tmp_path):
+    counts, preds, items, records, Y, P = _load_snli()
+    rng = np.random.RandomState(0)
+    uids = list(records)
+    rng.shuffle(uids)
+    uniform = {u: {"predicted_probabilities": [1 / 3] * 3} for u in uids}
+    multi = {"shuffled": {u: records[u] for u in uids}, "uniform": uniform}
+    path = tmp_path / "multi.json"
+    path.write_text(json.dumps(multi))
+    result = _json(
+        capsys,
+        counts,
+        "--pred",
+        f"base={preds}",
+        "--pred",
+        f"two={path}",
+        "--metrics",
+        "jensen_shannon_distance,kl_divergence",
+    )
+    assert list(result) == ["base", "two/shuffled", "two/uniform"]
+    assert result["two/shuffled"] == pytest.approx(result["base"])
+    assert result["two/uniform"]["kl_divergence"] == pytest.approx(
+        kl_divergence(Y, np.full_like(P, 1 / 3))
+    )
+
+
+def test_chaosnli_missing_and_unknown_uid(capsys, tmp_path):
+    counts, preds, items, records, *_ = _load_snli()
+    dropped = items[5]["uid"]
+    missing = {"m": {u: r for u, r in records.items() if u != dropped}}
+    path = tmp_path / "missing.json"
+    path.write_text(json.dumps(missing))
+    _error(capsys, counts, "--pred", f"m={path}", needles=(dropped, "missing.json"))
+
+    extra = {
+        "m": dict(records, **{"not-a-uid": {"predicted_probabilities": [1, 0, 0]}})
+    }
+    path = tmp_path / "extra.json"
+    path.write_text(json.dumps(extra))
+    _error(capsys, counts, "--pred", f"m={path}", needles=("unknown uid 'not-a-uid'",))
+
+
+# --------------------------------------------------------------------------- #
+# .npy and .csv, logits, formats, bootstrap
+# --------------------------------------------------------------------------- #
+def test_npy_inputs(capsys, synthetic):
+    tmp, Y, Z, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P)
+    row = _json(capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}")["m"]
+    assert row["jensen_shannon_distance"] == pytest.approx(
+        np.mean(jensenshannon(Y / Y.sum(1, keepdims=True), P, axis=1))
+    )
+    assert row["majority_accuracy_score"] == pytest.approx(
+        np.mean(P.argmax(1) == Y.argmax(1))
+    )
+
+
+def test_csv_inputs_with_ids_and_reordered_classes(capsys, synthetic):
+    tmp, Y, Z, P, ids = synthetic
+    counts = pd.DataFrame(Y, columns=["a", "b", "c"])
+    counts.insert(0, "uid", ids)
+    counts.to_csv(tmp / "Y.csv", index=False)
+    order = np.random.RandomState(1).permutation(len(ids))
+    # different item order, different column order, id column last
+    preds = pd.DataFrame(P[order][:, [2, 0, 1]], columns=["c", "a", "b"])
+    preds["uid"] = ids[order]
+    preds.to_csv(tmp / "P.csv", index=False)
+    np.save(tmp / "P.npy", P)
+    from_csv = _json(capsys, tmp / "Y.csv", "--pred", f"m={tmp / 'P.csv'}")
+    np.save(tmp / "Y.npy", Y)
+    from_npy = _json(capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}")
+    assert from_csv["m"] == pytest.approx(from_npy["m"])
+    assert from_csv["m"]["kl_divergence"] == pytest.approx(kl_divergence(Y, P))
+
+
+def test_id_column_option(capsys, synthetic):
+    tmp, Y, _, P, ids = synthetic
+    frame = pd.DataFrame(Y, columns=["a", "b", "c"])
+    frame.insert(0, "item", ids)
+    frame.to_csv(tmp / "Y.csv", index=False)
+    np.save(tmp / "P.npy", P)
+    # without --id-column the "item" column is not a number
+    _error(
+        capsys,
+        tmp / "Y.csv",
+        "--pred",
+        f"m={tmp / 'P.npy'}",
+        needles=("line 2", "'item'"),
+    )
+    row = _json(
+        capsys, tmp / "Y.csv", "--pred", f"m={tmp / 'P.npy'}", "--id-column", "item"
+    )["m"]
+    assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P))
+
+
+def test_logits(capsys, synthetic):
+    tmp, Y, Z, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "Z.npy", Z)
+    np.save(tmp / "P.npy", P)
+    with_logits = _json(
+        capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'Z.npy'}", "--logits"
+    )
+    with_probs = _json(capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}")
+    assert with_logits["m"] == pytest.approx(with_probs["m"])
+    # logits without --logits are rejected with a hint
+    _error(
+        capsys,
+        tmp / "Y.npy",
+        "--pred",
+        f"m={tmp / 'Z.npy'}",
+        needles=("--logits", "Z.npy"),
+    )
+
+
+def test_binary_1d_predictions(capsys, tmp_path):
+    rng = np.random.RandomState(0)
+    Y = rng.multinomial(5, [0.3, 0.7], size=30)
+    p1 = rng.uniform(size=30)
+    np.save(tmp_path / "Y.npy", Y)
+    np.save(tmp_path / "p.npy", p1)
+    row = _json(capsys, tmp_path / "Y.npy", "--pred", f"m={tmp_path / 'p.npy'}")["m"]
+    P = np.column_stack([1 - p1, p1])
+    assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P))
+
+
+def test_output_formats(capsys, synthetic):
+    tmp, Y, Z, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P)
+    np.save(tmp / "U.npy", np.full_like(P, 1 / 3))
+    args = [
+        tmp / "Y.npy",
+        "--pred",
+        f"model={tmp / 'P.npy'}",
+        "--pred",
+        f"uniform={tmp / 'U.npy'}",
+    ]
+    as_json = _json(capsys, *args)
+    csv = pd.read_csv(
+        io.StringIO(_evaluate(capsys, *args, "--format", "csv")), index_col=0
+    )
+    assert csv.index.name == "prediction"
+    assert list(csv.index) == ["model", "uniform"]
+    assert list(csv.columns) == list(as_json["model"])
+    for name in csv.index:
+        assert csv.loc[name].to_dict() == pytest.approx(as_json[name], rel=1e-9)
+    md = (
+        _evaluate(capsys, *args, "--format", "markdown", "--digits", "6")
+        .strip()
+        .splitlines()
+    )
+    assert len(md) == 4 and md[1].startswith("|---")
+    header = [c.strip() for c in md[0].strip("|").split("|")]
+    assert header == ["prediction"] + list(as_json["model"])
+    cells = [c.strip() for c in md[2].strip("|").split("|")]
+    assert cells[0] == "model"
+    assert float(cells[1 + header.index("kl_divergence") - 1]) == pytest.approx(
+        as_json["model"]["kl_divergence"], abs=1e-6
+    )
+
+
+def test_bootstrap_intervals(capsys, synthetic):
+    tmp, Y, _, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P)
+    args = [
+        tmp / "Y.npy",
+        "--pred",
+        f"m={tmp / 'P.npy'}",
+        "--bootstrap",
+        "200",
+        "--seed",
+        "1",
+    ]
+    metrics = [
+        "--metrics",
+        "jensen_shannon_distance,kl_divergence,majority_accuracy_score",
+    ]
+    row = _json(capsys, *args, *metrics)["m"]
+    assert set(row) == {
+        "jensen_shannon_distance",
+        "kl_divergence",
+        "majority_accuracy_score",
+    }
+    for name, entry in row.items():
+        assert set(entry) == {"value", "low", "high"}
+        assert entry["low"] <= entry["value"] <= entry["high"], name
+        assert entry["low"] < entry["high"], name
+    assert row["kl_divergence"]["value"] == pytest.approx(kl_divergence(Y, P))
+    # same seed, same intervals; CSV has the bounds as columns
+    csv = pd.read_csv(
+        io.StringIO(_evaluate(capsys, *args, *metrics, "--format", "csv")), index_col=0
+    )
+    assert csv.loc["m", "kl_divergence_low"] == pytest.approx(
+        row["kl_divergence"]["low"]
+    )
+    md = _evaluate(capsys, *args, *metrics)
+    assert "[" in md and "]" in md
+
+
+def test_probability_histograms_drop_count_metrics(capsys, synthetic):
+    tmp, Y, _, P, _ = synthetic
+    np.save(tmp / "H.npy", Y / Y.sum(1, keepdims=True))
+    np.save(tmp / "P.npy", P)
+    row = _json(capsys, tmp / "H.npy", "--pred", f"m={tmp / 'P.npy'}")["m"]
+    assert "epistemic_loss" not in row and "jensen_shannon_distance" in row
+    _error(
+        capsys,
+        tmp / "H.npy",
+        "--pred",
+        f"m={tmp / 'P.npy'}",
+        "--metrics",
+        "epistemic_loss",
+        needles=("integer label counts",),
+    )
+
+
+# --------------------------------------------------------------------------- #
+# errors: exit 2, one line, which file and which row
+# --------------------------------------------------------------------------- #
+def test_error_missing_file(capsys, tmp_path):
+    np.save(tmp_path / "P.npy", np.full((3, 2), 0.5))
+    _error(
+        capsys,
+        tmp_path / "nope.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("nope.npy", "no such file"),
+    )
+    np.save(tmp_path / "Y.npy", np.ones((3, 2), dtype=int))
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'gone.csv'}",
+        needles=("gone.csv",),
+    )
+
+
+def test_error_wrong_shape(capsys, tmp_path):
+    np.save(tmp_path / "Y1.npy", np.ones(5, dtype=int))
+    np.save(tmp_path / "Y3.npy", np.ones((2, 2, 2), dtype=int))
+    np.save(tmp_path / "Y.npy", np.ones((5, 2), dtype=int))
+    np.save(tmp_path / "P.npy", np.full((4, 2), 0.5))
+    _error(
+        capsys,
+        tmp_path / "Y1.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("Y1.npy", "2-D"),
+    )
+    _error(
+        capsys,
+        tmp_path / "Y3.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("Y3.npy", "shape"),
+    )
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("P.npy", "4 rows", "5 items"),
+    )
+
+
+def test_error_class_count_mismatch(capsys, tmp_path):
+    np.save(tmp_path / "Y.npy", np.ones((4, 3), dtype=int))
+    np.save(tmp_path / "P.npy", np.full((4, 2), 0.5))
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("P.npy", "2 classes", "3"),
+    )
+    pd.DataFrame({"a": [1, 2], "b": [3, 4]}).to_csv(tmp_path / "Y.csv", index=False)
+    pd.DataFrame({"a": [0.5, 0.5], "x": [0.5, 0.5]}).to_csv(
+        tmp_path / "P.csv", index=False
+    )
+    _error(
+        capsys,
+        tmp_path / "Y.csv",
+        "--pred",
+        f"m={tmp_path / 'P.csv'}",
+        needles=("class names",),
+    )
+
+
+def test_error_bad_rows_name_the_row(capsys, tmp_path):
+    pd.DataFrame({"uid": ["x", "y", "z"], "a": [1, -1, 2], "b": [0, 3, 1]}).to_csv(
+        tmp_path / "neg.csv", index=False
+    )
+    np.save(tmp_path / "P.npy", np.full((3, 2), 0.5))
+    _error(
+        capsys,
+        tmp_path / "neg.csv",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("line 3", "'y'", "negative"),
+    )
+    pd.DataFrame({"a": [1, 0], "b": [0, 0]}).to_csv(tmp_path / "zero.csv", index=False)
+    _error(
+        capsys,
+        tmp_path / "zero.csv",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("line 3", "no annotations"),
+    )
+    np.save(tmp_path / "Y.npy", np.ones((3, 2), dtype=int))
+    np.save(tmp_path / "bad.npy", np.array([[0.5, 0.5], [0.5, 0.5], [0.9, 0.3]]))
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'bad.npy'}",
+        needles=("bad.npy", "row 2", "sum to 1.2"),
+    )
+    (tmp_path / "broken.jsonl").write_text(
+        '{"uid": "a", "label_count": [1, 2]}\n{"uid": "b"\n'
+    )
+    _error(
+        capsys,
+        tmp_path / "broken.jsonl",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("broken.jsonl", "line 2"),
+    )
+
+
+def test_error_uid_without_ids_and_duplicates(capsys, tmp_path):
+    np.save(tmp_path / "Y.npy", np.ones((2, 3), dtype=int))
+    pred = {
+        "m": {
+            "a": {"predicted_probabilities": [1, 0, 0]},
+            "b": {"predicted_probabilities": [0, 1, 0]},
+        }
+    }
+    (tmp_path / "p.json").write_text(json.dumps(pred))
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'p.json'}",
+        needles=("no item ids",),
+    )
+    pd.DataFrame({"uid": ["a", "a"], "x": [1, 2], "y": [1, 1]}).to_csv(
+        tmp_path / "dup.csv", index=False
+    )
+    _error(
+        capsys,
+        tmp_path / "dup.csv",
+        "--pred",
+        f"m={tmp_path / 'p.json'}",
+        needles=("'a' appears 2 times",),
+    )
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--pred", "noequals.npy"], "NAME=FILE"),
+        (["--pred", "=x.npy"], "NAME=FILE"),
+        (["--format", "xml"], "--format"),
+        (["--metrics", "accuracy_of_everything"], "unknown metric"),
+        (["--bootstrap", "-1"], "--bootstrap"),
+    ],
+)
+def test_error_bad_arguments(capsys, tmp_path, extra, needle):
+    np.save(tmp_path / "Y.npy", np.ones((2, 2), dtype=int))
+    np.save(tmp_path / "P.npy", np.full((2, 2), 0.5))
+    argv = [tmp_path / "Y.npy"]
+    if extra[0] != "--pred":
+        argv += ["--pred", f"m={tmp_path / 'P.npy'}"]
+    _error(capsys, *argv, *extra, needles=(needle,))
+
+
+def test_error_same_name_twice_and_logits_on_json(capsys, tmp_path):
+    np.save(tmp_path / "Y.npy", np.ones((2, 2), dtype=int))
+    np.save(tmp_path / "P.npy", np.full((2, 2), 0.5))
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        needles=("used twice",),
+    )
+    pd.DataFrame({"uid": ["a", "b"], "x": [1, 2], "y": [1, 1]}).to_csv(
+        tmp_path / "Y.csv", index=False
+    )
+    pred = {
+        "m": {
+            "a": {"predicted_probabilities": [1, 0]},
+            "b": {"predicted_probabilities": [0, 1]},
+        }
+    }
+    (tmp_path / "p.json").write_text(json.dumps(pred))
+    _error(
+        capsys,
+        tmp_path / "Y.csv",
+        "--pred",
+        f"m={tmp_path / 'p.json'}",
+        "--logits",
+        needles=("--logits",),
+    )
+
+
+def test_console_script_error_has_no_traceback(tmp_path):
+    assert HCAL.is_file(), f"console script not found at {HCAL}"
+    np.save(tmp_path / "Y.npy", np.ones((3, 3), dtype=int))
+    np.save(tmp_path / "P.npy", np.full((3, 2), 0.5))
+    proc = subprocess.run(
+        [
+            str(HCAL),
+            "evaluate",
+            str(tmp_path / "Y.npy"),
+            "--pred",
+            f"m={tmp_path / 'P.npy'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("hcal: error: ")
+
+
+def test_console_script_evaluate_success(tmp_path):
+    rng = np.random.RandomState(0)
+    Y = rng.multinomial(4, [0.6, 0.4], size=20)
+    P = softmax(rng.normal(size=(20, 2)), axis=1)
+    np.save(tmp_path / "Y.npy", Y)
+    np.save(tmp_path / "P.npy", P)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sklearn_hcal",
+            "evaluate",
+            str(tmp_path / "Y.npy"),
+            "--pred",
+            f"m={tmp_path / 'P.npy'}",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["m"]["kl_divergence"] == pytest.approx(
+        kl_divergence(Y, P)
+    )
+
+
+def test_plots_option(capsys, synthetic):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("sklearn_hcal.plotting")
+    tmp, Y, _, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P)
+    _evaluate(
+        capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}", "--plots", tmp / "figs"
+    )
+    names = sorted(p.name for p in (tmp / "figs").iterdir())
+    assert names == [
+        "calibration_dispersion.png",
+        "disagreement_reliability.png",
+        "instance_errors.png",
+        "majority_reliability.png",
+    ]
+    assert all((tmp / "figs" / n).read_bytes()[:4] == b"\x89PNG" for n in names)
+
+
+def test_chaosnli_counts_with_csv_predictions_by_long_class_names(capsys, tmp_path):
+    # CSV columns named entailment/neutral/contradiction, in another order,
+    # are matched to label_count's [e, n, c].
+    counts, preds, _, records, Y, P = _load_snli()
+    rows = [[u] + r["predicted_probabilities"] for u, r in records.items()]
+    frame = pd.DataFrame(rows, columns=["uid"] + NLI_NAMES)
+    frame[["contradiction", "uid", "entailment", "neutral"]].to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    row = _json(capsys, counts, "--pred", f"m={tmp_path / 'p.csv'}")["m"]
+    assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P), rel=1e-12)
