@@ -854,7 +854,8 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
 
         torch = import_optional("torch")
         ll = dirichlet_multinomial_log_likelihood(
-            torch.as_tensor(alpha), torch.as_tensor(np.broadcast_to(Yn, alpha.shape))
+            torch.as_tensor(alpha),
+            torch.as_tensor(np.ascontiguousarray(np.broadcast_to(Yn, alpha.shape))),
         ).numpy()
         w = softmax(ll, axis=0)
         return np.einsum("sn,snk->nk", w, post)
