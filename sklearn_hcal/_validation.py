@@ -13,6 +13,8 @@ Conventions (SPEC §1):
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 __all__ = [
@@ -27,11 +29,57 @@ __all__ = [
 #: Tolerance on ``|row sum - 1|`` for probability rows.
 ROW_SUM_TOL = 1e-6
 
+#: Rows per block of the chunked passes (validation and metrics). ``None``
+#: picks about :data:`_CHUNK_ELEMENTS` elements per block, which keeps a
+#: block's float64 temporaries in the CPU cache while amortising numpy's
+#: per-call overhead. Tests set it to a tiny value to exercise the chunking.
+_CHUNK_ROWS: int | None = None
+_CHUNK_ELEMENTS = 2**17
 
-def _as_2d_float(
-    X, *, name: str, dtype=(np.float64, np.float32), allow_1d: bool = False
-):
-    """Array conversion that keeps float32/float64 and rejects object/str data."""
+
+def _chunk_rows(n_columns: int = 1) -> int:
+    """Rows per block: :data:`_CHUNK_ROWS`, or ~``_CHUNK_ELEMENTS`` elements."""
+    if _CHUNK_ROWS is not None:
+        return max(int(_CHUNK_ROWS), 1)
+    return max(_CHUNK_ELEMENTS // max(int(n_columns), 1), 1024)
+
+
+def _row_blocks(n_rows: int, n_columns: int = 1, chunk_rows: int | None = None):
+    """Consecutive row slices covering ``range(n_rows)``.
+
+    Every chunked computation of the package walks its inputs with this
+    generator, so that memory stays ``O(block)`` whatever ``n_rows`` is and
+    a memory-mapped input is read once, block by block.
+    """
+    step = _chunk_rows(n_columns) if chunk_rows is None else max(int(chunk_rows), 1)
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
+
+
+def _row_sums(block: np.ndarray) -> np.ndarray:
+    """Row sums in float64.
+
+    ``einsum`` is several times faster than ``sum(axis=1)`` for a few
+    columns and, unlike a BLAS product, its summation order does not depend
+    on the number of threads, so results are reproducible across processes.
+    """
+    if block.dtype.kind in "biu":
+        return np.einsum("ij->i", block, dtype=np.int64, casting="unsafe").astype(
+            np.float64
+        )
+    if block.dtype != np.float64:
+        block = block.astype(np.float64)
+    return np.einsum("ij->i", block)
+
+
+def _to_array(X, *, name: str, allow_1d: bool = False, keep_int: bool = True):
+    """``(array, classes)`` without copying float32/float64 (or integer) input.
+
+    Object and string data are converted to float64 (or rejected); bool and
+    float16 become float64; integers are kept when ``keep_int`` (the chunked
+    passes convert them block by block). Only the shape is checked here, the
+    values by :func:`_scan_histograms` / :func:`_scan_probabilities`.
+    """
     classes = None
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):  # pandas DataFrame
         classes = np.asarray(X.columns)
@@ -49,7 +97,9 @@ def _as_2d_float(
             raise ValueError(
                 f"{name} must be numeric, got an array of dtype {arr.dtype}."
             ) from exc
-    if arr.dtype.kind == "f" and arr.dtype in dtype:
+    if arr.dtype in (np.float64, np.float32):
+        pass
+    elif keep_int and arr.dtype.kind in "iu":
         pass
     else:
         arr = arr.astype(np.float64)
@@ -61,7 +111,32 @@ def _as_2d_float(
         raise ValueError(f"{name} is empty: at least one sample is required.")
     if arr.ndim == 2 and arr.shape[1] == 0:
         raise ValueError(f"{name} has no columns: at least one class is required.")
-    if not np.all(np.isfinite(arr)):
+    return arr, classes
+
+
+def _all_finite(arr: np.ndarray) -> bool:
+    """Chunked finiteness check: a block sum is finite unless it holds NaN/inf
+    (or overflows, in which case the exact elementwise check decides)."""
+    if arr.dtype.kind != "f":
+        return True
+    flat = arr.reshape(arr.shape[0], -1) if arr.ndim > 1 else arr[:, None]
+    for sl in _row_blocks(flat.shape[0], flat.shape[1]):
+        block = flat[sl]
+        if not np.isfinite(block.sum(dtype=np.float64)) and not np.all(
+            np.isfinite(block)
+        ):
+            return False
+    return True
+
+
+def _as_2d_float(
+    X, *, name: str, dtype=(np.float64, np.float32), allow_1d: bool = False
+):
+    """Array conversion that keeps float32/float64 and rejects object/str data."""
+    arr, classes = _to_array(X, name=name, allow_1d=allow_1d, keep_int=False)
+    if not (arr.dtype.kind == "f" and arr.dtype in dtype):
+        arr = arr.astype(np.float64)
+    if not _all_finite(arr):
         raise ValueError(f"{name} contains NaN or infinity.")
     return arr, classes
 
@@ -140,6 +215,102 @@ def labels_to_histograms(y, *, n_classes: int | None = None, classes=None, name=
     return Y, classes
 
 
+def _scan_histograms(
+    arr: np.ndarray,
+    *,
+    name: str,
+    allow_probabilities: bool,
+    n_classes: int | None = None,
+) -> tuple[np.ndarray, bool]:
+    """Check a 2-D histogram in one chunked pass; return ``(n, is_counts)``.
+
+    ``n`` is the float64 row sums (annotations per item, or ~1 for rows of
+    probabilities), computed once here so that no metric sums the rows again.
+    The checks run block by block (no full-size temporaries): finiteness
+    from the block's row sums (a sum is finite unless the block holds NaN or
+    infinity; only then is the block checked elementwise), one min-reduction
+    for the sign, and, for float dtypes only, integrality. Errors are raised
+    in the order of the checks of :func:`check_label_histograms`.
+    """
+    n_rows, n_cols = arr.shape
+    n = np.empty(n_rows, dtype=np.float64)
+    is_float = arr.dtype.kind == "f"
+    nonfinite = negative = False
+    integral = True
+    for sl in _row_blocks(n_rows, n_cols):
+        block = arr[sl]
+        sums = _row_sums(block)
+        n[sl] = sums
+        if is_float and not np.isfinite(sums.sum()):
+            if not np.all(np.isfinite(block)):
+                nonfinite = True
+                break
+        if not negative and block.min() < 0:
+            negative = True
+        if is_float and integral and not negative:
+            integral = bool(np.all(np.floor(block) == block))
+    if nonfinite:
+        raise ValueError(f"{name} contains NaN or infinity.")
+    if n_classes is not None and n_cols != n_classes:
+        raise ValueError(
+            f"{name} has {n_cols} classes (columns) but {n_classes} were expected."
+        )
+    if negative:
+        raise ValueError(f"{name} must be non-negative; found negative entries.")
+    if integral:
+        zero = n == 0
+        if np.any(zero):
+            first = int(np.flatnonzero(zero)[0])
+            raise ValueError(
+                f"{name} has rows with zero annotations (first at row {first}); "
+                "every item needs at least one label."
+            )
+    elif allow_probabilities:
+        bad = np.abs(n - 1.0) > ROW_SUM_TOL
+        if np.any(bad):
+            first = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{name} must hold integer label counts or probability rows "
+                f"summing to 1; row {first} sums to {n[first]:.6g}."
+            )
+    else:
+        raise ValueError(
+            f"{name} must hold non-negative integer label counts (a label "
+            "histogram); found fractional values. This estimator needs the number "
+            "of annotations per item."
+        )
+    return n, integral
+
+
+def _histograms(
+    Y,
+    *,
+    name: str,
+    allow_probabilities: bool,
+    n_classes: int | None = None,
+    classes=None,
+):
+    """``(arr, n, is_counts, classes)`` of a histogram or label vector.
+
+    Unlike :func:`check_label_histograms`, integer, float32 and memory-mapped
+    arrays are returned as they are (no float64 copy); the metrics convert
+    one block of rows at a time.
+    """
+    raw = Y.to_numpy() if hasattr(Y, "to_numpy") else Y
+    shape = np.shape(raw)
+    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
+        arr, cls = labels_to_histograms(
+            raw, n_classes=n_classes, classes=classes, name=name
+        )
+        return arr, np.ones(arr.shape[0]), True, cls
+    arr, frame_classes = _to_array(Y, name=name, keep_int=True)
+    n, is_counts = _scan_histograms(
+        arr, name=name, allow_probabilities=allow_probabilities, n_classes=n_classes
+    )
+    cls = frame_classes if frame_classes is not None else np.arange(arr.shape[1])
+    return arr, n, is_counts, cls
+
+
 def check_label_histograms(
     Y,
     *,
@@ -178,49 +349,87 @@ def check_label_histograms(
         Counts (or probabilities) as floats.
     classes : ndarray of shape (n_classes,)
         Only when ``return_classes=True``.
+
+    Notes
+    -----
+    The values are checked in blocks of rows, so a float32 or memory-mapped
+    input is not copied (integer input is converted to float64, as
+    documented above).
     """
-    raw = Y.to_numpy() if hasattr(Y, "to_numpy") else Y
-    shape = np.shape(raw)
-    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
-        arr, cls = labels_to_histograms(
-            raw, n_classes=n_classes, classes=classes, name=name
-        )
-        return (arr, cls) if return_classes else arr
-    arr, frame_classes = _as_2d_float(Y, name=name, dtype=dtype)
-    if n_classes is not None and arr.shape[1] != n_classes:
-        raise ValueError(
-            f"{name} has {arr.shape[1]} classes (columns) but {n_classes} were "
-            "expected."
-        )
-    if np.any(arr < 0):
-        raise ValueError(f"{name} must be non-negative; found negative entries.")
-    is_integer = np.all(np.mod(arr, 1) == 0)
-    row_sums = arr.sum(axis=1)
-    if is_integer:
-        if np.any(row_sums == 0):
-            first = int(np.flatnonzero(row_sums == 0)[0])
+    arr, _, _, cls = _histograms(
+        Y,
+        name=name,
+        allow_probabilities=allow_probabilities,
+        n_classes=n_classes,
+        classes=classes,
+    )
+    if not (arr.dtype.kind == "f" and arr.dtype in dtype):
+        arr = arr.astype(np.float64)
+    return (arr, cls) if return_classes else arr
+
+
+def _probabilities(P, *, name: str, n_classes: int | None = None) -> np.ndarray:
+    """Checked probabilities; a binary 1-D input is kept 1-D (P(second class)).
+
+    One chunked pass computes the row sums (float64), from which finiteness
+    follows, and one min-reduction per block checks the sign. Errors come in
+    the order of :func:`check_probabilities`.
+    """
+    arr, _ = _to_array(P, name=name, allow_1d=True, keep_int=False)
+    if arr.ndim == 1:
+        if not _all_finite(arr):
+            raise ValueError(f"{name} contains NaN or infinity.")
+        if n_classes is not None and n_classes != 2:
             raise ValueError(
-                f"{name} has rows with zero annotations (first at row {first}); "
-                "every item needs at least one label."
+                f"{name} is 1-D, which means P(second class) of a binary problem, "
+                f"but {n_classes} classes were expected; pass an "
+                f"(n_samples, {n_classes}) array."
             )
-    elif allow_probabilities:
-        bad = np.abs(row_sums - 1.0) > ROW_SUM_TOL
-        if np.any(bad):
-            first = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"{name} must hold integer label counts or probability rows "
-                f"summing to 1; row {first} sums to {row_sums[first]:.6g}."
-            )
-    else:
+        for sl in _row_blocks(arr.shape[0]):
+            block = arr[sl]
+            if block.min() < 0 or block.max() > 1:
+                raise ValueError(f"{name} is 1-D, so its values must lie in [0, 1].")
+        return arr
+    n_rows, n_cols = arr.shape
+    tol = ROW_SUM_TOL if arr.dtype == np.float64 else max(ROW_SUM_TOL, 1e-5)
+    nonfinite = negative = False
+    first_bad = None
+    for sl in _row_blocks(n_rows, n_cols):
+        block = arr[sl]
+        sums = _row_sums(block)
+        if not np.isfinite(sums.sum()) and not np.all(np.isfinite(block)):
+            nonfinite = True
+            break
+        if not negative and block.min() < 0:
+            negative = True
+        if first_bad is None:
+            bad = np.abs(sums - 1.0) > tol
+            if np.any(bad):
+                local = int(np.flatnonzero(bad)[0])
+                first_bad = (sl.start + local, float(sums[local]))
+    if nonfinite:
+        raise ValueError(f"{name} contains NaN or infinity.")
+    if n_classes is not None and n_cols != n_classes:
         raise ValueError(
-            f"{name} must hold non-negative integer label counts (a label "
-            "histogram); found fractional values. This estimator needs the number "
-            "of annotations per item."
+            f"{name} has {n_cols} classes (columns) but {n_classes} were "
+            "expected (class-count mismatch)."
         )
-    if return_classes:
-        cls = frame_classes if frame_classes is not None else np.arange(arr.shape[1])
-        return arr, cls
+    if negative:
+        raise ValueError(f"{name} must be non-negative probabilities.")
+    if first_bad is not None:
+        raise ValueError(
+            f"{name} rows must sum to 1 (tolerance {tol:g}); row {first_bad[0]} "
+            f"sums to {first_bad[1]:.6g}."
+        )
     return arr
+
+
+def _probability_block(P: np.ndarray, sl: slice) -> np.ndarray:
+    """Rows ``sl`` of checked probabilities as a float64 ``(rows, K)`` array."""
+    block = np.asarray(P[sl], dtype=np.float64)
+    if block.ndim == 1:
+        return np.column_stack([1.0 - block, block])
+    return block
 
 
 def check_probabilities(
@@ -247,33 +456,11 @@ def check_probabilities(
     -------
     P : ndarray of shape (n_samples, n_classes)
     """
-    arr, _ = _as_2d_float(P, name=name, dtype=dtype, allow_1d=True)
+    arr = _probabilities(P, name=name, n_classes=n_classes)
+    if arr.dtype not in dtype:
+        arr = arr.astype(np.float64)
     if arr.ndim == 1:
-        if n_classes is not None and n_classes != 2:
-            raise ValueError(
-                f"{name} is 1-D, which means P(second class) of a binary problem, "
-                f"but {n_classes} classes were expected; pass an "
-                f"(n_samples, {n_classes}) array."
-            )
-        if np.any((arr < 0) | (arr > 1)):
-            raise ValueError(f"{name} is 1-D, so its values must lie in [0, 1].")
         arr = np.column_stack([1 - arr, arr])
-    if n_classes is not None and arr.shape[1] != n_classes:
-        raise ValueError(
-            f"{name} has {arr.shape[1]} classes (columns) but {n_classes} were "
-            "expected (class-count mismatch)."
-        )
-    if np.any(arr < 0):
-        raise ValueError(f"{name} must be non-negative probabilities.")
-    row_sums = arr.sum(axis=1, dtype=np.float64)
-    tol = ROW_SUM_TOL if arr.dtype == np.float64 else max(ROW_SUM_TOL, 1e-5)
-    bad = np.abs(row_sums - 1.0) > tol
-    if np.any(bad):
-        first = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{name} rows must sum to 1 (tolerance {tol:g}); row {first} sums to "
-            f"{row_sums[first]:.6g}."
-        )
     return arr
 
 
@@ -286,6 +473,101 @@ def check_logits(Z, *, name: str = "X", n_classes: int | None = None):
             "expected (class-count mismatch)."
         )
     return arr
+
+
+class _Block:
+    """Rows ``sl`` of a :class:`_Pair`; float64 views are made on first use.
+
+    Metrics that are computed together (the report) share one block, so
+    ``p_hat`` and the other derived arrays are computed once per block.
+    """
+
+    def __init__(self, pair: _Pair, sl: slice) -> None:
+        self.sl = sl
+        self.Y = pair.Y[sl]  # raw dtype: integer, float32 or float64
+        self.n = pair.n[sl]
+        self.is_counts = pair.is_counts
+        self._P = pair.P
+        self.cache: dict = {}
+
+    @cached_property
+    def P(self) -> np.ndarray:
+        return _probability_block(self._P, self.sl)
+
+    @cached_property
+    def p_hat(self) -> np.ndarray:
+        # Converting first is twice as fast as a mixed int/float division
+        # and gives the same quotients.
+        p_hat = np.array(self.Y, dtype=np.float64)
+        p_hat /= self.n[:, None]
+        return p_hat
+
+    @cached_property
+    def Yf(self) -> np.ndarray:
+        """Counts as float64 (``Y(Y - 1)`` would overflow small int dtypes)."""
+        return np.asarray(self.Y, dtype=np.float64)
+
+
+class _Pair:
+    """Validated ``(Y, P)`` for the chunked metric passes.
+
+    ``Y`` and ``P`` are the caller's arrays (integer, float32, float64, or a
+    memory map; ``P`` may be the 1-D P(second class) of a binary problem):
+    nothing is copied to float64 wholesale. ``n`` holds the float64 row sums
+    of ``Y`` and ``is_counts`` whether ``Y`` is integer-valued.
+    """
+
+    def __init__(self, Y, P, n, is_counts: bool) -> None:
+        self.Y = Y
+        self.P = P
+        self.n = n
+        self.is_counts = bool(is_counts)
+        self.n_samples, self.n_classes = Y.shape
+
+    def blocks(self, chunk_rows: int | None = None):
+        """:class:`_Block` objects covering all rows, in order."""
+        for sl in _row_blocks(self.n_samples, self.n_classes, chunk_rows):
+            yield _Block(self, sl)
+
+    def take(self, idx) -> _Pair:
+        """The pair restricted to the items ``idx`` (a copy of those rows)."""
+        return _Pair(self.Y[idx], self.P[idx], self.n[idx], self.is_counts)
+
+
+def _check_pair(
+    y_true,
+    y_prob,
+    *,
+    counts=None,
+    allow_probabilities: bool = True,
+    y_true_name: str = "y_true",
+    y_prob_name: str = "y_prob",
+) -> _Pair:
+    """:func:`check_histograms_and_probabilities` without copies: a :class:`_Pair`."""
+    if counts is not None:
+        y_true, y_true_name = counts, "counts"
+    raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
+    shape = np.shape(raw)
+    is_hist = len(shape) == 2 and shape[1] > 1
+    if is_hist:
+        Y, n, is_counts, _ = _histograms(
+            y_true, name=y_true_name, allow_probabilities=allow_probabilities
+        )
+        P = _probabilities(y_prob, name=y_prob_name, n_classes=Y.shape[1])
+    else:
+        P = _probabilities(y_prob, name=y_prob_name)
+        Y, n, is_counts, _ = _histograms(
+            y_true,
+            name=y_true_name,
+            allow_probabilities=allow_probabilities,
+            n_classes=2 if P.ndim == 1 else P.shape[1],
+        )
+    if Y.shape[0] != P.shape[0]:
+        raise ValueError(
+            f"{y_true_name} and {y_prob_name} have different numbers of samples: "
+            f"{Y.shape[0]} and {P.shape[0]}."
+        )
+    return _Pair(Y, P, n, is_counts)
 
 
 def check_histograms_and_probabilities(
@@ -309,26 +591,17 @@ def check_histograms_and_probabilities(
     Y : ndarray of shape (n_samples, n_classes)
     P : ndarray of shape (n_samples, n_classes)
     """
-    if counts is not None:
-        y_true, y_true_name = counts, "counts"
-    y_arr = np.asarray(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true)
-    is_hist = y_arr.ndim == 2 and y_arr.shape[1] > 1
-    if is_hist:
-        Y = check_label_histograms(
-            y_true, name=y_true_name, allow_probabilities=allow_probabilities
-        )
-        P = check_probabilities(y_prob, name=y_prob_name, n_classes=Y.shape[1])
-    else:
-        P = check_probabilities(y_prob, name=y_prob_name)
-        Y = check_label_histograms(
-            y_true,
-            name=y_true_name,
-            allow_probabilities=allow_probabilities,
-            n_classes=P.shape[1],
-        )
-    if Y.shape[0] != P.shape[0]:
-        raise ValueError(
-            f"{y_true_name} and {y_prob_name} have different numbers of samples: "
-            f"{Y.shape[0]} and {P.shape[0]}."
-        )
+    pair = _check_pair(
+        y_true,
+        y_prob,
+        counts=counts,
+        allow_probabilities=allow_probabilities,
+        y_true_name=y_true_name,
+        y_prob_name=y_prob_name,
+    )
+    Y, P = pair.Y, pair.P
+    if Y.dtype not in (np.float64, np.float32):
+        Y = Y.astype(np.float64)
+    if P.ndim == 1:
+        P = np.column_stack([1 - P, P])
     return Y, P

@@ -21,7 +21,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, validate_params
 
-from .._validation import check_label_histograms, check_probabilities
+from .._validation import (
+    _histograms,
+    _probabilities,
+    _probability_block,
+    _row_blocks,
+    _row_sums,
+)
 from ._mimori import _bin_indices
 
 __all__ = [
@@ -33,18 +39,49 @@ __all__ = [
 ]
 
 
-def _pair_disagreement(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(μ̂, n)`` from float counts; μ̂ is NaN where ``n < 2``.
+def _mu_rows(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """μ̂ of a block of counts ``Y`` (any numeric dtype) with row sums ``n``."""
+    Y = np.asarray(Y, dtype=np.float64)
+    valid = n >= 2
+    pairs = np.where(valid, n * (n - 1.0), 1.0)
+    mu = 1.0 - _row_sums(Y * (Y - 1.0)) / pairs
+    mu[~valid] = np.nan
+    return mu
+
+
+def _pair_disagreement(Y: np.ndarray, n=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(μ̂, n)`` from counts; μ̂ is NaN where ``n < 2``.
 
     Of the ``n(n − 1)`` ordered pairs of distinct annotators, ``Σ_k Y_k(Y_k − 1)``
     agree, so ``1 − Σ_k Y_k(Y_k − 1)/(n(n − 1))`` is the fraction that disagree:
-    eq. 16 with ``ϕ^D`` as the kernel, without enumerating pairs.
+    eq. 16 with ``ϕ^D`` as the kernel, without enumerating pairs. Computed
+    block by block of rows; ``n`` (the row sums) is reused when given.
     """
-    n = Y.sum(axis=1)
-    valid = n >= 2
-    pairs = np.where(valid, n * (n - 1.0), 1.0)
-    mu = 1.0 - (Y * (Y - 1.0)).sum(axis=1) / pairs
-    return np.where(valid, mu, np.nan), n
+    n_rows, n_cols = np.shape(Y)
+    if n is None:
+        n = np.empty(n_rows)
+        for sl in _row_blocks(n_rows, n_cols):
+            n[sl] = _row_sums(np.asarray(Y[sl]))
+    mu = np.empty(n_rows)
+    for sl in _row_blocks(n_rows, n_cols):
+        mu[sl] = _mu_rows(Y[sl], n[sl])
+    return mu, n
+
+
+def _phi_rows(P: np.ndarray) -> np.ndarray:
+    """``1 − Σ_k q_k²`` of a block of probabilities."""
+    P = np.asarray(P, dtype=np.float64)
+    return 1.0 - _row_sums(P * P)
+
+
+def _phi(P: np.ndarray) -> np.ndarray:
+    """``1 − Σ_k q_k²`` per row of checked probabilities (1-D: binary), by blocks."""
+    n_rows = P.shape[0]
+    phi = np.empty(n_rows)
+    n_cols = 2 if P.ndim == 1 else P.shape[1]
+    for sl in _row_blocks(n_rows, n_cols):
+        phi[sl] = _phi_rows(_probability_block(P, sl))
+    return phi
 
 
 @validate_params({"counts": ["array-like"]}, prefer_skip_nested_validation=True)
@@ -79,8 +116,8 @@ def disagreement_probability(counts: ArrayLike) -> np.ndarray:
     >>> disagreement_probability([[3, 1], [1, 1], [2, 0], [1, 0]])
     array([0.5, 1. , 0. , nan])
     """
-    Y = check_label_histograms(counts, name="counts", allow_probabilities=False)
-    mu, _ = _pair_disagreement(np.asarray(Y, dtype=np.float64))
+    Y, n, _, _ = _histograms(counts, name="counts", allow_probabilities=False)
+    mu, _ = _pair_disagreement(Y, n)
     return mu
 
 
@@ -117,19 +154,16 @@ def _disagreement_from_probabilities(
         n_members, n_samples, n_classes_ = arr.shape
         if n_members == 0:
             raise ValueError(f"{name} has no ensemble members (shape {arr.shape}).")
-        flat = check_probabilities(
+        flat = _probabilities(
             arr.reshape(-1, n_classes_) if n_samples else arr.reshape(0, n_classes_),
             name=name,
             n_classes=n_classes,
         )
-        P = np.asarray(flat, dtype=np.float64).reshape(arr.shape)
-        phi = 1.0 - (P**2).sum(axis=-1)
+        phi = _phi(flat).reshape(n_members, n_samples)
     elif ndim in (1, 2):
-        P = np.asarray(
-            check_probabilities(raw, name=name, n_classes=n_classes), dtype=np.float64
-        )
+        P = _probabilities(raw, name=name, n_classes=n_classes)
         n_samples = P.shape[0]
-        phi = 1.0 - (P**2).sum(axis=-1)
+        phi = _phi(P)
     else:
         raise ValueError(
             f"{name} must have shape (n_samples, n_classes), (n_samples,) for "
@@ -230,7 +264,7 @@ def _check_disagreement_inputs(
                 "y_disagreement must hold predicted disagreement probabilities in "
                 f"[0, 1]; found values in [{phi.min():.6g}, {phi.max():.6g}]."
             )
-        Y = check_label_histograms(y_true, name=name, allow_probabilities=False)
+        Y, n, _, _ = _histograms(y_true, name=name, allow_probabilities=False)
     else:
         # A 2-D (or ensemble 3-D) input is class probabilities, turned into φ.
         n_classes = None
@@ -239,7 +273,7 @@ def _check_disagreement_inputs(
         phi = _disagreement_from_probabilities(
             raw, name="y_disagreement", n_classes=n_classes
         )
-        Y = check_label_histograms(
+        Y, n, _, _ = _histograms(
             y_true,
             name=name,
             allow_probabilities=False,
@@ -250,7 +284,7 @@ def _check_disagreement_inputs(
             f"{name} and y_disagreement have different numbers of samples: "
             f"{Y.shape[0]} and {phi.shape[0]}."
         )
-    mu, n = _pair_disagreement(np.asarray(Y, dtype=np.float64))
+    mu, n = _pair_disagreement(Y, n)
     valid = n >= 2
     if not np.any(valid):
         raise ValueError(
@@ -317,27 +351,35 @@ def disagreement_squared_loss(
     return float((mu * (1.0 - mu) + (mu - phi) ** 2).mean())
 
 
-def _disagreement_cl(mu, phi, valid, n_bins: int, debiased: bool) -> float:
-    """Binned calibration loss of ``φ`` against ``μ̂`` (eq. 42–45).
+def _disagreement_cl_sums(mu, phi, valid, n_bins: int, weights=None) -> np.ndarray:
+    """Per-bin partial sums ``[|B|, Σφ, |B_valid|, Σμ̂, Σμ̂²]``, shape (5, n_bins).
 
-    Reference behaviour (SPEC §2): bins are formed on ``φ`` of all items and
-    ``|B|``, ``N`` count all items, while ``mean_B μ̂`` and the variance
-    ``σ̄²_B`` (ddof=0) use only the items with ``n_i >= 2``. A bin without such
-    an item has no estimate of ``E[ϕ | bin]`` and adds 0.
+    Bins are formed on ``φ``; the ``μ̂`` sums run over the valid items
+    (``n_i >= 2``). ``weights`` are item multiplicities (bootstrap).
     """
-    n_samples = phi.shape[0]
     bins = _bin_indices(phi, n_bins)
-    count = np.bincount(bins, minlength=n_bins).astype(np.float64)
-    sum_phi = np.bincount(bins, weights=phi, minlength=n_bins)
-    vbins, vmu = bins[valid], mu[valid]
-    count_valid = np.bincount(vbins, minlength=n_bins).astype(np.float64)
-    sum_mu = np.bincount(vbins, weights=vmu, minlength=n_bins)
+    w = np.ones(phi.shape[0]) if weights is None else np.asarray(weights, float)
+    wv = np.where(valid, w, 0.0)
+    mu0 = np.where(valid, mu, 0.0)
+    out = np.empty((5, n_bins))
+    out[0] = np.bincount(bins, weights=w, minlength=n_bins)
+    out[1] = np.bincount(bins, weights=w * phi, minlength=n_bins)
+    out[2] = np.bincount(bins, weights=wv, minlength=n_bins)
+    out[3] = np.bincount(bins, weights=wv * mu0, minlength=n_bins)
+    out[4] = np.bincount(bins, weights=wv * mu0 * mu0, minlength=n_bins)
+    return out
+
+
+def _disagreement_cl_from_sums(sums, n_samples: float, debiased: bool) -> float:
+    """Eq. 42–45 from :func:`_disagreement_cl_sums` of all items."""
+    count, sum_phi, count_valid, sum_mu, sum_mu2 = sums
     has_valid = count_valid > 0
     mean_mu = sum_mu / np.where(has_valid, count_valid, 1.0)
     mean_phi = sum_phi / np.where(count > 0, count, 1.0)
     cl_bins = np.where(has_valid, count / n_samples * (mean_mu - mean_phi) ** 2, 0.0)
     if debiased:
-        ss = np.bincount(vbins, weights=(vmu - mean_mu[vbins]) ** 2, minlength=n_bins)
+        # ddof=0 variance of μ̂ over the valid items (clipped against rounding)
+        ss = np.maximum(sum_mu2 - count_valid * mean_mu**2, 0.0)
         var0 = ss / np.where(has_valid, count_valid, 1.0)
         multi = count >= 2
         # eq. 44: (|B|/N) σ̄²/(|B| − 1)
@@ -345,6 +387,22 @@ def _disagreement_cl(mu, phi, valid, n_bins: int, debiased: bool) -> float:
             multi, count / n_samples * var0 / np.where(multi, count - 1.0, 1.0), 0.0
         )
     return float(cl_bins.sum())
+
+
+def _disagreement_cl(
+    mu, phi, valid, n_bins: int, debiased: bool, weights=None
+) -> float:
+    """Binned calibration loss of ``φ`` against ``μ̂`` (eq. 42–45).
+
+    Reference behaviour (SPEC §2): bins are formed on ``φ`` of all items and
+    ``|B|``, ``N`` count all items, while ``mean_B μ̂`` and the variance
+    ``σ̄²_B`` (ddof=0) use only the items with ``n_i >= 2``. A bin without such
+    an item has no estimate of ``E[ϕ | bin]`` and adds 0. ``weights`` are
+    item multiplicities (a bootstrap resample without copying the items).
+    """
+    sums = _disagreement_cl_sums(mu, phi, valid, n_bins, weights)
+    n_samples = phi.shape[0] if weights is None else float(np.sum(weights))
+    return _disagreement_cl_from_sums(sums, n_samples, debiased)
 
 
 @validate_params(_DISAGREEMENT_BINNED, prefer_skip_nested_validation=True)

@@ -15,7 +15,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ._distribution import _validate_pair
+from ._distribution import _pair_mean, _validate_pair
 
 __all__ = [
     "majority_accuracy_score",
@@ -65,26 +65,121 @@ def _bin_index(conf, n_bins):
     The edges are ``np.linspace(0, 1, n_bins + 1)`` and membership is
     ``lower < conf <= upper`` (Baan et al.'s code), so a confidence exactly on
     an edge such as 0.3 goes to the bin below it. A confidence of 0 lies in no
-    bin and gets index -1.
+    bin and gets index -1 (and one above 1, possible within the row-sum
+    tolerance, gets ``n_bins``).
+
+    This is ``searchsorted(edges, conf, side="left") - 1``, computed as
+    ``ceil(conf * M) - 1`` and corrected by one step where the rounding of
+    ``conf * M`` or of the edges disagrees with the exact comparison -- a
+    binary search per element is several times slower.
     """
+    conf = np.asarray(conf, dtype=np.float64)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    return np.searchsorted(edges, conf, side="left") - 1
+    # lower[j + 1] / upper[j + 1]: the bounds of bin j, for j in [-1, n_bins].
+    lower = np.concatenate([[-np.inf], edges])
+    upper = np.concatenate([edges, [np.inf]])
+    idx = np.ceil(conf * n_bins)
+    np.clip(idx, 0, n_bins + 1, out=idx)
+    pos = idx.astype(np.intp)  # j + 1
+    pos -= conf <= lower[pos]
+    pos += conf > upper[pos]
+    pos -= 1
+    return pos
 
 
-def _binned_gap(conf, correct, n_bins):
-    """``Σ_b (|B_b| / N_binned) |acc_b − conf_b|`` for one set of confidences."""
-    idx = _bin_index(conf, n_bins)
-    keep = idx >= 0
-    n_binned = int(keep.sum())
+def _binned_gap_sums(conf, correct, n_bins, weights=None) -> np.ndarray:
+    """Per-bin partial sums ``[Σ w(correct − conf), Σ w]`` of a block.
+
+    Shape ``(2, n_bins + 2)``: column 0 collects the unbinned confidences
+    (0), columns ``1..n_bins`` the bins, the last one confidences above 1.
+    ``weights`` are item multiplicities (bootstrap), 1 by default. Partial
+    sums of blocks add up to those of the whole data set.
+    """
+    pos = _bin_index(conf, n_bins) + 1
+    gap = np.subtract(correct, conf, dtype=np.float64)
+    if weights is not None:
+        gap *= weights
+    out = np.empty((2, n_bins + 2))
+    out[0] = np.bincount(pos, weights=gap, minlength=n_bins + 2)
+    if weights is None:
+        out[1] = np.bincount(pos, minlength=n_bins + 2)
+    else:
+        out[1] = np.bincount(pos, weights=weights, minlength=n_bins + 2)
+    return out
+
+
+def _binned_gap_from_sums(sums) -> float:
+    """``Σ_b (|B_b| / N_binned) |acc_b − conf_b|`` from :func:`_binned_gap_sums`.
+
+    ``|B| · |acc_B − conf_B| = |Σ_{i∈B} (correct_i − conf_i)|``.
+    """
+    n_binned = sums[1, 1:].sum()
     if n_binned == 0:
         return 0.0
-    # |B| * |acc_B - conf_B| = |Σ_{i∈B} (correct_i - conf_i)|, so one bincount.
-    gap = np.bincount(
-        idx[keep],
-        weights=correct[keep].astype(np.float64) - conf[keep],
-        minlength=n_bins,
+    return float(np.abs(sums[0, 1:]).sum() / n_binned)
+
+
+def _binned_gap(conf, correct, n_bins, weights=None):
+    """``Σ_b (|B_b| / N_binned) |acc_b − conf_b|`` for one set of confidences."""
+    return _binned_gap_from_sums(_binned_gap_sums(conf, correct, n_bins, weights))
+
+
+def _top_class(P):
+    """``(argmax q, max q)`` per row; one argmax and a gather beat ``max``."""
+    top = np.argmax(P, axis=1)
+    return top, np.take_along_axis(P, top[:, None], axis=1)[:, 0]
+
+
+def _block_top(block):
+    """Cached ``(top class, confidence, majority correct)`` of a block."""
+    if "top" not in block.cache:
+        top, conf = _top_class(block.P)
+        block.cache["top"] = (top, conf, top == np.argmax(block.Y, axis=1))
+    return block.cache["top"]
+
+
+def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
+    """Per-(class, bin) partial sums ``[Σ w(1[maj = k] − q_k), Σ w]`` of a block.
+
+    Shape ``(2, n_classes, n_bins + 2)``, bins laid out as in
+    :func:`_binned_gap_sums`; one ``bincount`` over the flat cell index
+    ``k * (n_bins + 2) + bin + 1`` instead of a loop over classes.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    n_rows, n_classes = P.shape
+    width = n_bins + 2
+    cell = _bin_index(P, n_bins)
+    cell += np.arange(1, n_classes * width, width)
+    gap = -P
+    gap[np.arange(n_rows), majority] += 1.0
+    n_cells = n_classes * width
+    if weights is not None:
+        gap *= weights[:, None]
+    out = np.empty((2, n_cells))
+    out[0] = np.bincount(cell.ravel(), weights=gap.ravel(), minlength=n_cells)
+    if weights is None:
+        out[1] = np.bincount(cell.ravel(), minlength=n_cells)
+    else:
+        w = np.broadcast_to(weights[:, None], P.shape).ravel()
+        out[1] = np.bincount(cell.ravel(), weights=w, minlength=n_cells)
+    return out.reshape(2, n_classes, width)
+
+
+def _classwise_from_sums(sums) -> float:
+    """Mean over classes of the per-class ECE (a class never binned adds 0)."""
+    per_class_gap = np.abs(sums[0, :, 1:]).sum(axis=1)
+    n_binned = sums[1, :, 1:].sum(axis=1)
+    per_class = np.divide(
+        per_class_gap,
+        n_binned,
+        out=np.zeros(sums.shape[1], dtype=np.float64),
+        where=n_binned > 0,
     )
-    return float(np.abs(gap).sum() / n_binned)
+    return float(per_class.mean())
+
+
+def _block_classwise_sums(block, n_bins, weights=None):
+    return _classwise_sums(np.argmax(block.Y, axis=1), block.P, n_bins, weights)
 
 
 # --------------------------------------------------------------------------- #
@@ -133,8 +228,8 @@ def majority_accuracy_score(
     >>> float(majority_accuracy_score(Y, P, ties="any"))
     1.0
     """
-    Y, P = _validate_pair(y_true, y_prob, counts)
-    return float(np.mean(_majority_correct_per_item(Y, P, ties)))
+    pair = _validate_pair(y_true, y_prob, counts)
+    return _pair_mean(pair, lambda b: _majority_correct_per_item(b.Y, b.P, ties))
 
 
 @validate_params(
@@ -175,9 +270,12 @@ def expected_calibration_error(
     >>> float(expected_calibration_error(Y, P))
     0.0
     """
-    Y, P = _validate_pair(y_true, y_prob, counts)
-    correct = _majority_correct_per_item(Y, P, "first")
-    return _binned_gap(P.max(axis=1), correct, n_bins)
+    pair = _validate_pair(y_true, y_prob, counts)
+    sums = 0.0
+    for block in pair.blocks():
+        _, conf, correct = _block_top(block)
+        sums = sums + _binned_gap_sums(conf, correct, n_bins)
+    return _binned_gap_from_sums(sums)
 
 
 @validate_params(
@@ -219,21 +317,8 @@ def classwise_expected_calibration_error(
     >>> round(classwise_expected_calibration_error(Y, P), 12)
     0.1
     """
-    Y, P = _validate_pair(y_true, y_prob, counts)
-    n, K = P.shape
-    majority = np.argmax(Y, axis=1)
-    hit = (majority[:, None] == np.arange(K)).astype(np.float64)
-    idx = _bin_index(P, n_bins)  # (n, K)
-    keep = idx >= 0
-    # One bincount over (class, bin) cells instead of a loop over classes.
-    cell = (np.arange(K)[None, :] * n_bins + idx)[keep]
-    gap = np.bincount(cell, weights=(hit - P)[keep], minlength=K * n_bins)
-    per_class_gap = np.abs(gap).reshape(K, n_bins).sum(axis=1)
-    n_binned = keep.sum(axis=0)
-    per_class = np.divide(
-        per_class_gap,
-        n_binned,
-        out=np.zeros(K, dtype=np.float64),
-        where=n_binned > 0,
-    )
-    return float(per_class.mean())
+    pair = _validate_pair(y_true, y_prob, counts)
+    sums = 0.0
+    for block in pair.blocks():
+        sums = sums + _block_classwise_sums(block, n_bins)
+    return _classwise_from_sums(sums)

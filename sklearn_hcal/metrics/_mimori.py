@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import _check_sample_weight
 
-from .._validation import check_histograms_and_probabilities
+from .._validation import _check_pair, _Pair, _row_blocks, _row_sums
 
 __all__ = [
     "expected_squared_loss",
@@ -45,33 +45,176 @@ def _bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     The inner edges come from ``np.linspace`` so that a value equal to an edge
     ``j/B`` (as computed in floating point) falls in bin ``j``; values at or
     above the last inner edge, including exactly 1, fall in bin ``B - 1``.
+
+    This is ``searchsorted(edges[1:-1], values, side="right")``, computed as
+    ``floor(value * B)`` and corrected by one step where the rounding of the
+    product or of the edges disagrees with the exact comparison (a binary
+    search per element is several times slower).
     """
+    values = np.asarray(values, dtype=np.float64)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    return np.searchsorted(edges[1:-1], values, side="right")
+    lower = edges[:-1].copy()
+    lower[0] = -np.inf  # bin 0 takes everything below the first inner edge
+    upper = edges[1:].copy()
+    upper[-1] = np.inf  # the last bin is closed (and takes values above 1)
+    idx = np.floor(values * n_bins)
+    np.clip(idx, 0, n_bins - 1, out=idx)
+    pos = idx.astype(np.intp)
+    pos -= values < lower[pos]
+    pos += values >= upper[pos]
+    return pos
 
 
-def _histograms_to_distributions(
-    y_true, y_prob, counts
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated ``(p_hat, P, n)`` in float64; integer counts are required."""
-    Y, P = check_histograms_and_probabilities(
-        y_true, y_prob, counts=counts, allow_probabilities=False
-    )
-    Y = np.asarray(Y, dtype=np.float64)
-    n = Y.sum(axis=1)
-    return Y / n[:, None], np.asarray(P, dtype=np.float64), n
+def _validate_counts(y_true, y_prob, counts) -> _Pair:
+    """Validated inputs as a ``_Pair``; integer counts are required."""
+    return _check_pair(y_true, y_prob, counts=counts, allow_probabilities=False)
 
 
-def _variance_correction(p_hat: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Per item and class, ``p̂(1 − p̂)/(n − 1)`` (Prop. 2); 0 where ``n < 2``.
-
-    ``p̂(1 − p̂)/(n − 1)`` is the unbiased estimate of ``Var(p̂_ik)`` =
-    ``Q_ik(1 − Q_ik)/n_i``; it does not exist for a single annotation, so those
-    items contribute no correction.
-    """
+def _correction_factor(n: np.ndarray) -> np.ndarray:
+    """``1/(n − 1)`` where ``n >= 2``, else 0 (no correction for one label)."""
     valid = n >= 2
-    denom = np.where(valid, n - 1.0, 1.0)
-    return np.where(valid[:, None], p_hat * (1.0 - p_hat) / denom[:, None], 0.0)
+    return np.divide(1.0, n - 1.0, out=np.zeros(n.shape), where=valid)
+
+
+#: Rows of the per-cell partial sums of :func:`_cell_sums`.
+_COUNT, _COUNT_VALID, _SUM_TRUE, _SUM_PRED, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR = range(
+    7
+)
+
+
+def _cell_sums(
+    p_hat: np.ndarray,
+    P: np.ndarray,
+    n: np.ndarray,
+    n_bins: int,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per-(class, bin) partial sums of a block of items, shape (7, K * n_bins).
+
+    Rows (see the ``_COUNT``... constants): item count ``|B|``, count of items
+    with ``n_i >= 2``, ``Σ p̂``, ``Σ q``, ``Σ p̂²``, ``Σ (p̂ − q)²`` and
+    ``Σ p̂(1 − p̂)/(n − 1)`` over items with ``n_i >= 2``, each weighted by
+    ``weights`` (item multiplicities, for the bootstrap) when given. The sums
+    of all blocks are sufficient statistics for every term of
+    :func:`_terms_from_sums`, so the binned losses are computed in one
+    chunked pass with ``O(K * n_bins)`` memory besides the block.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    n_classes = P.shape[1]
+    n_cells = n_classes * n_bins
+    flat = _bin_indices(P, n_bins)
+    flat += np.arange(0, n_cells, n_bins)
+    flat = flat.ravel()
+    factor = _correction_factor(n)
+    all_valid = bool(np.all(factor > 0))
+    any_valid = all_valid or bool(np.any(factor > 0))
+    if weights is not None:
+        w_item = np.asarray(weights, dtype=np.float64)
+        factor = factor * w_item
+        w = np.broadcast_to(w_item[:, None], P.shape).ravel()
+    out = np.zeros((7, n_cells))
+
+    def total(values):
+        values = values.ravel()
+        if weights is not None:
+            values = values * w
+        return np.bincount(flat, weights=values, minlength=n_cells)
+
+    if weights is None:
+        out[_COUNT] = np.bincount(flat, minlength=n_cells)
+    else:
+        out[_COUNT] = np.bincount(flat, weights=w, minlength=n_cells)
+    if all_valid:
+        out[_COUNT_VALID] = out[_COUNT]
+    elif any_valid:
+        valid = np.broadcast_to((n >= 2)[:, None], P.shape).ravel()
+        out[_COUNT_VALID] = total(valid.astype(np.float64))
+    out[_SUM_TRUE] = total(p_hat)
+    out[_SUM_PRED] = total(P)
+    out[_SUM_TRUE2] = total(p_hat * p_hat)
+    resid = p_hat - P
+    resid *= resid
+    out[_SUM_RESID2] = total(resid)
+    if any_valid:
+        gini = 1.0 - p_hat
+        gini *= p_hat
+        gini *= factor[:, None]
+        # ``factor`` already carries the weights: bincount them directly.
+        out[_SUM_CORR] = np.bincount(flat, weights=gini.ravel(), minlength=n_cells)
+    return out
+
+
+def _terms_from_sums(sums: np.ndarray, n_samples: float, n_bins: int) -> dict:
+    """Mimori et al.'s squared-loss terms from the per-cell sums of all items.
+
+    See :func:`_binned_calibration_terms` for the keys. With the bin means
+    ``c̄ = Σp̂/|B|`` and ``z̄ = Σq/|B|``, the within-bin sums of squares are
+    ``Σ (p̂ − c̄)² = Σp̂² − |B| c̄²`` and ``Σ ((p̂ − c̄) − (q − z̄))² =
+    Σ (p̂ − q)² − |B| (c̄ − z̄)²`` (clipped at 0 against rounding).
+    """
+    count = sums[_COUNT]
+    count_valid = sums[_COUNT_VALID]
+    n_cells = count.shape[0]
+    n_classes = n_cells // n_bins
+    nonempty = count > 0
+    safe_count = np.where(nonempty, count, 1.0)
+    mean_true = sums[_SUM_TRUE] / safe_count
+    mean_pred = sums[_SUM_PRED] / safe_count
+    gap = mean_true - mean_pred
+    ss_true = np.maximum(sums[_SUM_TRUE2] - count * mean_true**2, 0.0)
+    ss_resid = np.maximum(sums[_SUM_RESID2] - count * gap**2, 0.0)
+    multi = count >= 2
+    var_true = np.where(multi, ss_true / np.where(multi, count - 1.0, 1.0), 0.0)
+
+    # eq. 13 and Prop. 3: (|B|/N)(c̄ − z̄)² − (|B|/N) σ̄²/(|B| − 1), where
+    # σ̄²|B|/(|B| − 1) is the ddof=1 variance, so the correction is var/N.
+    cl_plugin_bins = count / n_samples * gap**2
+    cl_bins = cl_plugin_bins - var_true / n_samples
+    # eq. 35–36; the correction is applied to bins with >= 2 items of which at
+    # least one has n_i >= 2 (SPEC §2, the reference implementation's rule).
+    dl_plugin_bins = ss_resid / n_samples
+    dl_corrected = multi & (count_valid > 0)
+    dl_bins = dl_plugin_bins - np.where(
+        dl_corrected, (sums[_SUM_CORR] - var_true) / n_samples, 0.0
+    )
+
+    el_plugin = float(sums[_SUM_RESID2].sum() / n_samples)
+    el = el_plugin - float(sums[_SUM_CORR].sum()) / n_samples
+    # Σ_k p̂(1 − p̂) = Σ p̂ − Σ p̂², summed over all cells.
+    il_plugin = float((sums[_SUM_TRUE].sum() - sums[_SUM_TRUE2].sum()) / n_samples)
+    sq_loss = el_plugin + il_plugin
+    cl_plugin = float(cl_plugin_bins.sum())
+    cl = float(cl_bins.sum())
+
+    shape = (n_classes, n_bins)
+    return {
+        "n_samples": int(round(n_samples)),
+        "n_bins": n_bins,
+        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
+        "sq_loss": sq_loss,
+        "el_plugin": el_plugin,
+        "el": el,
+        "il_plugin": il_plugin,
+        "il": sq_loss - el,
+        "cl_plugin": cl_plugin,
+        "cl": cl,
+        "dl_plugin": float(dl_plugin_bins.sum()),
+        "dl": float(dl_bins.sum()),
+        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
+        "ce": float(np.sqrt(max(cl, 0.0))),
+        "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=1),
+        "cl_per_class": cl_bins.reshape(shape).sum(axis=1),
+        "bin_count": np.rint(count).reshape(shape).astype(np.int64),
+        "bin_count_valid": np.rint(count_valid).reshape(shape).astype(np.int64),
+        "bin_mean_true": np.where(nonempty, mean_true, np.nan).reshape(shape),
+        "bin_mean_pred": np.where(nonempty, mean_pred, np.nan).reshape(shape),
+        "bin_var_true": var_true.reshape(shape),
+        "cl_plugin_bins": cl_plugin_bins.reshape(shape),
+        "cl_bins": cl_bins.reshape(shape),
+        "dl_plugin_bins": dl_plugin_bins.reshape(shape),
+        "dl_bins": dl_bins.reshape(shape),
+    }
 
 
 def _binned_calibration_terms(
@@ -81,8 +224,9 @@ def _binned_calibration_terms(
 
     Class-wise equal-width binning (eq. 12–14): for each class ``k`` the
     predictions ``P[:, k]`` are put in ``n_bins`` bins ``[j/B, (j+1)/B)``, the
-    last one closed. Per-bin sums use one ``np.bincount`` over the flat index
-    ``k * n_bins + bin``.
+    last one closed. Per-bin sums are accumulated block by block of rows
+    (:func:`_cell_sums`, one ``np.bincount`` per statistic over the flat index
+    ``k * n_bins + bin``), so no ``(n_samples, n_classes)`` temporary is made.
 
     Parameters
     ----------
@@ -113,84 +257,20 @@ def _binned_calibration_terms(
         ``dl_bins``. ``bin_edges`` has shape (n_bins + 1,). Also
         ``n_samples`` and ``n_bins``.
     """
-    n_samples, n_classes = P.shape
-    n_cells = n_classes * n_bins
-    bins = _bin_indices(P, n_bins)
-    flat = (np.arange(n_classes) * n_bins + bins).ravel()
+    n_samples, n_classes = np.shape(P)
+    sums = 0.0
+    for sl in _row_blocks(n_samples, n_classes):
+        sums = sums + _cell_sums(p_hat[sl], P[sl], n[sl], n_bins)
+    return _terms_from_sums(sums, n_samples, n_bins)
 
-    count = np.bincount(flat, minlength=n_cells).astype(np.float64)
-    sum_true = np.bincount(flat, weights=p_hat.ravel(), minlength=n_cells)
-    sum_pred = np.bincount(flat, weights=P.ravel(), minlength=n_cells)
-    nonempty = count > 0
-    safe_count = np.where(nonempty, count, 1.0)
-    mean_true = sum_true / safe_count
-    mean_pred = sum_pred / safe_count
 
-    # Deviations from the bin means (rather than sums of squares) keep the
-    # within-bin variances accurate when p̂ is nearly constant in a bin.
-    dev_true = p_hat.ravel() - mean_true[flat]
-    dev_pred = P.ravel() - mean_pred[flat]
-    ss_true = np.bincount(flat, weights=dev_true**2, minlength=n_cells)
-    ss_resid = np.bincount(flat, weights=(dev_true - dev_pred) ** 2, minlength=n_cells)
-    multi = count >= 2
-    var_true = np.where(multi, ss_true / np.where(multi, count - 1.0, 1.0), 0.0)
-
-    corr_item = _variance_correction(p_hat, n)
-    corr_sum = np.bincount(flat, weights=corr_item.ravel(), minlength=n_cells)
-    valid_item = np.broadcast_to((n >= 2)[:, None], P.shape).ravel()
-    count_valid = np.bincount(
-        flat, weights=valid_item.astype(np.float64), minlength=n_cells
-    )
-
-    # eq. 13 and Prop. 3: (|B|/N)(c̄ − z̄)² − (|B|/N) σ̄²/(|B| − 1), where
-    # σ̄²|B|/(|B| − 1) is the ddof=1 variance, so the correction is var/N.
-    cl_plugin_bins = count / n_samples * (mean_true - mean_pred) ** 2
-    cl_bins = cl_plugin_bins - var_true / n_samples
-    # eq. 35–36; the correction is applied to bins with >= 2 items of which at
-    # least one has n_i >= 2 (SPEC §2, the reference implementation's rule).
-    dl_plugin_bins = ss_resid / n_samples
-    dl_corrected = multi & (count_valid > 0)
-    dl_bins = dl_plugin_bins - np.where(
-        dl_corrected, (corr_sum - var_true) / n_samples, 0.0
-    )
-
-    sq_err = ((p_hat - P) ** 2).sum(axis=1)
-    gini = (p_hat * (1.0 - p_hat)).sum(axis=1)
-    el_plugin = float(sq_err.mean())
-    el = el_plugin - float(corr_item.sum()) / n_samples
-    il_plugin = float(gini.mean())
-    sq_loss = el_plugin + il_plugin
-    cl_plugin = float(cl_plugin_bins.sum())
-    cl = float(cl_bins.sum())
-
-    shape = (n_classes, n_bins)
-    return {
-        "n_samples": n_samples,
-        "n_bins": n_bins,
-        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
-        "sq_loss": sq_loss,
-        "el_plugin": el_plugin,
-        "el": el,
-        "il_plugin": il_plugin,
-        "il": sq_loss - el,
-        "cl_plugin": cl_plugin,
-        "cl": cl,
-        "dl_plugin": float(dl_plugin_bins.sum()),
-        "dl": float(dl_bins.sum()),
-        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
-        "ce": float(np.sqrt(max(cl, 0.0))),
-        "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=1),
-        "cl_per_class": cl_bins.reshape(shape).sum(axis=1),
-        "bin_count": count.reshape(shape).astype(np.int64),
-        "bin_count_valid": count_valid.reshape(shape).astype(np.int64),
-        "bin_mean_true": np.where(nonempty, mean_true, np.nan).reshape(shape),
-        "bin_mean_pred": np.where(nonempty, mean_pred, np.nan).reshape(shape),
-        "bin_var_true": var_true.reshape(shape),
-        "cl_plugin_bins": cl_plugin_bins.reshape(shape),
-        "cl_bins": cl_bins.reshape(shape),
-        "dl_plugin_bins": dl_plugin_bins.reshape(shape),
-        "dl_bins": dl_bins.reshape(shape),
-    }
+def _pair_cell_sums(pair: _Pair, n_bins: int, weights=None) -> np.ndarray:
+    """:func:`_cell_sums` of all items of a validated pair, block by block."""
+    sums = 0.0
+    for block in pair.blocks():
+        w = None if weights is None else weights[block.sl]
+        sums = sums + _cell_sums(block.p_hat, block.P, block.n, n_bins, w)
+    return sums
 
 
 def _warn_single_annotations(n: np.ndarray, what: str) -> None:
@@ -264,15 +344,20 @@ def expected_squared_loss(
     >>> expected_squared_loss(Y, q)
     0.5
     """
-    p_hat, P, n = _histograms_to_distributions(y_true, y_prob, counts)
-    per_item = ((p_hat - P) ** 2 + p_hat * (1.0 - p_hat)).sum(axis=1)
-    if sample_weight is None:
-        return float(per_item.mean())
-    w = _check_sample_weight(sample_weight, per_item, ensure_non_negative=True)
-    total = w.sum()
-    if total <= 0:
-        raise ValueError("sample_weight must have a positive sum.")
-    return float(np.dot(w, per_item) / total)
+    pair = _validate_counts(y_true, y_prob, counts)
+    w = None
+    if sample_weight is not None:
+        w = _check_sample_weight(sample_weight, pair.n, ensure_non_negative=True)
+        if w.sum() <= 0:
+            raise ValueError("sample_weight must have a positive sum.")
+    total = 0.0
+    for block in pair.blocks():
+        p_hat = block.p_hat
+        per_item = _row_sums((p_hat - block.P) ** 2 + p_hat * (1.0 - p_hat))
+        if w is not None:
+            per_item *= w[block.sl]
+        total += float(per_item.sum())
+    return total / (pair.n_samples if w is None else float(w.sum()))
 
 
 @validate_params(
@@ -320,17 +405,28 @@ def epistemic_loss(
     >>> epistemic_loss(Y, q)
     0.0
     """
-    p_hat, P, n = _histograms_to_distributions(y_true, y_prob, counts)
-    el = float(((p_hat - P) ** 2).sum(axis=1).mean())
+    pair = _validate_counts(y_true, y_prob, counts)
+    sq_err = correction = 0.0
+    for block in pair.blocks():
+        resid = block.p_hat - block.P
+        sq_err += float(np.sum(resid * resid))
+        if debiased:
+            gini = block.p_hat * (1.0 - block.p_hat)
+            # an elementwise product, not BLAS: a BLAS call per block costs
+            # more than the block's arithmetic on a busy machine
+            gini *= _correction_factor(block.n)[:, None]
+            correction += float(gini.sum())
+    el = sq_err / pair.n_samples
     if debiased:
-        _warn_single_annotations(n, "epistemic loss")
-        el -= float(_variance_correction(p_hat, n).sum()) / n.shape[0]
+        _warn_single_annotations(pair.n, "epistemic loss")
+        el -= correction / pair.n_samples
     return el
 
 
 def _binned(y_true, y_prob, counts, n_bins) -> tuple[dict, np.ndarray]:
-    p_hat, P, n = _histograms_to_distributions(y_true, y_prob, counts)
-    return _binned_calibration_terms(p_hat, P, n, n_bins), n
+    pair = _validate_counts(y_true, y_prob, counts)
+    sums = _pair_cell_sums(pair, n_bins)
+    return _terms_from_sums(sums, pair.n_samples, n_bins), pair.n
 
 
 @validate_params(_BINNED, prefer_skip_nested_validation=True)

@@ -29,35 +29,47 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+from joblib import effective_n_jobs
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.parallel import Parallel, delayed
 
 from .._validation import (
-    check_histograms_and_probabilities,
-    check_probabilities,
+    _check_pair,
+    _chunk_rows,
+    _Pair,
+    _probabilities,
+    _row_blocks,
 )
 from ._disagreement import (
-    _disagreement_cl,
-    _disagreement_from_probabilities,
+    _disagreement_cl_from_sums,
+    _disagreement_cl_sums,
     _pair_disagreement,
-    predicted_disagreement,
+    _phi_rows,
 )
 from ._distribution import (
+    _block_entropies,
+    _block_rank_match,
     _cross_entropy_per_item,
     _entropy,
-    _entropy_error_per_item,
     _jsd_per_item,
     _kl_per_item,
-    _rank_match_per_item,
     _tvd_per_item,
 )
 from ._majority import (
-    _binned_gap,
-    _majority_correct_per_item,
-    classwise_expected_calibration_error,
+    _binned_gap_from_sums,
+    _binned_gap_sums,
+    _block_classwise_sums,
+    _block_top,
+    _classwise_from_sums,
 )
-from ._mimori import _binned_calibration_terms, _warn_single_annotations
+from ._mimori import (
+    _cell_sums,
+    _pair_cell_sums,
+    _terms_from_sums,
+    _warn_single_annotations,
+)
 
 __all__ = [
     "instance_calibration_errors",
@@ -71,74 +83,68 @@ __all__ = [
 # Validated inputs, with the per-item quantities computed at most once
 # --------------------------------------------------------------------------- #
 class _Inputs:
-    """Validated ``(Y, P)`` of one classifier and lazily derived per-item arrays.
+    """A validated ``_Pair`` of one classifier and shared per-item arrays.
 
-    ``Y`` holds label counts or, where the caller allowed it, rows of human
-    probabilities; ``is_counts`` says which. Classifiers evaluated on the same
+    ``pair.Y`` holds label counts or, where the caller allowed it, rows of
+    human probabilities; ``is_counts`` says which. The arrays are the
+    caller's (integer, float32 or memory-mapped input is not copied); every
+    metric walks them in blocks of rows. Classifiers evaluated on the same
     labels pass ``human=`` (another ``_Inputs``) to share its human-side
-    arrays (``n``, ``p_hat``, the disagreement estimates).
+    arrays (``n``, the disagreement estimates ``mu``).
     """
 
-    def __init__(
-        self, Y: np.ndarray, P: np.ndarray, is_counts: bool, human=None
-    ) -> None:
-        self.Y = Y
-        self.P = P
-        self.is_counts = is_counts
+    def __init__(self, pair: _Pair, human=None) -> None:
+        self.pair = pair
+        self.is_counts = pair.is_counts
         self._human = human
-        # Kept only when the per-item values are used again (bootstrap,
-        # agreement bins); a single evaluation frees them to cap peak memory.
+        # Kept only when the per-item values are used again (bootstrap);
+        # a single evaluation only accumulates sums, to cap peak memory.
         self.keep_per_item = True
         self.per_item_cache: dict = {}
 
-    def per_item(self, name: str, spec) -> tuple:
-        """``spec.per_item(self)``, computed once per metric."""
-        if name in self.per_item_cache:
-            return self.per_item_cache[name]
-        num, den = spec.per_item(self)
-        out = (np.asarray(num, dtype=np.float64), den)
-        if self.keep_per_item:
-            self.per_item_cache[name] = out
-        return out
+    def __getstate__(self):
+        # What a bootstrap worker needs: the inputs and the shared per-item
+        # vectors of the binned groups, not the cache of mean-type values.
+        return {
+            "pair": self.pair,
+            "is_counts": self.is_counts,
+            "mu": self.mu if self.is_counts else None,
+        }
 
-    @cached_property
-    def n(self) -> np.ndarray:
-        return self.Y.sum(axis=1) if self._human is None else self._human.n
-
-    @cached_property
-    def p_hat(self) -> np.ndarray:
-        if self._human is not None:
-            return self._human.p_hat
-        return self.Y / self.n[:, None]
-
-    @cached_property
-    def _pairs(self):
-        if self._human is not None:
-            return self._human._pairs
-        return _pair_disagreement(self.Y)
+    def __setstate__(self, state) -> None:
+        self.pair = state["pair"]
+        self.is_counts = state["is_counts"]
+        self._human = None
+        self.keep_per_item = False
+        self.per_item_cache = {}
+        if state["mu"] is not None:
+            self.__dict__["mu"] = state["mu"]
 
     @property
+    def n(self) -> np.ndarray:
+        return self.pair.n
+
+    @property
+    def n_samples(self) -> int:
+        return self.pair.n_samples
+
+    @cached_property
     def mu(self) -> np.ndarray:
         """Unbiased disagreement probability per item (NaN where ``n < 2``)."""
-        return self._pairs[0]
+        if self._human is not None:
+            return self._human.mu
+        return _pair_disagreement(self.pair.Y, self.pair.n)[0]
 
     @cached_property
     def valid_pairs(self) -> np.ndarray:
         return self.n >= 2
 
-    @cached_property
-    def phi(self) -> np.ndarray:
-        """Predicted disagreement ``1 − Σ_k q_k²`` of the point prediction."""
-        return _disagreement_from_probabilities(self.P)
 
-    @cached_property
-    def majority_correct(self) -> np.ndarray:
-        """``argmax q == argmax Y`` (first maximum on ties) per item."""
-        return _majority_correct_per_item(self.Y, self.P, "first")
-
-    @cached_property
-    def confidence(self) -> np.ndarray:
-        return self.P.max(axis=1)
+def _block_phi(block) -> np.ndarray:
+    """Predicted disagreement ``1 − Σ_k q_k²`` of a block (clipped to [0, 1])."""
+    if "phi" not in block.cache:
+        block.cache["phi"] = np.clip(_phi_rows(block.P), 0.0, 1.0)
+    return block.cache["phi"]
 
 
 def _disagreement_sq_per_item(mu: np.ndarray, phi: np.ndarray) -> np.ndarray:
@@ -146,23 +152,13 @@ def _disagreement_sq_per_item(mu: np.ndarray, phi: np.ndarray) -> np.ndarray:
 
     The term :func:`disagreement_squared_loss` averages over items with
     ``n_i >= 2``; that module has no per-item helper, and the bootstrap needs
-    the per-item values to resample them with one matrix product.
+    the per-item values to resample them.
     """
     return mu * (1.0 - mu) + (mu - phi) ** 2
 
 
-def _is_integer_valued(raw, Y: np.ndarray) -> bool:
-    if np.asarray(getattr(raw, "dtypes", raw)).dtype.kind in "biu":
-        return True  # integer input (or a frame of integer columns): counts
-    return bool(np.all(np.mod(Y, 1) == 0))
-
-
 def _validate_pair(y_true, y_prob, counts) -> _Inputs:
-    Y, P = check_histograms_and_probabilities(y_true, y_prob, counts=counts)
-    Y = np.asarray(Y, dtype=np.float64)
-    P = np.asarray(P, dtype=np.float64)
-    raw = y_true if counts is None else counts
-    return _Inputs(Y, P, _is_integer_valued(raw, Y))
+    return _Inputs(_check_pair(y_true, y_prob, counts=counts))
 
 
 # --------------------------------------------------------------------------- #
@@ -172,12 +168,15 @@ def _validate_pair(y_true, y_prob, counts) -> _Inputs:
 class _ReportMetric:
     """How one report column is computed.
 
-    Exactly one of ``per_item`` and ``group`` is set. ``per_item(inputs)``
-    returns ``(numerator, denominator)`` per item, the metric being
-    ``Σ num / Σ den`` over the items (``den=None``: the plain mean); such
-    metrics are bootstrapped with one matrix product per resample. ``group``
-    names an entry of :data:`_GROUPS`, a function ``(inputs, idx) -> dict``
-    that computes several binned metrics of the items ``idx`` in one pass.
+    Exactly one of ``per_item`` and ``group`` is set. ``per_item(inputs,
+    block)`` returns ``(numerator, denominator)`` for the items of a block of
+    rows, the metric being ``Σ num / Σ den`` over the items (``den=None``:
+    the plain mean); such metrics are bootstrapped from their cached
+    per-item values. ``group`` names an entry of :data:`_GROUPS`, a pair of
+    functions: ``sums(inputs, block, weights)`` returns the partial sums of
+    a block (``weights``: item multiplicities of a bootstrap resample, or
+    ``None``), and ``finish(sums, n_samples)`` the dict of the group's
+    metrics from the sums over all blocks.
     """
 
     description: str
@@ -188,21 +187,26 @@ class _ReportMetric:
 
 
 def _mean_of(fn: Callable) -> Callable:
-    return lambda d: (np.asarray(fn(d), dtype=np.float64), None)
+    return lambda d, block: (np.asarray(fn(block), dtype=np.float64), None)
 
 
-def _ece_group(d: _Inputs, idx) -> dict:
-    # expected_calibration_error's own computation on the cached per-item
-    # correctness and confidence (no second validation of the inputs).
-    conf, correct = d.confidence, d.majority_correct
-    if idx is not None:
-        conf, correct = conf[idx], correct[idx]
-    return {"ece": _binned_gap(conf, correct, 10)}
+def _ece_sums(d: _Inputs, block, w) -> np.ndarray:
+    # expected_calibration_error's own computation on the block's cached
+    # top class, confidence and correctness.
+    _, conf, correct = _block_top(block)
+    return _binned_gap_sums(conf, correct, 10, w)
 
 
-def _classwise_ece_group(d: _Inputs, idx) -> dict:
-    Y, P = (d.Y, d.P) if idx is None else (d.Y[idx], d.P[idx])
-    return {"classwise_ece": classwise_expected_calibration_error(Y, P)}
+def _ece_finish(sums, n_samples) -> dict:
+    return {"ece": _binned_gap_from_sums(sums)}
+
+
+def _classwise_sums(d: _Inputs, block, w) -> np.ndarray:
+    return _block_classwise_sums(block, 10, w)
+
+
+def _classwise_finish(sums, n_samples) -> dict:
+    return {"classwise_ece": _classwise_from_sums(sums)}
 
 
 _MIMORI_KEYS = (
@@ -220,38 +224,48 @@ _MIMORI_KEYS = (
 )
 
 
-def _mimori_group(d: _Inputs, idx) -> dict:
-    if idx is None:
-        terms = _binned_calibration_terms(d.p_hat, d.P, d.n, 15)
-    else:
-        terms = _binned_calibration_terms(d.p_hat[idx], d.P[idx], d.n[idx], 15)
+def _mimori_sums(d: _Inputs, block, w) -> np.ndarray:
+    return _cell_sums(block.p_hat, block.P, block.n, 15, w)
+
+
+def _mimori_finish(sums, n_samples) -> dict:
+    terms = _terms_from_sums(sums, n_samples, 15)
     return {key: terms[key] for key in _MIMORI_KEYS}
 
 
-def _disagreement_group(d: _Inputs, idx) -> dict:
-    mu, phi, valid = d.mu, d.phi, d.valid_pairs
-    if idx is not None:
-        mu, phi, valid = mu[idx], phi[idx], valid[idx]
-    if not valid.any():
+def _disagreement_sums(d: _Inputs, block, w) -> np.ndarray:
+    sl = block.sl
+    return _disagreement_cl_sums(d.mu[sl], _block_phi(block), d.valid_pairs[sl], 15, w)
+
+
+def _disagreement_finish(sums, n_samples) -> dict:
+    if not np.any(sums[2] > 0):
         # A resample (or agreement bin) without a pair of annotators has no
         # estimate; the full data set was checked to have one.
         return dict.fromkeys(("disagreement_cl", "disagreement_ce"), np.nan)
-    cl = _disagreement_cl(mu, phi, valid, 15, True)
+    cl = _disagreement_cl_from_sums(sums, n_samples, True)
     return {"disagreement_cl": cl, "disagreement_ce": float(np.sqrt(max(cl, 0.0)))}
 
 
-def _disagreement_sq(d: _Inputs):
-    valid = d.valid_pairs
+def _disagreement_sq(d: _Inputs, block):
+    sl = block.sl
+    valid = d.valid_pairs[sl]
     # NaN μ̂ (n_i < 2) would poison the sums; those items have weight 0.
-    values = np.where(valid, _disagreement_sq_per_item(np.nan_to_num(d.mu), d.phi), 0)
+    mu = np.nan_to_num(d.mu[sl])
+    values = np.where(valid, _disagreement_sq_per_item(mu, _block_phi(block)), 0)
     return values, valid.astype(np.float64)
 
 
-_GROUPS: dict[str, Callable[[_Inputs, np.ndarray | None], dict]] = {
-    "ece": _ece_group,
-    "classwise_ece": _classwise_ece_group,
-    "mimori": _mimori_group,
-    "disagreement": _disagreement_group,
+def _entropy_error(block) -> np.ndarray:
+    h_human, h_model = _block_entropies(block)
+    return h_model - h_human
+
+
+_GROUPS: dict[str, tuple[Callable, Callable]] = {
+    "ece": (_ece_sums, _ece_finish),
+    "classwise_ece": (_classwise_sums, _classwise_finish),
+    "mimori": (_mimori_sums, _mimori_finish),
+    "disagreement": (_disagreement_sums, _disagreement_finish),
 }
 
 _REPORT_METRICS: dict[str, _ReportMetric] = {
@@ -259,7 +273,7 @@ _REPORT_METRICS: dict[str, _ReportMetric] = {
         "majority_accuracy_score (argmax, first on ties)",
         True,
         "distribution",
-        per_item=_mean_of(lambda d: d.majority_correct),
+        per_item=_mean_of(lambda b: _block_top(b)[2]),
     ),
     "ece": _ReportMetric(
         "expected_calibration_error (10 bins)",
@@ -277,45 +291,43 @@ _REPORT_METRICS: dict[str, _ReportMetric] = {
         "ranking_calibration_score (ties='strict')",
         True,
         "distribution",
-        per_item=_mean_of(lambda d: _rank_match_per_item(d.Y, d.P, "strict")),
+        per_item=_mean_of(lambda b: _block_rank_match(b, "strict")),
     ),
     "ent_ce": _ReportMetric(
         "entropy_calibration_error (mean |EntCE|, natural log)",
         False,
         "distribution",
-        per_item=_mean_of(
-            lambda d: np.abs(_entropy_error_per_item(d.p_hat, d.P, None))
-        ),
+        per_item=_mean_of(lambda b: np.abs(_entropy_error(b))),
     ),
     "ent_ce_signed": _ReportMetric(
         "entropy_calibration_error(absolute=False)",
         False,
         "distribution",
-        per_item=_mean_of(lambda d: _entropy_error_per_item(d.p_hat, d.P, None)),
+        per_item=_mean_of(_entropy_error),
     ),
     "dist_ce": _ReportMetric(
         "distribution_calibration_error (mean TVD)",
         False,
         "distribution",
-        per_item=_mean_of(lambda d: _tvd_per_item(d.p_hat, d.P)),
+        per_item=_mean_of(lambda b: _tvd_per_item(b.p_hat, b.P)),
     ),
     "jsd": _ReportMetric(
         "jensen_shannon_distance (natural log)",
         False,
         "distribution",
-        per_item=_mean_of(lambda d: _jsd_per_item(d.p_hat, d.P, None, False)),
+        per_item=_mean_of(lambda b: _jsd_per_item(b.p_hat, b.P, None, False)),
     ),
     "kl": _ReportMetric(
         "kl_divergence (eps=1e-15)",
         False,
         "distribution",
-        per_item=_mean_of(lambda d: _kl_per_item(d.p_hat, d.P, 1e-15)),
+        per_item=_mean_of(lambda b: _kl_per_item(b.p_hat, b.P, 1e-15)),
     ),
     "log_loss": _ReportMetric(
         "histogram_log_loss (per annotation)",
         False,
         "distribution",
-        per_item=lambda d: (_cross_entropy_per_item(d.Y, d.P, 1e-15), d.n),
+        per_item=lambda d, b: (_cross_entropy_per_item(b.Y, b.P, 1e-15), b.n),
     ),
     "sq_loss": _ReportMetric(
         "expected_squared_loss (L̂_sq)", False, "counts", group="mimori"
@@ -432,22 +444,82 @@ def _resolve_metrics(metrics, d: _Inputs, *, default) -> dict:
     return resolved
 
 
-def _evaluate(specs: Mapping[str, _ReportMetric], d: _Inputs, idx=None) -> dict:
-    """Metric values on the items ``idx`` (all items when ``None``)."""
+def _evaluate(specs: Mapping[str, _ReportMetric], d: _Inputs) -> dict:
+    """Metric values of all items, in one chunked pass over the rows.
+
+    Per block of rows the shared arrays (``p̂``, entropies, top class, ``φ``)
+    are computed once and fed to every column; mean-type metrics accumulate
+    their sums (and keep their per-item values when ``d.keep_per_item``, for
+    the bootstrap), binned ones their per-bin sums.
+    """
+    means = {name: spec for name, spec in specs.items() if spec.per_item is not None}
+    groups = list(dict.fromkeys(s.group for s in specs.values() if s.group))
+    n_samples = d.n_samples
+    todo = [name for name in means if name not in d.per_item_cache]
+    store = {}
+    if d.keep_per_item:
+        for name in todo:
+            store[name] = [np.empty(n_samples), None]
+    num_total = dict.fromkeys(todo, 0.0)
+    den_total = dict.fromkeys(todo, 0.0)
+    has_den = dict.fromkeys(todo, False)
+    group_sums = dict.fromkeys(groups, 0.0)
+    if todo or groups:
+        for block in d.pair.blocks():
+            for name in todo:
+                num, den = means[name].per_item(d, block)
+                num = np.asarray(num, dtype=np.float64)
+                num_total[name] += float(num.sum())
+                if den is None:
+                    den_total[name] += num.shape[0]
+                else:
+                    has_den[name] = True
+                    den_total[name] += float(np.sum(den))
+                if name in store:
+                    store[name][0][block.sl] = num
+                    if den is not None:
+                        if store[name][1] is None:
+                            store[name][1] = np.ones(n_samples)
+                        store[name][1][block.sl] = den
+            for group in groups:
+                group_sums[group] = group_sums[group] + _GROUPS[group][0](
+                    d, block, None
+                )
+    for name in todo:
+        if name in store:
+            d.per_item_cache[name] = tuple(store[name])
     out = {}
-    groups = {}
+    finished = {g: _GROUPS[g][1](group_sums[g], n_samples) for g in groups}
     for name, spec in specs.items():
-        if spec.per_item is not None:
-            num, den = d.per_item(name, spec)
-            if idx is not None:
-                num = num[idx]
-                den = None if den is None else den[idx]
-            total = num.shape[0] if den is None else den.sum()
-            out[name] = float(num.sum() / total) if total > 0 else np.nan
+        if spec.per_item is None:
+            out[name] = float(finished[spec.group][name])
+            continue
+        if name in num_total:
+            num, total = num_total[name], den_total[name]
         else:
-            if spec.group not in groups:
-                groups[spec.group] = _GROUPS[spec.group](d, idx)
-            out[name] = float(groups[spec.group][name])
+            num_arr, den_arr = d.per_item_cache[name]
+            num = float(num_arr.sum())
+            total = num_arr.shape[0] if den_arr is None else float(den_arr.sum())
+        out[name] = float(num / total) if total > 0 else np.nan
+    return out
+
+
+def _weighted_groups(specs, d: _Inputs, weights, chunk_rows) -> dict:
+    """Binned metrics of a bootstrap resample given by item multiplicities.
+
+    Weighting each item by its multiplicity gives the same per-bin sums as
+    copying the resampled rows, without the copy.
+    """
+    groups = list(dict.fromkeys(s.group for s in specs.values() if s.group))
+    sums = dict.fromkeys(groups, 0.0)
+    for block in d.pair.blocks(chunk_rows):
+        w = weights[block.sl]
+        for group in groups:
+            sums[group] = sums[group] + _GROUPS[group][0](d, block, w)
+    n_samples = float(weights.sum())
+    out = {}
+    for group in groups:
+        out.update(_GROUPS[group][1](sums[group], n_samples))
     return out
 
 
@@ -557,25 +629,46 @@ def instance_calibration_errors(
     0.125
     """
     d = _validate_pair(y_true, y_prob, counts)
-    idx = _pick_index(index, d.Y.shape[0], counts, y_true)
-    human_entropy = _entropy(d.p_hat)
-    model_entropy = _entropy(d.P)
+    n_samples = d.n_samples
+    idx = _pick_index(index, n_samples, counts, y_true)
+    columns = {
+        name: np.empty(n_samples)
+        for name in (
+            "dist_ce",
+            "ent_ce",
+            "jsd",
+            "kl",
+            "human_entropy",
+            "model_entropy",
+        )
+    }
+    rank_match = np.empty(n_samples, dtype=bool)
+    majority_correct = np.empty(n_samples, dtype=bool)
+    human_phi = None if d.is_counts else np.empty(n_samples)
+    for block in d.pair.blocks():
+        sl = block.sl
+        h_human, h_model = _block_entropies(block)
+        columns["dist_ce"][sl] = _tvd_per_item(block.p_hat, block.P)
+        columns["ent_ce"][sl] = h_model - h_human
+        columns["jsd"][sl] = _jsd_per_item(block.p_hat, block.P)
+        columns["kl"][sl] = _kl_per_item(block.p_hat, block.P)
+        columns["human_entropy"][sl] = h_human
+        columns["model_entropy"][sl] = h_model
+        rank_match[sl] = _block_rank_match(block, "strict")
+        majority_correct[sl] = _block_top(block)[2]
+        if human_phi is not None:
+            human_phi[sl] = np.clip(_phi_rows(block.p_hat), 0.0, 1.0)
     if d.is_counts:
         disagreement = d.mu
         n_annotations = pd.array(d.n.astype(np.int64), dtype="Int64")
     else:
-        disagreement = predicted_disagreement(d.p_hat)
-        n_annotations = pd.array([pd.NA] * d.Y.shape[0], dtype="Int64")
+        disagreement = human_phi
+        n_annotations = pd.array([pd.NA] * n_samples, dtype="Int64")
     return pd.DataFrame(
         {
-            "dist_ce": _tvd_per_item(d.p_hat, d.P),
-            "ent_ce": _entropy_error_per_item(d.p_hat, d.P),
-            "jsd": _jsd_per_item(d.p_hat, d.P),
-            "kl": _kl_per_item(d.p_hat, d.P),
-            "human_entropy": human_entropy,
-            "model_entropy": model_entropy,
-            "rank_match": _rank_match_per_item(d.Y, d.P, "strict"),
-            "majority_correct": _majority_correct_per_item(d.Y, d.P, "first"),
+            **columns,
+            "rank_match": rank_match,
+            "majority_correct": majority_correct,
             "human_disagreement": disagreement,
             "n_annotations": n_annotations,
         },
@@ -650,12 +743,9 @@ def loss_decomposition(
     EL      0.25      0.00
     IL      0.25      0.50
     """
-    Y, P = check_histograms_and_probabilities(
-        y_true, y_prob, counts=counts, allow_probabilities=False
-    )
-    d = _Inputs(np.asarray(Y, dtype=np.float64), np.asarray(P, dtype=np.float64), True)
-    _warn_single_annotations(d.n, "epistemic and dispersion losses")
-    t = _binned_calibration_terms(d.p_hat, d.P, d.n, n_bins)
+    pair = _check_pair(y_true, y_prob, counts=counts, allow_probabilities=False)
+    _warn_single_annotations(pair.n, "epistemic and dispersion losses")
+    t = _terms_from_sums(_pair_cell_sums(pair, n_bins), pair.n_samples, n_bins)
     rows = {
         "L": (t["sq_loss"], t["sq_loss"]),
         "EL": (t["el_plugin"], t["el"]),
@@ -742,7 +832,9 @@ def metrics_by_agreement(
     """
     d = _validate_pair(y_true, y_prob, counts)
     specs = _resolve_metrics(metrics, d, default=("jsd", "kl", "accuracy"))
-    entropy = _entropy(d.p_hat, 2)
+    entropy = np.empty(d.n_samples)
+    for block in d.pair.blocks():
+        entropy[block.sl] = _entropy(block.p_hat, 2)
     lo, hi = float(entropy.min()), float(entropy.max())
     if strategy == "quantile":
         edges = np.quantile(entropy, np.linspace(0.0, 1.0, n_bins + 1))
@@ -775,7 +867,9 @@ def metrics_by_agreement(
                 "mean_entropy": entropy[items].mean() if len(items) else np.nan,
             }
             if len(items):
-                row.update(_evaluate(specs, d, items))
+                sub = _Inputs(d.pair.take(items))
+                sub.keep_per_item = False
+                row.update(_evaluate(specs, sub))
             else:
                 row.update(dict.fromkeys(specs, np.nan))
             rows.append(row)
@@ -814,6 +908,7 @@ def _as_prediction_dict(predictions) -> dict:
         "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
         "random_state": ["random_state"],
         "return_bootstrap": ["boolean"],
+        "n_jobs": [numbers.Integral, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -827,6 +922,7 @@ def human_calibration_report(
     confidence_level: float = 0.95,
     random_state=None,
     return_bootstrap: bool = False,
+    n_jobs: int | None = None,
 ):
     """Table of human-calibration metrics, one row per classifier.
 
@@ -898,6 +994,15 @@ def human_calibration_report(
         Seeds the resampling.
     return_bootstrap : bool, default=False
         Also return the bootstrap replicates.
+    n_jobs : int, default=None
+        Number of jobs computing the bootstrap replicates, dispatched in
+        batches with :class:`sklearn.utils.parallel.Parallel` (``None``
+        means 1 unless in a :func:`joblib.parallel_backend` context, -1 all
+        processors). The resamples are drawn on the calling process, in
+        order, from ``random_state``, and each replicate is computed
+        independently of the batch and process that computes it, so the
+        result is **identical for every** ``n_jobs`` **and backend** (e.g.
+        ``with joblib.parallel_backend("dask"): ...`` on a dask cluster).
 
     Returns
     -------
@@ -942,13 +1047,15 @@ def human_calibration_report(
     """
     preds = _as_prediction_dict(predictions)
     names = list(preds)
+    # The human labels are validated once; each further classifier only
+    # checks its probabilities and shares n, p̂'s inputs and μ̂.
     first = _validate_pair(y_true, preds[names[0]], counts)
-    Y, is_counts = first.Y, first.is_counts
-    n_samples, n_classes = Y.shape
+    pair = first.pair
+    n_samples, n_classes = pair.n_samples, pair.n_classes
     first.keep_per_item = n_bootstrap > 0
     inputs = {names[0]: first}
     for name in names[1:]:
-        P = check_probabilities(
+        P = _probabilities(
             preds[name], name=f"predictions[{name!r}]", n_classes=n_classes
         )
         if P.shape[0] != n_samples:
@@ -956,9 +1063,7 @@ def human_calibration_report(
                 f"predictions[{name!r}] has {P.shape[0]} samples but the human "
                 f"labels have {n_samples}."
             )
-        inputs[name] = _Inputs(
-            Y, np.asarray(P, dtype=np.float64), is_counts, human=first
-        )
+        inputs[name] = _Inputs(_Pair(pair.Y, P, pair.n, pair.is_counts), human=first)
         inputs[name].keep_per_item = n_bootstrap > 0
     specs = _resolve_metrics(metrics, first, default=DEFAULT_REPORT_METRICS)
     _warn_debiased(specs, first)
@@ -968,7 +1073,7 @@ def human_calibration_report(
         warnings.simplefilter("ignore", UserWarning)
         point = np.array([list(_evaluate(specs, inputs[n]).values()) for n in names])
         boot = (
-            _bootstrap(specs, inputs, n_bootstrap, random_state)
+            _bootstrap(specs, inputs, n_bootstrap, random_state, n_jobs)
             if n_bootstrap > 0
             else None
         )
@@ -1037,40 +1142,97 @@ def _warn_shifted_intervals(point, low, high, columns) -> None:
         )
 
 
-def _bootstrap(specs, inputs: dict, n_bootstrap: int, random_state) -> np.ndarray:
+def _bootstrap_batch(
+    metric_names, inputs: dict, mean_num, mean_den, mults, chunk_rows
+) -> np.ndarray:
+    """Replicates of the resamples of one batch, shape (batch, n_clf, n_metrics).
+
+    Runs in a joblib worker. ``mults`` holds the item multiplicities of each
+    resample (drawn on the driver). Mean-type metrics are
+    ``Σ_i m_i num_i / Σ_i m_i den_i`` over the cached per-item values,
+    summed block by block with numpy (not BLAS, whose summation order can
+    depend on the number of threads), and binned metrics are recomputed with
+    the multiplicities as weights, so a replicate does not depend on the
+    process or the batch that computes it.
+    """
+    specs = {name: _REPORT_METRICS[name] for name in metric_names}
+    names = list(inputs)
+    mean_cols = [j for j, m in enumerate(metric_names) if specs[m].per_item]
+    group_specs = {m: s for m, s in specs.items() if s.per_item is None}
+    out = np.empty((len(mults), len(names), len(metric_names)))
+    for b, mult in enumerate(mults):
+        mult = np.asarray(mult, dtype=np.float64)
+        if mean_cols:
+            den_rows, den_mat = mean_den
+            num = np.zeros(mean_num.shape[0])
+            den = np.full(mean_num.shape[0], float(mult.sum()))
+            den_part = np.zeros(len(den_rows))
+            for sl in _row_blocks(mult.shape[0], mean_num.shape[0], chunk_rows):
+                num += np.sum(mean_num[:, sl] * mult[sl], axis=1)
+                if den_rows:
+                    den_part += np.sum(den_mat[:, sl] * mult[sl], axis=1)
+            den[den_rows] = den_part
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = num / den
+            out[b][:, mean_cols] = values.reshape(len(names), len(mean_cols))
+        if group_specs:
+            for i, name in enumerate(names):
+                vals = _weighted_groups(group_specs, inputs[name], mult, chunk_rows)
+                for metric in group_specs:
+                    out[b, i, metric_names.index(metric)] = vals[metric]
+    return out
+
+
+def _bootstrap(
+    specs, inputs: dict, n_bootstrap: int, random_state, n_jobs=None
+) -> np.ndarray:
     """Replicates of shape (n_bootstrap, n_classifiers, n_metrics).
 
-    Mean-type metrics are stacked into one ``(n_rows, n_samples)`` matrix and
-    evaluated for a resample with a single product against the resample's item
-    multiplicities; binned metrics are recomputed on the resampled items. Only
-    the resamples are looped over, never the items.
+    The resamples are drawn on the driver, in order, from
+    ``check_random_state(random_state)`` (resample ``b`` is the ``b``-th
+    ``randint(0, n_samples, n_samples)``), lazily batch by batch, and the
+    batches are dispatched with :class:`sklearn.utils.parallel.Parallel`; as
+    each replicate is computed independently of its batch and process, the
+    result is identical for every ``n_jobs`` and joblib backend.
     """
     rng = check_random_state(random_state)
     names = list(inputs)
     columns = list(specs)
-    n_samples = next(iter(inputs.values())).Y.shape[0]
+    first = next(iter(inputs.values()))
+    n_samples = first.n_samples
     mean_cols = [j for j, m in enumerate(columns) if specs[m].per_item is not None]
-    other = {m: s for m, s in specs.items() if s.per_item is None}
+    mean_num = mean_den = None
     if mean_cols:
-        nums, dens = [], []
-        for name in names:
-            for j in mean_cols:
-                num, den = inputs[name].per_item(columns[j], specs[columns[j]])
-                nums.append(num)
-                dens.append(np.ones(n_samples) if den is None else den)
-        num_mat = np.vstack(nums)
-        den_mat = np.vstack(dens)
-    out = np.empty((n_bootstrap, len(names), len(columns)))
-    for b in range(n_bootstrap):
-        idx = rng.randint(0, n_samples, size=n_samples)
-        if mean_cols:
-            mult = np.bincount(idx, minlength=n_samples).astype(np.float64)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                values = (num_mat @ mult) / (den_mat @ mult)
-            out[b][:, mean_cols] = values.reshape(len(names), len(mean_cols))
-        if other:
-            for i, name in enumerate(names):
-                vals = _evaluate(other, inputs[name], idx)
-                for metric, value in vals.items():
-                    out[b, i, columns.index(metric)] = value
-    return out
+        # rows: (classifier, metric); a metric without denominator is a plain
+        # mean, whose resampled denominator is Σ m_i = n_samples (NaN row).
+        mean_num = np.empty((len(names) * len(mean_cols), n_samples))
+        dens = {}
+        for r, (name, j) in enumerate((name, j) for name in names for j in mean_cols):
+            num, den = inputs[name].per_item_cache.pop(columns[j])
+            mean_num[r] = num
+            if den is not None:
+                dens[r] = den
+        mean_den = (list(dens), np.vstack(list(dens.values())) if dens else None)
+        del dens
+    for d in inputs.values():
+        d.per_item_cache.clear()  # now in mean_num / mean_den
+    chunk_rows = _chunk_rows(first.pair.n_classes)
+    # About 4 batches per worker balance the load; multiplicities of a batch
+    # take batch_size * n_samples * 4 bytes, so batches stay small.
+    n_workers = max(effective_n_jobs(n_jobs), 1)
+    batch_size = int(np.clip(n_bootstrap // (4 * n_workers), 1, 64))
+    batch_size = min(batch_size, max(1, 2**26 // max(n_samples, 1)))
+
+    def batches():
+        for start in range(0, n_bootstrap, batch_size):
+            stop = min(start + batch_size, n_bootstrap)
+            mults = np.empty((stop - start, n_samples), dtype=np.int32)
+            for b in range(stop - start):
+                idx = rng.randint(0, n_samples, size=n_samples)
+                mults[b] = np.bincount(idx, minlength=n_samples)
+            yield delayed(_bootstrap_batch)(
+                columns, inputs, mean_num, mean_den, mults, chunk_rows
+            )
+
+    parts = Parallel(n_jobs=n_jobs)(batches())
+    return np.concatenate(parts, axis=0)
