@@ -17,7 +17,7 @@ The library's main job on data that ships with scikit-learn (no download):
    (``MC-dropout``) and its α-calibration (``MC-dropout+α``, a mixture of
    Dirichlets). ``Oracle`` predicts the true ``Q``.
 4. **Evaluation** on the 10-label test split, in the terms of the three
-   papers, with percentile-bootstrap confidence intervals (the same resampled
+   papers, with bias-corrected bootstrap confidence intervals (the same resampled
    items for every method).
 
 Three tables come out:
@@ -52,7 +52,7 @@ Decisions (documented in the tables' notes):
   the metric functions (:func:`~sklearn_hcal.metrics.disagreement_squared_loss`,
   :func:`~sklearn_hcal.metrics.disagreement_calibration_error`,
   :func:`~sklearn_hcal.metrics.epistemic_loss`) and bootstrapped here with
-  the same percentile method; every other column comes from the report.
+  the same bias-corrected method; every other column comes from the report.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def _split_one_label(Y: np.ndarray, rng: np.random.RandomState):
 
 
 def _extra_columns(Y, rest, preds, n_bootstrap, random_state):
-    """Point values and percentile intervals of the columns computed here.
+    """Point values and bootstrap intervals of the columns computed here.
 
     ``preds[name] = (P, phi, posterior)``. Every resample draws the same item
     indices for all methods (paired), as ``human_calibration_report`` does.
@@ -226,6 +226,7 @@ def _extra_columns(Y, rest, preds, n_bootstrap, random_state):
         disagreement_squared_loss,
         epistemic_loss,
     )
+    from .metrics._report import _bootstrap_intervals
 
     def values(idx):
         out = {}
@@ -258,8 +259,12 @@ def _extra_columns(Y, rest, preds, n_bootstrap, random_state):
             idx = rng.randint(0, Y.shape[0], size=Y.shape[0])
             vals = values(idx)
             boot[b] = [vals[n] for n in names]
-    alpha = 1.0 - _CONFIDENCE
-    low, high = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+    point_array = np.array([point[n] for n in names])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
+        low, high = _bootstrap_intervals(
+            point_array, boot, _CONFIDENCE, "bias_corrected"
+        )
     for j, col in enumerate(_EXTRA_COLUMNS):
         frame[f"{col}_low"] = low[:, j]
         frame[f"{col}_high"] = high[:, j]
@@ -297,7 +302,7 @@ def _notes(info: Bunch) -> list[str]:
         f"{name} {value:.3g}" for name, value in info.median_concentration.items()
     )
     ci = (
-        f"{int(_CONFIDENCE * 100)}% percentile bootstrap intervals over test items "
+        f"{int(_CONFIDENCE * 100)}% bias-corrected bootstrap intervals over test items "
         f"({c['n_bootstrap']} resamples, the same items for every method) in "
         "brackets."
         if c["n_bootstrap"]

@@ -231,19 +231,39 @@ def test_bootstrap_intervals_contain_point_and_are_reproducible(data):
     for m in MEAN_TYPE:
         assert np.all(r1[f"{m}_low"] <= r1[m]), m
         assert np.all(r1[m] <= r1[f"{m}_high"]), m
-    # The debiased CL of the true distributions is ~0; resamples duplicate
-    # items into sparse bins (45 bins, 300 items), which shifts its bootstrap
-    # distribution above the estimate. The report says so.
+    # With the default bias-corrected intervals every column contains its
+    # estimate, the debiased binned ones included.
+    for m in DEFAULT_COLUMNS:
+        assert np.all(r1[f"{m}_low"] <= r1[m]) and np.all(r1[m] <= r1[f"{m}_high"]), m
+    assert not [str(w.message) for w in record if "do not contain" in str(w.message)]
+    assert r1.attrs == {
+        "n_samples": 300,
+        "n_bootstrap": 60,
+        "confidence_level": 0.95,
+        "ci_method": "bias_corrected",
+    }
+    # The plain percentile interval of the debiased CL of the true distributions
+    # (~0) sits above the estimate: resamples keep each item's labels, so the
+    # label noise the estimator removes is added back once. The report says so.
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always", UserWarning)
+        rp = human_calibration_report(
+            Y, preds, n_bootstrap=60, random_state=0, ci_method="percentile"
+        )
     outside = [
         m
         for m in DEFAULT_COLUMNS
-        if np.any((r1[m] < r1[f"{m}_low"]) | (r1[m] > r1[f"{m}_high"]))
+        if np.any((rp[m] < rp[f"{m}_low"]) | (rp[m] > rp[f"{m}_high"]))
     ]
     assert "cl" in outside and not set(outside) & set(MEAN_TYPE)
     shifted = [str(w.message) for w in record if "do not contain" in str(w.message)]
-    assert len(shifted) == 3
+    assert len(shifted) == 1
     assert all(f"'{m}'" in shifted[0] for m in outside)
-    assert r1.attrs == {"n_samples": 300, "n_bootstrap": 60, "confidence_level": 0.95}
+    # Bias correction only shifts: same widths as the percentile intervals.
+    for m in DEFAULT_COLUMNS:
+        np.testing.assert_allclose(
+            r1[f"{m}_high"] - r1[f"{m}_low"], rp[f"{m}_high"] - rp[f"{m}_low"]
+        )
     # Export keeps one header line.
     assert r1.to_csv().splitlines()[0].startswith("classifier,accuracy,accuracy_low")
 
@@ -609,3 +629,37 @@ def test_bad_human_labels_and_arguments():
         metrics_by_agreement([[1, 1], [2, 0]], P, n_bins=0)
     with pytest.raises(ValueError, match="n_bins"):
         loss_decomposition([[1, 1], [2, 0]], P, n_bins=0)
+
+
+def test_bias_corrected_interval_covers_the_true_calibration_loss():
+    # Known truth: fixed items with true distributions Q and an over-confident
+    # model q; the true class-wise binned CL (15 bins on q) is computed from Q
+    # directly, and each replicate redraws 5 labels per item from Q.
+    from scipy.special import softmax
+
+    from sklearn_hcal.datasets._synthetic import _multinomial_rows
+
+    Z, _, Q = make_label_histograms(600, 3, 5, random_state=0)
+    q = softmax(Z / 0.6, axis=1)
+    bins = np.minimum((q * 15).astype(int), 14)
+    truth = 0.0
+    for k in range(3):
+        for j in range(15):
+            m = bins[:, k] == j
+            if m.any():
+                truth += m.mean() * (Q[m, k].mean() - q[m, k].mean()) ** 2
+    rng = np.random.RandomState(1)
+    n_rep, hits = 60, 0
+    for r in range(n_rep):
+        Y = _multinomial_rows(rng, np.full(600, 5), Q)
+        rep = human_calibration_report(
+            Y,
+            {"m": q},
+            metrics=["cl"],
+            n_bootstrap=200,
+            confidence_level=0.9,
+            random_state=r,
+        )
+        hits += rep["cl_low"].iloc[0] <= truth <= rep["cl_high"].iloc[0]
+    # Nominal 0.9; 3 binomial standard errors with 60 replicates is 0.116.
+    assert hits / n_rep >= 0.9 - 3 * np.sqrt(0.09 / n_rep)

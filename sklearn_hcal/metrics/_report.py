@@ -906,6 +906,7 @@ def _as_prediction_dict(predictions) -> dict:
         "metrics": _METRICS_ARG,
         "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
         "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
         "random_state": ["random_state"],
         "return_bootstrap": ["boolean"],
         "n_jobs": [numbers.Integral, None],
@@ -920,6 +921,7 @@ def human_calibration_report(
     metrics: list[str] | None = None,
     n_bootstrap: int = 0,
     confidence_level: float = 0.95,
+    ci_method: str = "bias_corrected",
     random_state=None,
     return_bootstrap: bool = False,
     n_jobs: int | None = None,
@@ -957,20 +959,28 @@ def human_calibration_report(
     from ``sq_loss`` on need integer counts, the disagreement ones at least one
     item with two annotations; asking for them explicitly raises an error.
 
-    Confidence intervals come from the percentile bootstrap over items: each
-    resample draws ``n_samples`` items with replacement and every metric is
-    recomputed on it. The **same resamples are used for every classifier**, so
+    Confidence intervals come from the bootstrap over items: each resample
+    draws ``n_samples`` items with replacement and every metric is recomputed
+    on it. The **same resamples are used for every classifier**, so
     differences between classifiers are paired (``return_bootstrap=True``
     gives the replicates to compute them). A resample on which a metric is
     undefined (e.g. no item with two annotations) is left out of that
-    metric's interval. Metrics that are means over items (accuracy, RankCS,
-    EntCE, DistCE, JSD, KL, log loss, ``sq_loss``, ``el``,
-    ``disagreement_sq_loss``) are smooth in the resampled items and their
-    intervals behave as expected; the binned ones (ECE, classwise ECE, CL,
-    CE, DL, ``disagreement_ce``) can have a bootstrap distribution shifted
-    from the point estimate when bins hold few items, because a resample
-    duplicates items; a ``UserWarning`` names the metrics whose interval
-    misses the point estimate.
+    metric's interval.
+
+    By default the intervals are *bias-corrected percentile* intervals: the
+    percentiles of the replicates shifted by the bootstrap estimate of the
+    bias, ``mean(replicates) − estimate``. For metrics that are means over
+    items (accuracy, DistCE, JSD, KL, ``el``, ...) that shift is negligible
+    and the interval is the plain percentile one. For Mimori et al.'s debiased
+    binned estimators (``cl``, ``ce``, ``dl``, ``disagreement_ce``) it is
+    not: a resample keeps each item's labels, so in the bootstrap world the
+    label noise that the estimator removes is added back once more, and the
+    replicates centre on the *plug-in* value rather than on the debiased
+    estimate (the plain percentile interval then often excludes the
+    estimate). ``ci_method="percentile"`` gives the plain percentile
+    interval and ``"basic"`` the basic bootstrap ``2·estimate − q``. A
+    ``UserWarning`` names any metric whose interval still misses its
+    estimate.
 
     Parameters
     ----------
@@ -989,7 +999,9 @@ def human_calibration_report(
     n_bootstrap : int, default=0
         Number of bootstrap resamples; 0 gives point estimates only.
     confidence_level : float, default=0.95
-        Coverage of the percentile intervals, in ``(0, 1)``.
+        Coverage of the intervals, in ``(0, 1)``.
+    ci_method : {"bias_corrected", "percentile", "basic"}, default="bias_corrected"
+        How replicates become intervals (see above).
     random_state : int, RandomState instance or None, default=None
         Seeds the resampling.
     return_bootstrap : bool, default=False
@@ -1084,11 +1096,10 @@ def human_calibration_report(
             point, index=pd.Index(names, name="classifier"), columns=columns
         )
     else:
-        alpha = 1.0 - confidence_level
         with warnings.catch_warnings():
             # All-NaN columns (a metric undefined on every resample) stay NaN.
             warnings.simplefilter("ignore", RuntimeWarning)
-            low, high = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+            low, high = _bootstrap_intervals(point, boot, confidence_level, ci_method)
         _warn_shifted_intervals(point, low, high, columns)
         data = {}
         for j, metric in enumerate(columns):
@@ -1100,6 +1111,7 @@ def human_calibration_report(
         n_samples=n_samples,
         n_bootstrap=n_bootstrap,
         confidence_level=confidence_level if n_bootstrap else None,
+        ci_method=ci_method if n_bootstrap else None,
     )
     if not return_bootstrap:
         return report
@@ -1120,6 +1132,22 @@ def human_calibration_report(
     return report, replicates
 
 
+def _bootstrap_intervals(point, boot, confidence_level, ci_method):
+    """``(low, high)`` from replicates ``boot`` (resamples first) and ``point``.
+
+    See :func:`human_calibration_report` for the three methods; NaN
+    replicates (a metric undefined on a resample) are left out.
+    """
+    alpha = 1.0 - confidence_level
+    low, high = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+    if ci_method == "bias_corrected":
+        bias = np.nanmean(boot, axis=0) - point
+        return low - bias, high - bias
+    if ci_method == "basic":
+        return 2 * point - high, 2 * point - low
+    return low, high
+
+
 def _warn_shifted_intervals(point, low, high, columns) -> None:
     # The binned, debiased estimators (CL, CE, DL, ...) are not smooth functions
     # of the item distribution: a resample duplicates items, which empties or
@@ -1131,7 +1159,7 @@ def _warn_shifted_intervals(point, low, high, columns) -> None:
     if np.any(outside):
         names = [columns[j] for j in np.flatnonzero(outside.any(axis=0))]
         warnings.warn(
-            f"The percentile bootstrap intervals of {names} do not contain the "
+            f"The bootstrap intervals of {names} do not contain the "
             "point estimate for some classifiers. With few resamples this can "
             "happen by chance; otherwise the bootstrap distribution of these "
             "metrics is shifted (binned estimators with sparsely filled bins "
