@@ -106,7 +106,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The strategy that was used (``"auto"`` resolved).
     n_features_in_ : int
         Number of features seen during :meth:`fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during :meth:`fit`, when ``X`` has string
         column names.
 

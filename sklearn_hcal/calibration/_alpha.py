@@ -766,16 +766,43 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - P, P]) if P.ndim == 1 else P
 
     def predict(self, X):
-        """Class with the highest ``f(x)``, mapped to ``classes_``."""
+        """Class with the highest ``f(x)``, mapped to ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input of the wrapped estimator, or logits when ``estimator=None``.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def fit_transform(self, X, y):
-        """Fit, then return the Dirichlet parameters of ``X``."""
+        """Fit, then return the Dirichlet parameters of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input of the wrapped estimator, or logits when ``estimator=None``.
+        y : array-like of shape (n_samples, n_classes)
+            Label histograms.
+
+        Returns
+        -------
+        alpha : ndarray of shape (n_samples, n_classes)
+        """
         return self.fit(X, y).transform(X)
 
     def predict_concentration(self, X):
         """The concentration α0(x).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input of the wrapped estimator, or logits when ``estimator=None``.
 
         Returns
         -------
@@ -786,6 +813,11 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
 
     def transform(self, X):
         """Dirichlet parameters ``α0(x)·f(x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input of the wrapped estimator, or logits when ``estimator=None``.
 
         Returns
         -------
@@ -800,6 +832,11 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
 
         :math:`\varphi = \frac{\alpha_0}{\alpha_0 + 1}(1 - \sum_k f_k^2)`,
         averaged over members for an ensemble.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input of the wrapped estimator, or logits when ``estimator=None``.
 
         Returns
         -------
@@ -897,7 +934,19 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         return g / s
 
     def score(self, X, y):
-        """Majority accuracy (histograms) or accuracy (labels)."""
+        """Majority accuracy (histograms) or accuracy (labels).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input of the wrapped estimator, or logits when ``estimator=None``.
+        y : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Label histograms or labels.
+
+        Returns
+        -------
+        score : float
+        """
         y_arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
         pred = self.predict(X)
         if y_arr.ndim == 2 and y_arr.shape[1] > 1:

@@ -83,8 +83,10 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X, y : ignored
-            Present for API compatibility.
+        X : None
+            Ignored; present for API compatibility.
+        y : None
+            Ignored; present for API compatibility.
 
         Returns
         -------
@@ -243,6 +245,13 @@ class MCDropoutClassifier(_BaseEnsemble):
 
     def fit(self, X=None, y=None):
         """Validate that ``net`` is a fitted skorch net with dropout; no training.
+
+        Parameters
+        ----------
+        X : None
+            Ignored; present for API compatibility.
+        y : None
+            Ignored; present for API compatibility.
 
         Returns
         -------
