@@ -281,9 +281,10 @@ def test_no_command(capsys):
     assert "a command is required" in capsys.readouterr().err.splitlines()[-1]
 
 
+@pytest.mark.skipif(
+    torch.cuda.is_available(), reason="tests the error when CUDA is missing"
+)
 def test_device_cuda_without_cuda(capsys, tmp_path):
-    if torch.cuda.is_available():
-        pytest.skip("CUDA is available on this machine")
     assert main(["demo", "--quick", "--device", "cuda", "--out", str(tmp_path)]) == 2
     _one_line_error(capsys, "--device cuda", "CUDA is not available")
     assert list(tmp_path.iterdir()) == []  # failed before doing anything
