@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint format demo clean
+.PHONY: install test lint format demo docs clean
 
 $(STAMP): pyproject.toml requirements/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: lint
 
 demo: $(STAMP)
 	$(VENV)/bin/hcal demo --out hcal-demo
+
+# Builds the HTML docs (executing the gallery) with warnings as errors.
+docs: $(STAMP)
+	$(PY) -m sphinx -E -W --keep-going -b html docs docs/_build/html
 
 format: $(STAMP)
 	$(PY) -m ruff format .
