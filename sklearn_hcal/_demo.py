@@ -325,9 +325,10 @@ def _notes(info: Bunch) -> list[str]:
         "MC-dropout methods, 1 − Σq² for Raw and Raw+ts, 1 − ΣQ² for the Oracle.",
         "α-calibration leaves the class probabilities unchanged, so a method and "
         "its +α version share every column but L̂_φD, CE_φD and EL post.",
-        "The binned CE can have a bootstrap interval beside its point estimate "
-        "(resamples duplicate items, which thins the bins and shifts the debiased "
-        "estimate); RankCS (strict ties, Baan et al.'s code) is near 0 for a model: "
+        "Intervals are bias-corrected: a resample keeps each item's labels, so the "
+        "replicates of the debiased binned estimators (CE, CE_φD) centre on the "
+        "plug-in value and are shifted back by that bias. RankCS (strict ties, "
+        "Baan et al.'s code) is near 0 for a model: "
         "a full ranking of 10 classes rarely matches the tie order of a 10-label "
         "histogram.",
         "EL prior / EL post.: one label is removed at random from each test "
