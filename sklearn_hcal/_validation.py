@@ -13,6 +13,9 @@ Conventions (SPEC §1):
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 import numpy as np
@@ -44,6 +47,22 @@ def _chunk_rows(n_columns: int = 1) -> int:
     return max(_CHUNK_ELEMENTS // max(int(n_columns), 1), 1024)
 
 
+def _n_threads(n_blocks: int) -> int:
+    """Threads for a metric's block pass.
+
+    numpy releases the GIL in the element-wise kernels, reductions, sorts and
+    ``bincount`` the metrics are made of, so row blocks run in parallel on
+    threads. ``HCAL_NUM_THREADS`` caps the count (default: the CPU count, at
+    most 4). Off the main thread (joblib or dask worker threads, which are
+    parallel already) and for a single block the pass stays serial.
+    """
+    if n_blocks < 2 or threading.current_thread() is not threading.main_thread():
+        return 1
+    env = os.environ.get("HCAL_NUM_THREADS", "").strip()
+    limit = int(env) if env.isdigit() and int(env) > 0 else min(os.cpu_count() or 1, 4)
+    return max(1, min(limit, n_blocks))
+
+
 def _row_blocks(n_rows: int, n_columns: int = 1, chunk_rows: int | None = None):
     """Consecutive row slices covering ``range(n_rows)``.
 
@@ -54,6 +73,21 @@ def _row_blocks(n_rows: int, n_columns: int = 1, chunk_rows: int | None = None):
     step = _chunk_rows(n_columns) if chunk_rows is None else max(int(chunk_rows), 1)
     for start in range(0, n_rows, step):
         yield slice(start, min(start + step, n_rows))
+
+
+def _map_row_blocks(fn, n_rows: int, n_columns: int = 1, chunk_rows=None) -> list:
+    """``[fn(sl) for sl in _row_blocks(...)]``, on threads for several blocks.
+
+    Results come back in block order, so reducing them adds the same numbers
+    in the same order as a serial loop, whatever the number of threads (see
+    :func:`_n_threads`).
+    """
+    slices = list(_row_blocks(n_rows, n_columns, chunk_rows))
+    n_threads = _n_threads(len(slices))
+    if n_threads == 1:
+        return [fn(sl) for sl in slices]
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        return list(pool.map(fn, slices))
 
 
 def _row_sums(block: np.ndarray) -> np.ndarray:
@@ -235,20 +269,23 @@ def _scan_histograms(
     n_rows, n_cols = arr.shape
     n = np.empty(n_rows, dtype=np.float64)
     is_float = arr.dtype.kind == "f"
-    nonfinite = negative = False
-    integral = True
-    for sl in _row_blocks(n_rows, n_cols):
+
+    def scan(sl):
+        # -> (non-finite, negative, integral) for the block; integrality only
+        # matters when nothing is negative (that error comes first).
         block = arr[sl]
         sums = _row_sums(block)
         n[sl] = sums
-        if is_float and not np.isfinite(sums.sum()):
-            if not np.all(np.isfinite(block)):
-                nonfinite = True
-                break
-        if not negative and block.min() < 0:
-            negative = True
-        if is_float and integral and not negative:
-            integral = bool(np.all(np.floor(block) == block))
+        if is_float and not np.isfinite(sums.sum()) and not np.all(np.isfinite(block)):
+            return True, False, True
+        negative = bool(block.min() < 0)
+        integral = not is_float or negative or bool(np.all(np.floor(block) == block))
+        return False, negative, integral
+
+    flags = _map_row_blocks(scan, n_rows, n_cols)
+    nonfinite = any(f[0] for f in flags)
+    negative = any(f[1] for f in flags)
+    integral = all(f[2] for f in flags)
     if nonfinite:
         raise ValueError(f"{name} contains NaN or infinity.")
     if n_classes is not None and n_cols != n_classes:
@@ -392,21 +429,24 @@ def _probabilities(P, *, name: str, n_classes: int | None = None) -> np.ndarray:
         return arr
     n_rows, n_cols = arr.shape
     tol = ROW_SUM_TOL if arr.dtype == np.float64 else max(ROW_SUM_TOL, 1e-5)
-    nonfinite = negative = False
-    first_bad = None
-    for sl in _row_blocks(n_rows, n_cols):
+
+    def scan(sl):
+        # -> (non-finite, negative, first row not summing to 1 or None)
         block = arr[sl]
         sums = _row_sums(block)
         if not np.isfinite(sums.sum()) and not np.all(np.isfinite(block)):
-            nonfinite = True
-            break
-        if not negative and block.min() < 0:
-            negative = True
-        if first_bad is None:
-            bad = np.abs(sums - 1.0) > tol
-            if np.any(bad):
-                local = int(np.flatnonzero(bad)[0])
-                first_bad = (sl.start + local, float(sums[local]))
+            return True, False, None
+        bad = np.abs(sums - 1.0) > tol
+        first = None
+        if np.any(bad):
+            local = int(np.flatnonzero(bad)[0])
+            first = (sl.start + local, float(sums[local]))
+        return False, bool(block.min() < 0), first
+
+    flags = _map_row_blocks(scan, n_rows, n_cols)
+    nonfinite = any(f[0] for f in flags)
+    negative = any(f[1] for f in flags)
+    first_bad = next((f[2] for f in flags if f[2] is not None), None)
     if nonfinite:
         raise ValueError(f"{name} contains NaN or infinity.")
     if n_classes is not None and n_cols != n_classes:
@@ -528,6 +568,18 @@ class _Pair:
         """:class:`_Block` objects covering all rows, in order."""
         for sl in _row_blocks(self.n_samples, self.n_classes, chunk_rows):
             yield _Block(self, sl)
+
+    def map_blocks(self, fn, chunk_rows: int | None = None) -> list:
+        """``[fn(block) for block in self.blocks()]``, run on threads.
+
+        See :func:`_map_row_blocks`: results in block order, so they do not
+        depend on the number of threads. Each block (and the float64 arrays
+        it caches) lives only for its call, so memory stays at one block's
+        temporaries per thread, a few MB whatever the number of rows.
+        """
+        return _map_row_blocks(
+            lambda sl: fn(_Block(self, sl)), self.n_samples, self.n_classes, chunk_rows
+        )
 
     def take(self, idx) -> _Pair:
         """The pair restricted to the items ``idx`` (a copy of those rows)."""

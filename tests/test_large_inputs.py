@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.special import softmax
 
 import sklearn_hcal._validation as V
 from sklearn_hcal.datasets import make_label_histograms
@@ -238,11 +239,18 @@ def large_float32(tmp_path_factory):
         (lambda Y, P: human_calibration_report(Y, {"m": P}), 1.0),
     ],
 )
-def test_peak_memory_of_float32_memmap(large_float32, func, limit):
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_peak_memory_of_float32_memmap(
+    large_float32, func, limit, threads, monkeypatch
+):
     # Inputs: 2 x 8 MB. A float64 copy of either input alone would be 16 MB,
     # i.e. 1x the inputs, so a limit of 0.75x (metrics; measured ~0.45x: the
     # float64 row sums n plus a few block-sized temporaries) proves that
-    # neither is copied; the report (measured ~0.6x) stays below 1x.
+    # neither is copied; the report (measured ~0.6x) stays below 1x. Each
+    # extra thread holds one more block's temporaries (a constant ~5 MB,
+    # whatever N), so with 2 threads the bound is 1x: still no copy.
+    monkeypatch.setenv("HCAL_NUM_THREADS", threads)
+    limit = limit if threads == "1" else 1.0
     Y, P = large_float32
     input_bytes = Y.nbytes + P.nbytes
     with warnings.catch_warnings():
@@ -365,3 +373,32 @@ def test_weighted_bootstrap_replicates_equal_metrics_of_resampled_rows(
             assert reps.loc[(b, "model"), "disagreement_ce"] == pytest.approx(
                 disagreement_calibration_error(Y[idx], phi), rel=1e-10, abs=1e-14
             )
+
+
+def test_threaded_block_passes_equal_the_serial_pass_bit_for_bit(monkeypatch):
+    # Many small blocks, so every metric's pass runs on several threads; the
+    # block results are reduced in block order, so nothing may change.
+    from sklearn_hcal import _validation
+    from sklearn_hcal import metrics as M
+
+    X, Y, _ = make_label_histograms(3000, 4, 5, random_state=3)
+    P = softmax(X / 1.7, axis=1)
+    funcs = [
+        M.distribution_calibration_error,
+        M.entropy_calibration_error,
+        M.ranking_calibration_score,
+        M.jensen_shannon_distance,
+        M.kl_divergence,
+        M.expected_calibration_error,
+        M.classwise_expected_calibration_error,
+        M.calibration_loss,
+        M.dispersion_loss,
+        M.epistemic_loss,
+    ]
+    monkeypatch.setattr(_validation, "_CHUNK_ROWS", 97)
+    monkeypatch.setenv("HCAL_NUM_THREADS", "1")
+    serial = [f(Y, P) for f in funcs]
+    monkeypatch.setenv("HCAL_NUM_THREADS", "3")
+    assert _validation._n_threads(31) == 3
+    threaded = [f(Y, P) for f in funcs]
+    assert threaded == serial

@@ -60,8 +60,8 @@ def _validate_pair(y_true, y_prob, counts=None, *, allow_probabilities=True) -> 
 def _pair_sum(pair: _Pair, per_item) -> float:
     """``Σ_i per_item(block)_i`` accumulated block by block."""
     total = 0.0
-    for block in pair.blocks():
-        total += float(np.sum(per_item(block)))
+    for block_sum in pair.map_blocks(lambda block: float(np.sum(per_item(block)))):
+        total += block_sum
     return total
 
 

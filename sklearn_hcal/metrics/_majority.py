@@ -271,10 +271,14 @@ def expected_calibration_error(
     0.0
     """
     pair = _validate_pair(y_true, y_prob, counts)
-    sums = 0.0
-    for block in pair.blocks():
+
+    def block_sums(block):
         _, conf, correct = _block_top(block)
-        sums = sums + _binned_gap_sums(conf, correct, n_bins)
+        return _binned_gap_sums(conf, correct, n_bins)
+
+    sums = 0.0
+    for partial in pair.map_blocks(block_sums):
+        sums = sums + partial
     return _binned_gap_from_sums(sums)
 
 
@@ -319,6 +323,6 @@ def classwise_expected_calibration_error(
     """
     pair = _validate_pair(y_true, y_prob, counts)
     sums = 0.0
-    for block in pair.blocks():
-        sums = sums + _block_classwise_sums(block, n_bins)
+    for partial in pair.map_blocks(lambda block: _block_classwise_sums(block, n_bins)):
+        sums = sums + partial
     return _classwise_from_sums(sums)

@@ -266,10 +266,14 @@ def _binned_calibration_terms(
 
 def _pair_cell_sums(pair: _Pair, n_bins: int, weights=None) -> np.ndarray:
     """:func:`_cell_sums` of all items of a validated pair, block by block."""
-    sums = 0.0
-    for block in pair.blocks():
+
+    def block_sums(block):
         w = None if weights is None else weights[block.sl]
-        sums = sums + _cell_sums(block.p_hat, block.P, block.n, n_bins, w)
+        return _cell_sums(block.p_hat, block.P, block.n, n_bins, w)
+
+    sums = 0.0
+    for partial in pair.map_blocks(block_sums):
+        sums = sums + partial
     return sums
 
 
