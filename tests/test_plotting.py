@@ -294,3 +294,14 @@ def test_disagreement_bad_inputs():
         DisagreementReliabilityDisplay.from_predictions(Y, [0.2, 0.3, 0.4])
     with pytest.raises(ValueError, match="classes"):
         DisagreementReliabilityDisplay.from_predictions(Y, np.full((2, 3), 1 / 3))
+
+
+def test_reliability_confidence_a_rounding_error_above_one():
+    # Rows may sum to 1 within 1e-6, so the top probability can exceed 1 by a
+    # hair; the diagram still has n_bins bins and draws that item in the last.
+    Y = np.array([[3, 0], [1, 2], [2, 1]])
+    P = np.array([[1.0 + 4e-7, 0.0], [0.3, 0.7], [0.55, 0.45]])
+    disp = MajorityReliabilityDisplay.from_predictions(Y, P, n_bins=10)
+    assert disp.bin_counts.shape == (10,)
+    assert disp.bin_counts[-1] == 1 and disp.bin_counts.sum() == 3
+    plt.close("all")

@@ -15,6 +15,7 @@ from ..metrics import (
     disagreement_probability,
     predicted_disagreement,
 )
+from ..metrics._mimori import _bin_indices
 from ._base import (
     _check_matplotlib,
     _draw_counts,
@@ -36,7 +37,7 @@ def _disagreement_bins(mu, phi, n_bins: int):
     μ̂`` over the items with two annotations or more (``μ̂`` not NaN).
     """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    idx = np.searchsorted(edges[1:-1], phi, side="right")
+    idx = _bin_indices(phi, n_bins)  # the metric's own bin assignment
     valid = ~np.isnan(mu)
     counts = np.bincount(idx, minlength=n_bins)
     counts_valid = np.bincount(idx[valid], minlength=n_bins)

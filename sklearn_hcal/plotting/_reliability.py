@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import expected_calibration_error
+from ..metrics._majority import _bin_index, _top_class
 from ._base import (
     _check_matplotlib,
     _draw_counts,
@@ -33,9 +34,11 @@ def _majority_bins(Y: np.ndarray, P: np.ndarray, n_bins: int):
     maximum on ties.
     """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    conf = P.max(axis=1)
-    correct = (np.argmax(P, axis=1) == np.argmax(Y, axis=1)).astype(np.float64)
-    idx = np.searchsorted(edges, conf, side="left") - 1
+    top, conf = _top_class(P)
+    correct = (top == np.argmax(Y, axis=1)).astype(np.float64)
+    # The metric's own bin assignment; a confidence a rounding error above 1
+    # (allowed by the row-sum tolerance) is drawn in the last bin.
+    idx = np.minimum(_bin_index(conf, n_bins), n_bins - 1)
     keep = idx >= 0
     counts = np.bincount(idx[keep], minlength=n_bins)
     conf_sum = np.bincount(idx[keep], weights=conf[keep], minlength=n_bins)
