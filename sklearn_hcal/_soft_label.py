@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._validation import check_label_histograms
+from ._validation import check_label_histograms, is_histogram_target
 
 __all__ = ["SoftLabelClassifier"]
 
@@ -34,12 +34,6 @@ __all__ = ["SoftLabelClassifier"]
 #: this is ``log(1e10)``: the unseen class gets at most 1e-10 of the weakest
 #: seen class's probability, while staying finite for downstream calibrators.
 MISSING_CLASS_MARGIN = float(np.log(1e10))
-
-
-def _is_histogram(y) -> bool:
-    """A 2-D ``y`` with more than one column is a label histogram (SPEC §1)."""
-    shape = (y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)).shape
-    return len(shape) == 2 and shape[1] > 1
 
 
 def _estimator_has(attr):
@@ -204,7 +198,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 sample_weight, X, ensure_non_negative=True
             )
 
-        if _is_histogram(y):
+        if is_histogram_target(y):
             Y, classes = check_label_histograms(y, name="y", return_classes=True)
             if Y.shape[0] != n_samples:
                 raise ValueError(
@@ -405,7 +399,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         score : float
         """
         check_is_fitted(self)
-        if not _is_histogram(y):
+        if not is_histogram_target(y):
             return super().score(X, y, sample_weight=sample_weight)
         Y = check_label_histograms(
             y, name="y", allow_probabilities=True, n_classes=len(self.classes_)

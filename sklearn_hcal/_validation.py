@@ -21,7 +21,13 @@ from functools import cached_property
 import numpy as np
 
 __all__ = [
+    "PROBA_FLOOR",
+    "ROUNDING_TOL_PER_CLASS",
     "ROW_SUM_TOL",
+    "is_histogram_target",
+    "looks_like_probabilities",
+    "probabilities_to_logits",
+    "row_sum_tolerance",
     "check_label_histograms",
     "check_probabilities",
     "check_logits",
@@ -29,8 +35,78 @@ __all__ = [
     "labels_to_histograms",
 ]
 
-#: Tolerance on ``|row sum - 1|`` for probability rows.
+#: Tolerance on ``|row sum - 1|`` for probability rows computed in float64
+#: (float32 rows get ``1e-5``).
 ROW_SUM_TOL = 1e-6
+
+#: Allowance per class for probabilities rounded before they were saved: a
+#: row rounded to ``d >= 3`` decimals is off by at most ``K * 5e-4`` from 1,
+#: so rows within :func:`row_sum_tolerance` are taken as probabilities (and
+#: renormalised where they are used).
+ROUNDING_TOL_PER_CLASS = 5e-4
+
+#: Floor applied to probabilities before taking their log (a zero
+#: probability gives the finite logit ``log(1e-12)``).
+PROBA_FLOOR = 1e-12
+
+
+def row_sum_tolerance(n_classes: int, dtype=np.float64) -> float:
+    """Largest ``|row sum - 1|`` of a row still read as probabilities.
+
+    ``max(ROW_SUM_TOL, ROUNDING_TOL_PER_CLASS * n_classes)`` (``1e-5`` instead
+    of ``ROW_SUM_TOL`` for float32): exact probabilities, and probabilities
+    rounded to three or more decimals, pass; anything further off is not a
+    probability row.
+    """
+    base = ROW_SUM_TOL if np.dtype(dtype) == np.float64 else max(ROW_SUM_TOL, 1e-5)
+    return max(base, ROUNDING_TOL_PER_CLASS * int(n_classes))
+
+
+def is_histogram_target(y) -> bool:
+    """Whether ``y`` is a label histogram: 2-D with more than one column.
+
+    A 1-D array or an ``(n, 1)`` column is a vector of labels (SPEC §1).
+    DataFrames, sparse matrices and nested lists are recognised by their
+    shape; an object without a regular shape (a ragged list) is not a
+    histogram (its validation then raises).
+    """
+    shape = getattr(y, "shape", None)
+    if not isinstance(shape, tuple):
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged nested lists
+            return False
+    return len(shape) == 2 and shape[1] > 1
+
+
+def looks_like_probabilities(X) -> bool:
+    """Whether ``X`` reads as rows of class probabilities, not logits.
+
+    True when ``X`` is 2-D with at least two columns, every entry lies in
+    ``[0, 1]`` and every row sums to 1 within :func:`row_sum_tolerance`
+    (so probabilities rounded to three decimals still count).
+    """
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[1] < 2 or X.shape[0] == 0 or X.dtype.kind not in "biuf":
+        return False
+    if np.any(X < 0) or np.any(X > 1):
+        return False
+    tol = row_sum_tolerance(X.shape[1], X.dtype)
+    return bool(np.all(np.abs(X.sum(axis=1, dtype=np.float64) - 1.0) <= tol))
+
+
+def probabilities_to_logits(P) -> np.ndarray:
+    """``log(max(p / row sum, PROBA_FLOOR))`` as float64.
+
+    Rows are renormalised first (rounded probabilities), so the softmax of
+    the result gives back the normalised ``P`` (up to the floor).
+    """
+    P = np.asarray(P, dtype=np.float64)
+    sums = P.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P = np.where(sums > 0, P / sums, P)
+    return np.log(np.maximum(P, PROBA_FLOOR))
+
 
 #: Rows per block of the chunked passes (validation and metrics). ``None``
 #: picks about :data:`_CHUNK_ELEMENTS` elements per block, which keeps a

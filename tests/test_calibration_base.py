@@ -12,8 +12,9 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
+from sklearn_hcal._validation import PROBA_FLOOR
 from sklearn_hcal.calibration import MatrixScaler, TemperatureScaler, VectorScaler
-from sklearn_hcal.calibration._base import PROBA_FLOOR, _get_scores
+from sklearn_hcal.calibration._base import _get_scores
 from sklearn_hcal.datasets import make_label_histograms
 
 

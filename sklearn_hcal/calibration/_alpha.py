@@ -7,13 +7,11 @@ Towards Reliable Machine Predictions in Medical Domain*, §5.3 and App. D.2–D.
 from __future__ import annotations
 
 import numbers
-import time
 import warnings
 
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -23,20 +21,17 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._validation import check_label_histograms, labels_to_histograms
+from .._validation import (
+    check_label_histograms,
+    labels_to_histograms,
+    looks_like_probabilities,
+    probabilities_to_logits,
+)
 from ..utils._optional import import_optional, is_skorch_net, resolve_device
-from ..utils._progress import report_progress
+from ._alpha_features import extract_features
+from ._alpha_solvers import fit_concentration_model, predict_log_alpha0
 
 __all__ = ["AlphaCalibrator"]
-
-#: log α0 is clipped to [log 1e-12, log 1e12], the clipping range of the
-#: reference implementation, so that exp never overflows.
-_LOG_ALPHA0_BOUND = float(np.log(1e12))
-
-
-# --------------------------------------------------------------------------
-# Classifier outputs: f(x) and the features g(x)
-# --------------------------------------------------------------------------
 
 
 def _scores(estimator, X):
@@ -46,101 +41,8 @@ def _scores(estimator, X):
     return _get_scores(estimator, X)
 
 
-def _find_skorch_net(estimator):
-    """The (fitted) skorch net inside ``estimator``, searching wrappers."""
-    seen = set()
-    stack = [estimator]
-    while stack:
-        obj = stack.pop()
-        if obj is None or id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        if is_skorch_net(obj):
-            return obj
-        for attr in ("estimator_", "estimator", "net", "calibrated_estimator_"):
-            child = obj.__dict__.get(attr) if hasattr(obj, "__dict__") else None
-            if child is not None:
-                stack.append(child)
-    return None
-
-
-def _penultimate_module(module):
-    """The last ``torch.nn.Linear`` of ``module``: its input is the penultimate
-    representation (Mimori et al. use the layer feeding the final dense layer)."""
-    torch = import_optional("torch")
-    last = None
-    for name, sub in module.named_modules():
-        if isinstance(sub, torch.nn.Linear):
-            last = (name, sub)
-    if last is None:
-        raise ValueError(
-            "features='penultimate' needs a torch.nn.Linear layer in the skorch "
-            "module; none was found. Pass a layer name instead; available: "
-            f"{[n for n, _ in module.named_modules() if n]}."
-        )
-    return last
-
-
-def _skorch_layer_features(net, X, layer):
-    """Activations of a named submodule (or the penultimate input) via a hook."""
-    modules = dict(net.module_.named_modules())
-    if layer == "penultimate":
-        _, target = _penultimate_module(net.module_)
-        use_input = True
-    else:
-        if layer not in modules or layer == "":
-            available = [name for name in modules if name]
-            raise ValueError(
-                f"features={layer!r} is not a submodule of the skorch net's module; "
-                f"available layers: {available}."
-            )
-        target, use_input = modules[layer], False
-    captured = []
-
-    def hook(mod, inputs, output):
-        value = inputs[0] if use_input else output
-        captured.append(value.detach().reshape(value.shape[0], -1).cpu().double())
-
-    if isinstance(X, np.ndarray) and X.dtype == np.float64:
-        X = X.astype(np.float32)  # skorch modules are float32
-    handle = target.register_forward_hook(hook)
-    try:
-        net.forward(X, training=False)
-    finally:
-        handle.remove()
-    torch = import_optional("torch")
-    return torch.cat(captured).numpy()
-
-
 def _is_ensemble(estimator):
     return estimator is not None and hasattr(estimator, "predict_proba_samples")
-
-
-# --------------------------------------------------------------------------
-# The α0 network in numpy (prediction) and torch (fit)
-# --------------------------------------------------------------------------
-
-
-def _forward_numpy(H, coefs, intercepts):
-    for W, b in zip(coefs[:-1], intercepts[:-1]):
-        H = np.maximum(H @ W + b, 0.0)
-    out = H @ coefs[-1] + intercepts[-1]
-    return np.clip(out[:, 0], -_LOG_ALPHA0_BOUND, _LOG_ALPHA0_BOUND)
-
-
-def _build_module(torch, n_in, hidden, dtype):
-    layers = []
-    width = n_in
-    for h in hidden:
-        layers += [torch.nn.Linear(width, h, dtype=dtype), torch.nn.ReLU()]
-        width = h
-    last = torch.nn.Linear(width, 1, dtype=dtype)
-    # Zero output layer: α0 = 1 at initialisation whatever the hidden layers,
-    # the starting point of the reference implementation.
-    torch.nn.init.zeros_(last.weight)
-    torch.nn.init.zeros_(last.bias)
-    layers.append(last)
-    return torch.nn.Sequential(*layers)
 
 
 class AlphaCalibrator(ClassifierMixin, BaseEstimator):
@@ -347,27 +249,7 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
     # outputs of the wrapped classifier
     # ------------------------------------------------------------------
     def _features(self, estimator, X, logits):
-        feats = self.features
-        if callable(feats):
-            G = np.asarray(feats(X), dtype=np.float64)
-            if G.ndim == 1:
-                G = G[:, None]
-            if G.ndim != 2 or G.shape[0] != _num_samples(X):
-                raise ValueError(
-                    "features(X) must return an array of shape (n_samples, "
-                    f"n_features), got shape {G.shape}."
-                )
-            return G
-        if feats == "logits":
-            return logits() if callable(logits) else logits
-        net = _find_skorch_net(estimator) if estimator is not None else None
-        if net is None:
-            raise ValueError(
-                f"features={feats!r} needs a fitted skorch net as the estimator "
-                "(possibly inside FrozenEstimator or a calibrator); use "
-                "features='logits' or a callable otherwise."
-            )
-        return _skorch_layer_features(net, X, feats)
+        return extract_features(self.features, estimator, X, logits)
 
     def _outputs(self, estimator, X):
         """``(F, G)``: f(x) and g(x); with a leading member axis for ensembles."""
@@ -398,16 +280,12 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------
     def _input_logits(self, X):
         """Logits from the ``estimator=None`` input (probabilities get a log)."""
-        from ._base import _probabilities_to_logits
-
         if self.input_type_ == "proba":
-            return _probabilities_to_logits(X)
+            return probabilities_to_logits(X)
         return X
 
     def _validate_X(self, X, reset):
         if self.estimator is None:
-            from ._base import _looks_like_probabilities
-
             X = validate_data(self, X, reset=reset, dtype=np.float64)
             if X.shape[1] < 2:
                 raise ValueError(
@@ -416,7 +294,7 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
                 )
             if reset:
                 self.input_type_ = (
-                    "proba" if _looks_like_probabilities(X) else ("logits")
+                    "proba" if looks_like_probabilities(X) else ("logits")
                 )
             return X
         if reset and hasattr(X, "shape") and len(X.shape) == 2:
@@ -550,185 +428,29 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         self.feature_mean_, self.feature_scale_ = mean, scale
         H = (G - mean) / scale
 
-        n_params = sum(
-            (a + 1) * b for a, b in zip((H.shape[1],) + hidden, hidden + (1,))
+        result = fit_concentration_model(
+            H,
+            F,
+            Y,
+            hidden=hidden,
+            solver=self.solver,
+            alpha_reg=self.alpha_reg,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            batch_size=self.batch_size,
+            learning_rate=self.learning_rate,
+            validation_fraction=self.validation_fraction,
+            early_stopping=self.early_stopping,
+            n_iter_no_change=self.n_iter_no_change,
+            device=device,
+            random_state=self.random_state,
+            verbose=self.verbose,
         )
-        solver = self.solver
-        if solver == "auto":
-            small = n_params <= max(50, H.shape[0] // 10)
-            solver = "lbfgs" if not hidden and small else "adam"
-        self.solver_ = solver
-        self._fit_torch(H, F, Y, hidden, solver, device)
+        self.solver_ = result.solver
+        self.coefs_, self.intercepts_ = result.coefs, result.intercepts
+        self.n_iter_, self.loss_ = result.n_iter, result.loss
         return self
 
-    def _fit_torch(self, H, F, Y, hidden, solver, device):
-        torch = import_optional("torch")
-        from . import _dirichlet as dm
-
-        rng = check_random_state(self.random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
-        dtype = (
-            torch.float64
-            if solver == "lbfgs" or device.type == "cpu"
-            else torch.float32
-        )
-        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-            torch.manual_seed(seed)
-            module = _build_module(torch, H.shape[1], hidden, dtype).to(device)
-
-        n = Y.sum(axis=1)
-        weights = n / n.mean()
-        # One log per label (histogram_slots) is far cheaper than 2K + 2 lgamma
-        # per item while the number of labels per item stays moderate.
-        if n.max() <= max(64, 4 * Y.shape[1]):
-            arrays = (H, weights) + dm.histogram_slots(Y, F)
-
-            def nll(log_a0, *lik):
-                return dm.dirichlet_multinomial_nll_slots(log_a0, *lik)
-        else:
-            arrays = (H, weights, F, Y)
-
-            def nll(log_a0, *lik):
-                return dm.dirichlet_multinomial_nll_log_alpha0(log_a0, *lik)
-
-        def tensors(idx=None):
-            sel = slice(None) if idx is None else idx
-            return tuple(
-                torch.as_tensor(
-                    np.ascontiguousarray(a[sel]), dtype=dtype, device=device
-                )
-                for a in arrays
-            )
-
-        def objective(h, w, *lik):
-            log_a0 = module(h)[:, 0].clamp(-_LOG_ALPHA0_BOUND, _LOG_ALPHA0_BOUND)
-            loss = (w * nll(log_a0, *lik)).mean()
-            if self.alpha_reg:
-                loss = loss + self.alpha_reg * (log_a0**2).mean()
-            return loss
-
-        start = time.perf_counter()
-        if solver == "lbfgs":
-            data = tensors()
-            opt = torch.optim.LBFGS(
-                module.parameters(),
-                lr=1.0,
-                max_iter=self.max_iter,
-                max_eval=self.max_iter * 2,
-                tolerance_grad=self.tol,
-                tolerance_change=1e-14,
-                history_size=20,
-                line_search_fn="strong_wolfe",
-            )
-            evals = []
-
-            def closure():
-                opt.zero_grad()
-                loss = objective(*data)
-                loss.backward()
-                evals.append(float(loss.detach()))
-                report_progress(
-                    f"L-BFGS evaluation {len(evals)}, loss = {evals[-1]:.8f}",
-                    self.verbose,
-                )
-                return loss
-
-            opt.step(closure)
-            state = opt.state[next(iter(module.parameters()))]
-            self.n_iter_ = max(1, int(state.get("n_iter", 0)))
-            with torch.no_grad():
-                self.loss_ = float(objective(*data))
-            grad = max(
-                float(p.grad.abs().max())
-                for p in module.parameters()
-                if p.grad is not None
-            )
-            if self.n_iter_ >= self.max_iter and grad > self.tol:
-                warnings.warn(
-                    f"L-BFGS did not converge in max_iter={self.max_iter} "
-                    f"iterations (largest gradient {grad:.2e}); increase max_iter.",
-                    ConvergenceWarning,
-                    stacklevel=3,
-                )
-        else:
-            self._fit_adam(torch, module, objective, tensors, H.shape[0], rng)
-        report_progress(
-            f"AlphaCalibrator: solver={solver}, n_iter={self.n_iter_}, "
-            f"loss={self.loss_:.8f}, {time.perf_counter() - start:.2f} s",
-            self.verbose,
-        )
-        linears = [m for m in module if isinstance(m, torch.nn.Linear)]
-        self.coefs_ = [
-            m.weight.detach().cpu().double().numpy().T.copy() for m in linears
-        ]
-        self.intercepts_ = [
-            m.bias.detach().cpu().double().numpy().copy() for m in linears
-        ]
-
-    def _fit_adam(self, torch, module, objective, tensors, n, rng):
-        perm = rng.permutation(n)
-        if self.early_stopping:
-            n_val = max(1, int(round(self.validation_fraction * n)))
-            if n - n_val < 1:
-                raise ValueError(
-                    "validation_fraction leaves no item to train on with "
-                    f"{n} items; set early_stopping=False."
-                )
-            val_idx, train_idx = np.sort(perm[:n_val]), perm[n_val:]
-            val = tensors(val_idx)
-        else:
-            train_idx, val = perm, None
-        train = tensors(np.sort(train_idx))
-        n_train = train[0].shape[0]
-        bs = min(512, n_train) if self.batch_size == "auto" else self.batch_size
-        bs = min(bs, n_train)
-        opt = torch.optim.Adam(module.parameters(), lr=self.learning_rate)
-        best, best_state, stall = np.inf, None, 0
-        gen = torch.Generator(device="cpu").manual_seed(int(rng.randint(2**31 - 1)))
-        epoch = 0
-        for epoch in range(1, self.max_iter + 1):
-            order = torch.randperm(n_train, generator=gen).to(train[0].device)
-            total = 0.0
-            for start in range(0, n_train, bs):
-                idx = order[start : start + bs]
-                opt.zero_grad()
-                loss = objective(*(t[idx] for t in train))
-                loss.backward()
-                opt.step()
-                total += float(loss.detach()) * idx.numel()
-            train_loss = total / n_train
-            if val is not None:
-                with torch.no_grad():
-                    monitored = float(objective(*val))
-            else:
-                monitored = train_loss
-            report_progress(
-                f"Epoch {epoch}, loss = {train_loss:.8f}, monitored = {monitored:.8f}",
-                self.verbose,
-            )
-            if monitored < best - self.tol:
-                best, stall = monitored, 0
-                best_state = {k: v.clone() for k, v in module.state_dict().items()}
-            else:
-                stall += 1
-                if stall >= self.n_iter_no_change:
-                    break
-        else:
-            warnings.warn(
-                f"Adam stopped at max_iter={self.max_iter} epochs before the "
-                "monitored loss stopped improving; increase max_iter.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        if best_state is not None:
-            module.load_state_dict(best_state)
-        self.n_iter_ = epoch
-        with torch.no_grad():
-            self.loss_ = float(objective(*train))
-
-    # ------------------------------------------------------------------
-    # prediction
-    # ------------------------------------------------------------------
     def _predict_outputs(self, X):
         check_is_fitted(self, "coefs_")
         X = self._validate_X(X, reset=False)
@@ -742,7 +464,7 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
                 f"was fitted with {self.feature_mean_.shape[0]}."
             )
         H = (G - self.feature_mean_) / self.feature_scale_
-        log_a0 = _forward_numpy(
+        log_a0 = predict_log_alpha0(
             H.reshape(-1, H.shape[-1]), self.coefs_, self.intercepts_
         ).reshape(H.shape[:-1])
         return F, np.exp(log_a0)

@@ -55,20 +55,21 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._validation import ROW_SUM_TOL, check_label_histograms, labels_to_histograms
+from .._validation import (
+    check_label_histograms,
+    is_histogram_target,
+    labels_to_histograms,
+    looks_like_probabilities,
+    probabilities_to_logits,
+)
 from ..utils._optional import is_skorch_net
 
 __all__ = [
-    "PROBA_FLOOR",
     "_BaseLogitCalibrator",
     "_get_scores",
     "_log_softmax",
-    "_probabilities_to_logits",
     "_softmax",
 ]
-
-#: Floor applied to probabilities before taking their log.
-PROBA_FLOOR = 1e-12
 
 
 def _log_softmax(Z: np.ndarray) -> np.ndarray:
@@ -84,21 +85,6 @@ def _softmax(Z: np.ndarray) -> np.ndarray:
     E = np.exp(Z - Z.max(axis=1, keepdims=True))
     E /= E.sum(axis=1, keepdims=True)
     return E
-
-
-def _probabilities_to_logits(P: np.ndarray) -> np.ndarray:
-    """``log(max(P, PROBA_FLOOR))`` as float64 (softmax of it gives back ``P``)."""
-    return np.log(np.maximum(np.asarray(P, dtype=np.float64), PROBA_FLOOR))
-
-
-def _looks_like_probabilities(X: np.ndarray) -> bool:
-    """Whether every entry is in [0, 1] and every row sums to one."""
-    tol = ROW_SUM_TOL if X.dtype == np.float64 else max(ROW_SUM_TOL, 1e-5)
-    if X.ndim != 2 or X.shape[1] < 2:
-        return False
-    if np.any(X < 0) or np.any(X > 1):
-        return False
-    return bool(np.all(np.abs(X.sum(axis=1, dtype=np.float64) - 1.0) <= tol))
 
 
 def _unwrap_frozen(estimator):
@@ -173,7 +159,7 @@ def _get_scores(estimator, X) -> np.ndarray:
         P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
         if P.ndim == 1:
             P = np.column_stack([1.0 - P, P])
-        scores = _probabilities_to_logits(P)
+        scores = probabilities_to_logits(P)
     else:
         raise ValueError(
             f"estimator {type(inner).__name__} provides neither decision_function "
@@ -190,11 +176,6 @@ def _get_scores(estimator, X) -> np.ndarray:
             f"The scores of {type(inner).__name__} contain NaN or infinity."
         )
     return scores
-
-
-def _is_histogram_target(y) -> bool:
-    shape = y.shape if hasattr(y, "columns") else np.asarray(y).shape
-    return len(shape) == 2 and shape[1] > 1
 
 
 class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -258,18 +239,18 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
         if reset:
             if self.input == "auto":
-                self.input_type_ = "proba" if _looks_like_probabilities(X) else "logits"
+                self.input_type_ = "proba" if looks_like_probabilities(X) else "logits"
             else:
                 self.input_type_ = self.input
         if self.input_type_ == "proba":
-            if not _looks_like_probabilities(X):
+            if not looks_like_probabilities(X):
                 raise ValueError(
                     "X must hold probabilities (entries in [0, 1], rows summing "
                     "to 1) because this calibrator was fitted on probabilities "
                     f"(input={self.input!r}); pass probabilities or refit with "
                     "input='logits'."
                 )
-            return _probabilities_to_logits(X)
+            return probabilities_to_logits(X)
         return np.asarray(X, dtype=np.float64)
 
     def _calibration_scores(self, X) -> np.ndarray:
@@ -288,7 +269,7 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _resolve_targets(self, y, n_classes, estimator_classes=None):
         """Targets as a float64 histogram ``(n, K)`` and the ``classes_``."""
-        if _is_histogram_target(y):
+        if is_histogram_target(y):
             Y, classes = check_label_histograms(
                 y,
                 name="y",
@@ -386,7 +367,7 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "is None (pass class labels or label histograms)."
             )
         mode = self._mode()
-        is_hist = _is_histogram_target(y)
+        is_hist = is_histogram_target(y)
         if not is_hist:
             # scikit-learn's conventions for labels: an (n, 1) column warns,
             # continuous or unknown targets raise
@@ -496,7 +477,7 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         score : float
         """
-        if _is_histogram_target(y):
+        if is_histogram_target(y):
             P = self.predict_proba(X)
             if sample_weight is None:
                 from ..metrics import majority_accuracy_score

@@ -1,0 +1,121 @@
+"""Features ``g(x)`` of α-calibration's concentration model.
+
+``AlphaCalibrator(features=...)`` reads the classifier's logits, a named layer
+of a skorch module (captured with a forward hook), its penultimate
+representation (the input of the module's last ``torch.nn.Linear``, as Mimori
+et al. 2021 use), or a user callable. This module holds the skorch and torch
+introspection, so the estimator never touches a module's internals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils._optional import import_optional, is_skorch_net
+
+__all__ = ["extract_features", "find_skorch_net"]
+
+
+def find_skorch_net(estimator):
+    """The (fitted) skorch net inside ``estimator``, searching wrappers."""
+    seen = set()
+    stack = [estimator]
+    while stack:
+        obj = stack.pop()
+        if obj is None or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if is_skorch_net(obj):
+            return obj
+        for attr in ("estimator_", "estimator", "net", "calibrated_estimator_"):
+            child = obj.__dict__.get(attr) if hasattr(obj, "__dict__") else None
+            if child is not None:
+                stack.append(child)
+    return None
+
+
+def _penultimate_module(module):
+    """The last ``torch.nn.Linear`` of ``module``: its input is the penultimate
+    representation (Mimori et al. use the layer feeding the final dense layer)."""
+    torch = import_optional("torch")
+    last = None
+    for name, sub in module.named_modules():
+        if isinstance(sub, torch.nn.Linear):
+            last = (name, sub)
+    if last is None:
+        raise ValueError(
+            "features='penultimate' needs a torch.nn.Linear layer in the skorch "
+            "module; none was found. Pass a layer name instead; available: "
+            f"{[n for n, _ in module.named_modules() if n]}."
+        )
+    return last
+
+
+def _skorch_layer_features(net, X, layer):
+    """Activations of a named submodule (or the penultimate input) via a hook."""
+    modules = dict(net.module_.named_modules())
+    if layer == "penultimate":
+        _, target = _penultimate_module(net.module_)
+        use_input = True
+    else:
+        if layer not in modules or layer == "":
+            available = [name for name in modules if name]
+            raise ValueError(
+                f"features={layer!r} is not a submodule of the skorch net's module; "
+                f"available layers: {available}."
+            )
+        target, use_input = modules[layer], False
+    captured = []
+
+    def hook(mod, inputs, output):
+        value = inputs[0] if use_input else output
+        captured.append(value.detach().reshape(value.shape[0], -1).cpu().double())
+
+    if isinstance(X, np.ndarray) and X.dtype == np.float64:
+        X = X.astype(np.float32)  # skorch modules are float32
+    handle = target.register_forward_hook(hook)
+    try:
+        net.forward(X, training=False)
+    finally:
+        handle.remove()
+    torch = import_optional("torch")
+    return torch.cat(captured).numpy()
+
+
+def extract_features(features, estimator, X, logits) -> np.ndarray:
+    """``g(X)`` as an ``(n_samples, n_features)`` float64 array.
+
+    Parameters
+    ----------
+    features : {"logits", "penultimate"}, str or callable
+        See :class:`~sklearn_hcal.AlphaCalibrator`.
+    estimator : fitted estimator or None
+        Searched for a skorch net for layer features.
+    X : array-like
+        Input of the estimator.
+    logits : ndarray or callable
+        The classifier's logits, or a function computing them (called only
+        for ``features="logits"``).
+    """
+    from sklearn.utils.validation import _num_samples
+
+    if callable(features):
+        G = np.asarray(features(X), dtype=np.float64)
+        if G.ndim == 1:
+            G = G[:, None]
+        if G.ndim != 2 or G.shape[0] != _num_samples(X):
+            raise ValueError(
+                "features(X) must return an array of shape (n_samples, "
+                f"n_features), got shape {G.shape}."
+            )
+        return G
+    if features == "logits":
+        return logits() if callable(logits) else logits
+    net = find_skorch_net(estimator) if estimator is not None else None
+    if net is None:
+        raise ValueError(
+            f"features={features!r} needs a fitted skorch net as the estimator "
+            "(possibly inside FrozenEstimator or a calibrator); use "
+            "features='logits' or a callable otherwise."
+        )
+    return _skorch_layer_features(net, X, features)
