@@ -32,6 +32,7 @@ __all__ = [
     "check_probabilities",
     "check_logits",
     "check_histograms_and_probabilities",
+    "column_order",
     "labels_to_histograms",
 ]
 
@@ -251,7 +252,14 @@ def _as_2d_float(
     return arr, classes
 
 
-def labels_to_histograms(y, *, n_classes: int | None = None, classes=None, name="y"):
+def labels_to_histograms(
+    y,
+    *,
+    n_classes: int | None = None,
+    classes=None,
+    name: str = "y",
+    classes_param: str = "labels",
+):
     """One-hot histogram from a 1-D vector of class labels.
 
     Parameters
@@ -259,20 +267,26 @@ def labels_to_histograms(y, *, n_classes: int | None = None, classes=None, name=
     y : array-like of shape (n_samples,) or (n_samples, 1)
         Class labels, one annotation per item.
     n_classes : int, default=None
-        Number of columns. Integer labels in ``[0, n_classes)`` are used as
-        column indices directly, so a class that never occurs keeps its column.
+        Number of columns expected when ``classes`` is not given.
     classes : array-like, default=None
-        The class of each column. Takes precedence over ``n_classes``.
+        The class of each column; labels are matched to columns by name.
     name : str, default="y"
         Argument name used in error messages.
+    classes_param : str, default="labels"
+        Name of the caller's parameter that passes ``classes`` (for the
+        error message when the labels cannot be matched).
 
     Notes
     -----
-    Without ``classes``, labels that are not integers in ``[0, n_classes)``
-    are mapped to columns in sorted order, which is scikit-learn's
-    ``classes_`` convention (the column order of ``predict_proba``). Pass
-    ``classes`` (or a histogram) when the columns follow another order, e.g.
-    ChaosNLI's ``["e", "n", "c"]``.
+    Labels travel by name, never by position alone. With ``classes`` each
+    label is looked up among them (an unknown label raises). Without it the
+    columns are the sorted distinct labels -- scikit-learn's ``classes_``
+    convention, the column order of ``predict_proba`` -- which is unambiguous
+    only when every class occurs: if ``n_classes`` is given and ``y`` holds
+    another number of distinct labels, a ``ValueError`` asks for
+    ``classes_param``. (Integer labels are not taken as column indices: a
+    subset holding labels ``{1, 2}`` of classes ``{0, 1, 2}`` or ``{1, 2, 3}``
+    cannot be told apart.)
 
     Returns
     -------
@@ -281,7 +295,11 @@ def labels_to_histograms(y, *, n_classes: int | None = None, classes=None, name=
     classes : ndarray of shape (n_classes,)
         The class of each column.
     """
-    y = np.asarray(y)
+    y = y.to_numpy() if hasattr(y, "to_numpy") else y
+    try:
+        y = np.asarray(y)
+    except ValueError as exc:
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -292,37 +310,87 @@ def labels_to_histograms(y, *, n_classes: int | None = None, classes=None, name=
         raise ValueError(f"{name} contains NaN or infinity.")
     if classes is not None:
         classes = np.asarray(classes)
-        sorter = np.argsort(classes, kind="stable")
-        pos = np.searchsorted(classes, y, sorter=sorter)
-        pos = np.clip(pos, 0, len(classes) - 1)
-        idx = sorter[pos]
-        bad = classes[idx] != y
-        if np.any(bad):
-            unknown = np.unique(y[bad])[:5]
-            raise ValueError(
-                f"{name} contains labels {unknown.tolist()} that are not among "
-                f"the classes {classes.tolist()}."
-            )
-    elif (
-        n_classes is not None
-        and y.dtype.kind in "biuf"
-        and np.all(np.mod(y, 1) == 0)
-        and y.min() >= 0
-        and y.max() < n_classes
-    ):
-        idx = y.astype(np.intp)
-        classes = np.arange(n_classes)
+        idx = _lookup(classes, y, name=name, classes_param=classes_param)
     else:
         classes, idx = np.unique(y, return_inverse=True)
         if n_classes is not None and len(classes) != n_classes:
+            shown = classes[:10].tolist()
             raise ValueError(
-                f"{name} has {len(classes)} distinct labels but {n_classes} classes "
-                "were expected; pass integer labels in [0, n_classes) or a "
-                "histogram."
+                f"{name} holds {len(classes)} distinct labels {shown} but there "
+                f"are {n_classes} classes, so the labels cannot be matched to "
+                f"the columns unambiguously; pass {classes_param}= (the class of "
+                "each column) or a histogram."
             )
     Y = np.zeros((y.shape[0], len(classes)), dtype=np.float64)
     Y[np.arange(y.shape[0]), idx] = 1.0
     return Y, classes
+
+
+def _lookup(classes: np.ndarray, values: np.ndarray, *, name, classes_param):
+    """Positions of ``values`` in ``classes`` (each must occur)."""
+    try:
+        sorter = np.argsort(classes, kind="stable")
+        pos = np.searchsorted(classes, values, sorter=sorter)
+    except TypeError:  # mixed types that do not sort: a Python lookup
+        table = {c: i for i, c in enumerate(classes.tolist())}
+        idx = np.array([table.get(v, -1) for v in values.tolist()], dtype=np.intp)
+        bad = idx < 0
+    else:
+        pos = np.clip(pos, 0, len(classes) - 1)
+        idx = sorter[pos]
+        bad = classes[idx] != values
+    if np.any(bad):
+        unknown = list(dict.fromkeys(values[bad].tolist()))[:5]
+        raise ValueError(
+            f"{name} contains labels {unknown} that are not among the classes "
+            f"{classes.tolist()} ({classes_param})."
+        )
+    return idx
+
+
+def column_order(classes, target, *, name: str, target_name: str):
+    """Positions that put columns named ``classes`` in the order ``target``.
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,)
+        Names of the columns of ``name`` (e.g. a DataFrame's columns).
+    target : array-like of shape (n_classes,)
+        The reference order (e.g. an estimator's ``classes_``).
+    name, target_name : str
+        Used in the error message.
+
+    Returns
+    -------
+    order : ndarray of int or None
+        ``columns[:, order]`` are in ``target`` order; None when the names
+        are already in that order.
+
+    Raises
+    ------
+    ValueError
+        When the two sets of names differ (nothing is matched by position).
+    """
+    classes = np.asarray(classes)
+    target = np.asarray(target)
+    if classes.shape == target.shape and np.array_equal(
+        classes.astype(object), target.astype(object)
+    ):
+        return None
+    as_str = [str(c) for c in classes.tolist()]
+    target_str = [str(c) for c in target.tolist()]
+    if (
+        len(set(as_str)) != len(as_str)
+        or sorted(as_str) != sorted(target_str)
+        or len(target_str) != len(set(target_str))
+    ):
+        raise ValueError(
+            f"The classes of {name} {classes.tolist()} do not match the classes "
+            f"of {target_name} {target.tolist()}; the columns are matched by "
+            "name, so the two must hold the same class names."
+        )
+    position = {c: i for i, c in enumerate(as_str)}
+    return np.array([position[c] for c in target_str], dtype=np.intp)
 
 
 def _scan_histograms(

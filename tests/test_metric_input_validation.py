@@ -54,7 +54,11 @@ BAD_INPUTS = {
     "empty_counts": (np.empty((0, 3)), np.empty((0, 3)), "y_true is empty"),
     "empty_labels": (np.array([]), np.empty((0, 3)), "y_prob is empty"),
     "n_samples_mismatch": (Y[:2], P, "different numbers of samples"),
-    "too_many_labels": (np.array([0, 1, 2, 3]), np.tile(P[0], (4, 1)), "y_true has 4"),
+    "too_many_labels": (
+        np.array([0, 1, 2, 3]),
+        np.tile(P[0], (4, 1)),
+        "y_true holds 4 distinct labels",
+    ),
     "non_numeric": (np.array([["a", "b", "c"]] * 3), P, "y_true must be numeric"),
 }
 

@@ -38,8 +38,12 @@ def test_label_vector_and_column_are_one_hot(shape):
     np.testing.assert_array_equal(Y, [[0, 1], [1, 0], [0, 1]])
 
 
-def test_integer_labels_keep_absent_classes_when_n_classes_known():
-    Y = check_label_histograms([0, 2, 2], n_classes=4)
+def test_integer_labels_are_not_column_indices():
+    # {0, 2} of 4 classes could be columns 0 and 2, or the first two of
+    # classes {0, 2, 5, 7}: only the classes (by name) decide.
+    with pytest.raises(ValueError, match="2 distinct labels .* 4 classes"):
+        check_label_histograms([0, 2, 2], n_classes=4)
+    Y = check_label_histograms([0, 2, 2], n_classes=4, classes=[0, 1, 2, 3])
     np.testing.assert_array_equal(Y.sum(axis=0), [1, 0, 2, 0])
 
 
@@ -51,7 +55,7 @@ def test_labels_with_explicit_classes_and_unknown_label():
 
 
 def test_wrong_number_of_distinct_labels():
-    with pytest.raises(ValueError, match="3 classes were expected"):
+    with pytest.raises(ValueError, match="2 distinct labels .* 3 classes"):
         check_label_histograms(["a", "b"], n_classes=3)
 
 
@@ -144,5 +148,8 @@ def test_pair_validation_uses_counts_keyword_and_checks_lengths():
 
 
 def test_pair_validation_with_label_vector():
-    Y, P = check_histograms_and_probabilities([2, 0], [[0.2, 0.3, 0.5]] * 2)
-    np.testing.assert_array_equal(Y, [[0, 0, 1], [1, 0, 0]])
+    Y, P = check_histograms_and_probabilities([2, 0, 1], [[0.2, 0.3, 0.5]] * 3)
+    np.testing.assert_array_equal(Y, [[0, 0, 1], [1, 0, 0], [0, 1, 0]])
+    # two of three classes: which columns they are is ambiguous
+    with pytest.raises(ValueError, match="2 distinct labels"):
+        check_histograms_and_probabilities([2, 0], [[0.2, 0.3, 0.5]] * 2)

@@ -30,6 +30,7 @@ from .._validation import (
 from ..utils._optional import import_optional, is_skorch_net, resolve_device
 from ._alpha_features import extract_features
 from ._alpha_solvers import fit_concentration_model, predict_log_alpha0
+from ._base import _integer_codes
 
 __all__ = ["AlphaCalibrator"]
 
@@ -382,6 +383,9 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
             F, G = self._outputs(self.estimator_, X)
             n_classes = F.shape[-1]
             est_classes = _estimator_classes(self.estimator_, n_classes)
+            if est_classes is None and _integer_codes(y, n_classes):
+                # integer labels name the score columns 0 .. K-1
+                est_classes = np.arange(n_classes)
             Y, classes = check_label_histograms(
                 y,
                 name="y",

@@ -87,6 +87,23 @@ def _softmax(Z: np.ndarray) -> np.ndarray:
     return E
 
 
+def _integer_codes(y, n_classes: int) -> bool:
+    """Whether 1-D ``y`` holds integer codes ``0 .. n_classes - 1``.
+
+    With ``estimator=None`` the columns of ``X`` are the classes; integer
+    labels in that range name them by position.
+    """
+    y = np.asarray(y)
+    return bool(
+        y.ndim == 1
+        and y.dtype.kind in "biuf"
+        and np.all(np.isfinite(y))
+        and np.all(np.mod(y, 1) == 0)
+        and y.min() >= 0
+        and y.max() < n_classes
+    )
+
+
 def _unwrap_frozen(estimator):
     return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
 
@@ -291,6 +308,10 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
         if estimator_classes is not None:
             return labels_to_histograms(y, classes=estimator_classes, name="y")
+        if _integer_codes(y, n_classes):
+            # X holds the scores themselves (estimator=None): integer labels
+            # name the score columns 0 .. K-1.
+            return labels_to_histograms(y, classes=np.arange(n_classes), name="y")
         return labels_to_histograms(y, n_classes=n_classes, name="y")
 
     def _crossfit_scores(self, X, y, is_hist, sample_weight):
