@@ -92,6 +92,7 @@ def fit_concentration_model(
     F,
     Y,
     *,
+    sample_weight=None,
     hidden=(),
     solver="auto",
     alpha_reg=0.005,
@@ -116,6 +117,10 @@ def fit_concentration_model(
         Class probabilities ``f(x)`` (the Dirichlet mean).
     Y : ndarray of shape (n_items, n_classes)
         Label histograms (counts).
+    sample_weight : ndarray of shape (n_items,), default=None
+        Item weights: the objective is the ``sample_weight``-weighted mean
+        over items of the reference-weighted NLL and of the penalty (all ones
+        gives the unweighted objective).
     hidden : tuple of int
         Hidden ReLU layer sizes.
     solver : {"auto", "lbfgs", "adam"}
@@ -146,16 +151,23 @@ def fit_concentration_model(
         module = _build_module(torch, H.shape[1], hidden, dtype).to(device)
 
     n = Y.sum(axis=1)
-    weights = n / n.mean()
+    if sample_weight is not None:
+        # A weighted mean over items, scaled so that equal weights change
+        # nothing; mean(n) is weighted too, so integer weights equal repeats.
+        sw = np.asarray(sample_weight, dtype=np.float64)
+        sw = sw / sw.mean()
+    else:
+        sw = np.ones(n.shape[0])
+    weights = n / np.average(n, weights=sw)
     # One log per label (histogram_slots) is far cheaper than 2K + 2 lgamma
     # per item while the number of labels per item stays moderate.
     if n.max() <= max(64, 4 * Y.shape[1]):
-        arrays = (H, weights) + dm.histogram_slots(Y, F)
+        arrays = (H, weights * sw, sw) + dm.histogram_slots(Y, F)
 
         def nll(log_a0, *lik):
             return dm.dirichlet_multinomial_nll_slots(log_a0, *lik)
     else:
-        arrays = (H, weights, F, Y)
+        arrays = (H, weights * sw, sw, F, Y)
 
         def nll(log_a0, *lik):
             return dm.dirichlet_multinomial_nll_log_alpha0(log_a0, *lik)
@@ -167,11 +179,11 @@ def fit_concentration_model(
             for a in arrays
         )
 
-    def objective(h, w, *lik):
+    def objective(h, w, item_w, *lik):
         log_a0 = module(h)[:, 0].clamp(-LOG_ALPHA0_BOUND, LOG_ALPHA0_BOUND)
         loss = (w * nll(log_a0, *lik)).mean()
         if alpha_reg:
-            loss = loss + alpha_reg * (log_a0**2).mean()
+            loss = loss + alpha_reg * (item_w * log_a0**2).mean()
         return loss
 
     start = time.perf_counter()
