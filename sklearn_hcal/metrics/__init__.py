@@ -31,6 +31,21 @@ _PUBLIC = {
     "disagreement_squared_loss": "._disagreement",
     "disagreement_calibration_loss": "._disagreement",
     "disagreement_calibration_error": "._disagreement",
+    # human label variation: LeWiDi 2021-2025, Kurniawan et al. 2025
+    "soft_cross_entropy": "._hlv",
+    "manhattan_distance": "._hlv",
+    "soft_accuracy_score": "._hlv",
+    "soft_micro_f1_score": "._hlv",
+    "po_jsd_score": "._hlv",
+    "entropy_correlation_score": "._hlv",
+    # ordered classes (Likert scales)
+    "wasserstein_distance": "._ordinal",
+    "ranked_probability_score_loss": "._ordinal",
+    # multi-label data, one binary distribution per label
+    "multilabel_manhattan_distance": "._multilabel",
+    "multilabel_soft_micro_f1_score": "._multilabel",
+    "multilabel_po_jsd_score": "._multilabel",
+    "multilabel_entropy_correlation_score": "._multilabel",
     # reports
     "instance_calibration_errors": "._report",
     "loss_decomposition": "._report",

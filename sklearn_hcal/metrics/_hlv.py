@@ -1,0 +1,477 @@
+"""Soft metrics for human label variation: LeWiDi and Kurniawan et al. (2025).
+
+The shared tasks on *Learning with Disagreements* (LeWiDi) and the study of
+Kurniawan et al. (2025) compare a predicted distribution ``q_i`` with the
+human distribution ``p̂_i`` of each item:
+
+* :func:`soft_cross_entropy` -- LeWiDi 2021/2023's soft evaluation;
+* :func:`manhattan_distance` -- LeWiDi 2025's "average MD" (Rizzi et al.,
+  2024, recommended it over cross-entropy);
+* :func:`soft_accuracy_score`, :func:`soft_micro_f1_score`,
+  :func:`po_jsd_score`, :func:`entropy_correlation_score` -- Kurniawan,
+  Mistica, Baldwin and Lau (2025), arXiv:2502.01891.
+
+None of them needs the number of annotations ``n_i``: rows of human
+probabilities (LeWiDi's ``soft_label``) are accepted as well as histograms.
+Ordinal metrics are in :mod:`._ordinal`, multi-label ones in
+:mod:`._multilabel`. Each metric has a private per-item kernel
+``_<name>_per_item(p_hat, P, ...)`` on validated float arrays.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, validate_params
+
+from .._validation import (
+    _check_pair,
+    _Pair,
+    _row_sums,
+    column_order,
+    is_histogram_target,
+    labels_to_histograms,
+)
+from ._distribution import _entropy, _jsd_per_item, _pair_mean
+
+__all__ = [
+    "soft_cross_entropy",
+    "manhattan_distance",
+    "soft_accuracy_score",
+    "soft_micro_f1_score",
+    "po_jsd_score",
+    "entropy_correlation_score",
+]
+
+_COMMON = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "counts": ["array-like", None],
+    "labels": ["array-like", None],
+}
+
+
+# --------------------------------------------------------------------------- #
+# Validation with class names
+# --------------------------------------------------------------------------- #
+def _frame_columns(X):
+    """A DataFrame's column names, else None."""
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        return np.asarray(X.columns)
+    return None
+
+
+def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
+    """``(pair, classes)``: the validated pair and the class of each column.
+
+    Class names follow DECISIONS rule 1: the classes of ``y_prob``'s columns
+    are ``labels``, else its DataFrame columns; 1-D labels in ``y_true`` map
+    to columns through them; when both sides carry names, ``y_prob``'s
+    columns are put in ``y_true``'s order (different name sets raise).
+
+    Merge note: until ``_validation._check_pair`` takes ``labels=`` (inputs
+    branch) this function does that alignment here, with the shared
+    ``labels_to_histograms``/``column_order``. Afterwards it reduces to
+    ``_check_pair(..., labels=labels)`` and the classes it reports.
+    """
+    target, name = (y_true, "y_true") if counts is None else (counts, "counts")
+    raw_prob = y_prob.to_numpy() if hasattr(y_prob, "to_numpy") else y_prob
+    prob_names = _frame_columns(y_prob) if labels is None else np.asarray(labels)
+    if prob_names is not None:
+        shape = np.shape(raw_prob)
+        n_cols = 2 if len(shape) == 1 else (shape[1] if len(shape) == 2 else None)
+        if prob_names.ndim != 1 or (n_cols is not None and len(prob_names) != n_cols):
+            raise ValueError(
+                f"labels must name each of the {n_cols} columns of y_prob, got "
+                f"{prob_names.tolist()}."
+            )
+    target_names = _frame_columns(target)
+    if is_histogram_target(target):
+        if target_names is None and labels is not None:
+            target_names = prob_names  # labels name the columns of both
+    else:
+        raw = target.to_numpy() if hasattr(target, "to_numpy") else target
+        if prob_names is not None:
+            target, target_names = labels_to_histograms(
+                raw, classes=prob_names, name=name
+            )
+        else:
+            target_names = np.unique(np.asarray(raw).ravel())
+    if prob_names is not None and target_names is not None:
+        order = column_order(
+            prob_names, target_names, name="y_prob (labels)", target_name=name
+        )
+        if order is not None:
+            raw_prob = np.asarray(raw_prob)
+            # A 1-D binary y_prob is P(second class): swapping the two
+            # classes turns it into 1 - p.
+            raw_prob = 1.0 - raw_prob if raw_prob.ndim == 1 else raw_prob[:, order]
+    pair = _check_pair(target, raw_prob, y_true_name=name)
+    classes = target_names if target_names is not None else prob_names
+    if classes is None:
+        classes = np.arange(pair.n_classes)
+    return pair, np.asarray(classes)
+
+
+def _pearson(x, y, *, what: str, x_name: str = "y_true", y_name: str = "y_prob"):
+    """Pearson's r of two 1-D arrays; ValueError where it is undefined."""
+    if x.shape[0] < 2:
+        raise ValueError(
+            f"The correlation of {what} needs at least 2 items, got {x.shape[0]}."
+        )
+    for arr, arg in ((x, x_name), (y, y_name)):
+        if np.ptp(arr) == 0:
+            raise ValueError(
+                f"The {what} of {arg} are the same for every item "
+                f"({float(arr[0]) + 0.0:.17g}), so their correlation is undefined."
+            )
+    xc = x - x.mean()
+    yc = y - y.mean()
+    r = float(xc @ yc / np.sqrt((xc @ xc) * (yc @ yc)))
+    return min(max(r, -1.0), 1.0)  # rounding can leave 1 + 1e-16
+
+
+# --------------------------------------------------------------------------- #
+# Per-item kernels (validated float arrays in, one value per item out)
+# --------------------------------------------------------------------------- #
+def _soft_cross_entropy_per_item(p_hat, P, eps=1e-12, offset=1e-9):
+    """``−Σ_k p̂_ik log(clip(q_ik, eps, 1 − eps) + offset)`` per item.
+
+    LeWiDi 2023's scorer (and 2021's soft evaluation): natural log, ``q``
+    clipped to ``[1e-12, 1 − 1e-12]`` and ``1e-9`` added inside the log, so a
+    zero prediction costs ``−log(1.001e-9) ≈ 20.7`` per unit of human mass.
+    """
+    q = np.clip(np.asarray(P, dtype=np.float64), eps, 1.0 - eps)
+    q += offset
+    np.log(q, out=q)
+    q *= p_hat
+    return -_row_sums(q)
+
+
+def _manhattan_per_item(p_hat, P):
+    """``Σ_k |p̂_ik − q_ik|`` per item (twice the total variation)."""
+    diff = np.subtract(p_hat, P, dtype=np.float64)
+    return _row_sums(np.abs(diff, out=diff))
+
+
+def _soft_accuracy_per_item(p_hat, P):
+    """``Σ_k min(p̂_ik, q_ik)``: the fuzzy-set overlap, ``1 − TVD`` per item."""
+    return _row_sums(np.minimum(p_hat, P, dtype=np.float64))
+
+
+def _soft_micro_f1_parts_per_item(p_hat, P):
+    """``(2 Σ_k min(p̂_ik, q_ik), Σ_k (p̂_ik + q_ik))`` per item.
+
+    Soft micro-F1 is a ratio of sums over all items (Kurniawan et al., 2025):
+    aggregate with ``Σ_i numerator_i / Σ_i denominator_i``.
+    """
+    num = 2.0 * _row_sums(np.minimum(p_hat, P, dtype=np.float64))
+    den = _row_sums(np.add(p_hat, P, dtype=np.float64))
+    return num, den
+
+
+def _po_jsd_per_item(p_hat, P):
+    """``1 − JSD(p̂_i, q_i)`` with the Jensen-Shannon *divergence* in bits."""
+    return 1.0 - _jsd_per_item(p_hat, P, base=2, squared=True)
+
+
+def _normalised_entropy_per_item(P):
+    """``H(q_i) / log K``: the entropy on a ``[0, 1]`` scale, any base."""
+    P = np.asarray(P, dtype=np.float64)
+    return _entropy(P) / np.log(P.shape[1])
+
+
+# --------------------------------------------------------------------------- #
+# Public metrics
+# --------------------------------------------------------------------------- #
+@validate_params(
+    {
+        **_COMMON,
+        "eps": [Interval(Real, 0, 0.5, closed="neither")],
+        "offset": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def soft_cross_entropy(
+    y_true, y_prob, *, counts=None, labels=None, eps=1e-12, offset=1e-9
+) -> float:
+    """Soft cross-entropy of LeWiDi 2021 and 2023 (mean per item, natural log).
+
+    ``CE = −(1/N) Σ_i Σ_k p̂_ik log(clip(q_ik, ε, 1 − ε) + δ)`` with
+    ``ε = 1e-12`` and ``δ = 1e-9``: the cross-entropy between the human soft
+    label and the prediction, summed over classes and averaged over items,
+    exactly as the scorer of SemEval-2023 Task 11 (Leonardelli et al., 2023;
+    the ``cross_entropy`` of its starting kit) computes it. SemEval-2021
+    Task 12 (Uma et al., 2021) used the same cross-entropy. Rizzi et al.
+    (2024) clip at ``1e-12`` without the offset: pass ``offset=0``.
+
+    Unlike :func:`histogram_log_loss`, which weighs every annotation, every
+    item weighs the same here.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, rows of human probabilities (LeWiDi's soft labels)
+        or 1-D labels. A DataFrame's columns are the classes.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities; 1-D is P(second class) of a binary problem.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (see :ref:`metrics_guide`).
+    eps : float, default=1e-12
+        Predictions are clipped to ``[eps, 1 − eps]``.
+    offset : float, default=1e-9
+        Added to the clipped prediction inside the log (LeWiDi 2023).
+
+    Returns
+    -------
+    float
+        Lower is better; the minimum ``H(p̂)`` is reached at ``q = p̂``.
+
+    References
+    ----------
+    Leonardelli et al. (2023). SemEval-2023 Task 11: Learning with
+    Disagreements (LeWiDi). SemEval. Uma et al. (2021). SemEval-2021 Task 12:
+    Learning with Disagreements. SemEval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import soft_cross_entropy
+    >>> soft = [[0.5, 0.5], [1.0, 0.0]]
+    >>> P = [[0.5, 0.5], [0.25, 0.75]]
+    >>> expected = (np.log(2) + np.log(4)) / 2  # the offset is negligible here
+    >>> bool(np.isclose(soft_cross_entropy(soft, P), expected))
+    True
+    """
+    pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
+    return _pair_mean(
+        pair, lambda b: _soft_cross_entropy_per_item(b.p_hat, b.P, eps, offset)
+    )
+
+
+@validate_params(_COMMON, prefer_skip_nested_validation=True)
+def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
+    """Average Manhattan distance of LeWiDi 2025 (soft evaluation).
+
+    ``MD = (1/N) Σ_i Σ_k |q_ik − p̂_ik|`` (LeWiDi 2025 evaluation notebook,
+    "Average MD"; Rizzi et al., 2024). It is twice
+    :func:`distribution_calibration_error` and lies in ``[0, 2]``. The
+    official script rounds each item's distance and the mean to 5 decimals;
+    no rounding is done here (results differ by less than ``1e-5``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, rows of human probabilities or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+
+    Returns
+    -------
+    float
+        Lower is better.
+
+    References
+    ----------
+    Rizzi, Leonardelli, Poesio, Uma, Pavlovic, Paun, Rosso, Fersini (2024).
+    Soft metrics for evaluation with disagreements: an assessment.
+    NLPerspectives workshop.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import manhattan_distance
+    >>> Y = [[3, 1], [2, 2]]            # p̂ = [.75, .25], [.5, .5]
+    >>> P = [[0.5, 0.5], [0.5, 0.5]]
+    >>> float(manhattan_distance(Y, P))  # (0.25 + 0.25 + 0) / 2
+    0.25
+    """
+    pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
+    return _pair_mean(pair, lambda b: _manhattan_per_item(b.p_hat, b.P))
+
+
+@validate_params(_COMMON, prefer_skip_nested_validation=True)
+def soft_accuracy_score(y_true, y_prob, *, counts=None, labels=None) -> float:
+    """Soft accuracy: mean overlap ``Σ_k min(p̂_ik, q_ik)`` (Kurniawan et al.).
+
+    The fuzzy-set accuracy of Kurniawan et al. (2025, §3): per item the
+    intersection of the human and predicted distributions, averaged over
+    items. It equals ``1 − DistCE`` and lies in ``[0, 1]``; higher is better.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, rows of human probabilities or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Kurniawan, Mistica, Baldwin, Lau (2025). Training and Evaluating with
+    Human Label Variation: An Empirical Study. arXiv:2502.01891.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import soft_accuracy_score
+    >>> soft = [[0.2, 0.8]]
+    >>> P = [[0.6, 0.4]]
+    >>> round(soft_accuracy_score(soft, P), 12)  # min(.2, .6) + min(.8, .4)
+    0.6
+    """
+    pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
+    return _pair_mean(pair, lambda b: _soft_accuracy_per_item(b.p_hat, b.P))
+
+
+@validate_params(_COMMON, prefer_skip_nested_validation=True)
+def soft_micro_f1_score(y_true, y_prob, *, counts=None, labels=None) -> float:
+    """Soft micro-F1 of Kurniawan et al. (2025).
+
+    ``F1 = 2 Σ_i Σ_k min(p̂_ik, q_ik) / Σ_i Σ_k (p̂_ik + q_ik)``: soft
+    precision and recall pooled over all items and classes. For single-label
+    data both distributions sum to one per item, so it equals
+    :func:`soft_accuracy_score`; the two differ for multi-label data (see
+    :func:`multilabel_soft_micro_f1_score`). Higher is better.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, rows of human probabilities or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Kurniawan, Mistica, Baldwin, Lau (2025). arXiv:2502.01891.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import soft_micro_f1_score
+    >>> soft = [[0.2, 0.8], [1.0, 0.0]]
+    >>> P = [[0.6, 0.4], [0.5, 0.5]]
+    >>> round(soft_micro_f1_score(soft, P), 12)  # 2 (0.6 + 0.5) / (2 + 2)
+    0.55
+    """
+    pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
+    parts = pair.map_blocks(
+        lambda b: [
+            float(np.sum(a)) for a in _soft_micro_f1_parts_per_item(b.p_hat, b.P)
+        ]
+    )
+    num = sum(p[0] for p in parts)
+    den = sum(p[1] for p in parts)
+    return num / den
+
+
+@validate_params(_COMMON, prefer_skip_nested_validation=True)
+def po_jsd_score(y_true, y_prob, *, counts=None, labels=None) -> float:
+    """PO-JSD: one minus the mean Jensen-Shannon divergence in bits.
+
+    ``PO-JSD = 1 − (1/N) Σ_i JSD(p̂_i, q_i)`` with the *divergence* (not its
+    square root) in base 2, so that it lies in ``[0, 1]``; higher is better
+    (Kurniawan et al., 2025, after Nie et al., 2020's JSD). Compare
+    :func:`jensen_shannon_distance`, the mean of the square roots in nats.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, rows of human probabilities or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Kurniawan, Mistica, Baldwin, Lau (2025). arXiv:2502.01891.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import po_jsd_score
+    >>> float(po_jsd_score([[1, 0]], [[0.0, 1.0]]))  # disjoint: JSD = 1 bit
+    0.0
+    >>> float(po_jsd_score([[1, 1]], [[0.5, 0.5]]))
+    1.0
+    """
+    pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
+    return _pair_mean(pair, lambda b: _po_jsd_per_item(b.p_hat, b.P))
+
+
+@validate_params(_COMMON, prefer_skip_nested_validation=True)
+def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> float:
+    """Pearson correlation of human and model entropies across items.
+
+    ``r = pearson_i(H(p̂_i) / log K, H(q_i) / log K)`` (Kurniawan et al.,
+    2025): does the model find the items humans disagree on? It lies in
+    ``[−1, 1]``; higher is better. It is a correlation across items, not a
+    mean of per-item values, so it needs at least two items and is undefined
+    (ValueError) when either side has the same entropy for every item.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms, rows of human probabilities or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Kurniawan, Mistica, Baldwin, Lau (2025). arXiv:2502.01891.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import entropy_correlation_score
+    >>> Y = [[2, 2], [3, 1], [4, 0]]            # entropies fall
+    >>> P = [[0.5, 0.5], [0.7, 0.3], [0.9, 0.1]]  # and so do the model's
+    >>> entropy_correlation_score(Y, P) > 0.9
+    True
+    """
+    pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
+    return _entropy_correlation(pair)
+
+
+def _entropy_correlation(pair: _Pair) -> float:
+    parts = pair.map_blocks(
+        lambda b: (
+            _normalised_entropy_per_item(b.p_hat),
+            _normalised_entropy_per_item(b.P),
+        )
+    )
+    human = np.concatenate([p[0] for p in parts])
+    model = np.concatenate([p[1] for p in parts])
+    return _pearson(human, model, what="normalised entropies")
