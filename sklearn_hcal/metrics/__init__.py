@@ -46,6 +46,10 @@ _PUBLIC = {
     "multilabel_soft_micro_f1_score": "._multilabel",
     "multilabel_po_jsd_score": "._multilabel",
     "multilabel_entropy_correlation_score": "._multilabel",
+    # per-annotator (perspectivist) evaluation, LeWiDi 2025
+    "perspectivist_error_rate": "._annotators",
+    "perspectivist_absolute_distance": "._annotators",
+    "annotator_report": "._annotators",
     # reports
     "instance_calibration_errors": "._report",
     "loss_decomposition": "._report",
