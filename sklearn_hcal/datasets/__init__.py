@@ -6,15 +6,19 @@ from ._base import get_data_home
 from ._chaosnli import load_chaosnli
 from ._cifar10h import load_cifar10h
 from ._fetch import fetch_chaosnli
+from ._lewidi import load_lewidi
+from ._lewidi_fetch import fetch_lewidi
 from ._mixed_digits import make_mixed_digits
 from ._synthetic import make_label_histograms
 
 __all__ = [
     "annotations_to_histograms",
     "fetch_chaosnli",
+    "fetch_lewidi",
     "get_data_home",
     "load_chaosnli",
     "load_cifar10h",
+    "load_lewidi",
     "make_label_histograms",
     "make_mixed_digits",
 ]

@@ -1,0 +1,387 @@
+"""LeWiDi's harmonised JSON (2023 and 2025 editions) -> histograms + annotators.
+
+The *Learning with Disagreements* shared tasks release every data set in one
+"harmonised" JSON format: an object mapping item ids to records with the
+fields ``text``, ``annotators``, ``annotations``, ``soft_label``, ``split``,
+``lang`` and ``other_info`` (LeWiDi 2023 readme; LeWiDi 2025 readme,
+Le-Wi-Di/le-wi-di.github.io). The two editions differ in
+
+* ``annotations``: 2023 -- a comma-separated string in the order of the
+  comma-separated ``annotators`` string (``"1,0,0"``); 2025 -- an object
+  ``{"Ann1": "label", ...}``, where a multi-label annotation is a
+  comma-separated string (VariErrNLI: ``"entailment,neutral"``);
+* ``soft_label``: ``{"0": p0, "1": p1}`` (2023) and ``{class: p}`` (2025);
+  multi-label sets have one binary distribution per label,
+  ``{"entailment": {"0": 0.5, "1": 0.5}, ...}``;
+* 2023 adds ``hard_label``; 2025 ships ``<Set>_annotators_meta.json`` with
+  the annotators' demographics.
+
+Class names are normalised so that the files' own spellings agree: numeric
+names become numbers (MP's soft labels say ``"0.0"``, its annotations
+``"0"``: both are ``0``) and annotator ids lose surrounding spaces (CSC has
+``" Ann289"``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import Bunch
+
+from ._annotations import annotations_to_histograms
+
+__all__ = ["load_lewidi"]
+
+#: Largest difference tolerated between a shipped soft label and the share of
+#: annotations behind it (the files round to 3 decimals, e.g. 0.667).
+SOFT_LABEL_TOL = 1e-2
+
+
+def _class_key(value):
+    """A class name as the files mean it: ``"-5"`` -> -5, ``"0.0"`` -> 0."""
+    text = str(value).strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if np.isfinite(number) and number.is_integer():
+        return int(number)
+    return number
+
+
+def _sorted_classes(keys):
+    keys = list(dict.fromkeys(keys))
+    if all(isinstance(k, (int, float)) for k in keys):
+        return sorted(keys)  # a numeric scale, in order
+    return keys  # the files' order
+
+
+def _read(path: Path) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
+        ) from exc
+    if not isinstance(data, dict) or not data:
+        raise ValueError(
+            f"{path} is not a LeWiDi harmonised file: expected a non-empty JSON "
+            "object mapping item ids to records."
+        )
+    return data
+
+
+def _split_ids(text) -> list[str]:
+    return [part.strip() for part in str(text).split(",") if part.strip()]
+
+
+def _item_annotations(item_id, record, multilabel):
+    """``(format, [(annotator, label or [labels])])`` of one record."""
+    ann = record.get("annotations")
+    if ann is None or ann == "" or ann == {}:
+        return None, []
+    if isinstance(ann, dict):
+        pairs = []
+        for who, label in ann.items():
+            labels = _split_ids(label) if multilabel else [str(label).strip()]
+            pairs.append((str(who).strip(), labels if multilabel else labels[0]))
+        return "2025", pairs
+    if isinstance(ann, str):
+        labels = [part.strip() for part in ann.split(",")]
+        who = _split_ids(record.get("annotators", ""))
+        if len(who) != len(labels):
+            raise ValueError(
+                f"Item {item_id!r}: {len(labels)} annotations but {len(who)} "
+                "annotators; the 2023 format pairs them by position."
+            )
+        return "2023", list(zip(who, labels))
+    raise ValueError(
+        f"Item {item_id!r}: annotations must be a string (2023) or an object "
+        f"(2025), got {type(ann).__name__}."
+    )
+
+
+def _soft_label_table(ids, records, multilabel):
+    """Soft labels as a DataFrame (None when no record has one)."""
+    rows = [r.get("soft_label") or None for r in records]
+    if all(row is None for row in rows):
+        return None
+    if any(row is None for row in rows):
+        first = ids[next(i for i, row in enumerate(rows) if row is None)]
+        raise ValueError(f"Item {first!r} has no soft_label while others have one.")
+    if multilabel:
+        # P(label applies) = the "1" entry of each label's binary distribution
+        table = [
+            {
+                str(lab).strip(): float(dist.get("1", dist.get(1, 0.0)))
+                for lab, dist in row.items()
+            }
+            for row in rows
+        ]
+        columns = list(dict.fromkeys(k for row in table for k in row))
+    else:
+        table = [{_class_key(k): float(v) for k, v in row.items()} for row in rows]
+        columns = _sorted_classes(k for row in table for k in row)
+    frame = pd.DataFrame.from_records(table, index=pd.Index(ids, name="item"))
+    return frame.reindex(columns=columns).fillna(0.0)
+
+
+def _apply_label_map(labels: pd.Series, label_map) -> pd.Series:
+    if label_map is None:
+        return labels
+    if callable(label_map):
+        return labels.map(label_map)
+    mapping = {_class_key(k): _class_key(v) for k, v in dict(label_map).items()}
+    mapped = labels.map(mapping)
+    unmapped = mapped.isna() & labels.notna()
+    if unmapped.any():
+        bad = list(dict.fromkeys(labels[unmapped].tolist()))[:5]
+        raise ValueError(f"label_map does not map the labels {bad}.")
+    return mapped
+
+
+def _meta_path(path: Path, annotators_meta):
+    if annotators_meta is None:
+        return None
+    if isinstance(annotators_meta, str) and annotators_meta == "auto":
+        stem = path.stem.rsplit("_", 1)[0]
+        candidate = path.with_name(f"{stem}_annotators_meta.json")
+        return candidate if candidate.is_file() else None
+    meta = Path(annotators_meta).expanduser()
+    if not meta.is_file():
+        raise FileNotFoundError(f"annotators_meta file {str(meta)!r} not found.")
+    return meta
+
+
+def _read_meta(path: Path, annotator_ids) -> pd.DataFrame:
+    data = _read(path)
+    frame = pd.DataFrame.from_dict(data, orient="index")
+    frame.index = [str(i).strip() for i in frame.index]
+    known = set(annotator_ids)
+    # MP's metadata says "0" where its data says "Ann0".
+    if known and not known & set(frame.index):
+        prefixed = [f"Ann{i}" for i in frame.index]
+        if known <= set(prefixed):
+            frame.index = prefixed
+    frame.index.name = "annotator"
+    return frame
+
+
+def load_lewidi(
+    path: str | os.PathLike,
+    *,
+    annotators_meta="auto",
+    label_map=None,
+) -> Bunch:
+    """Load a LeWiDi data set from its harmonised JSON file (2023 or 2025).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSON file (e.g. ``MP_dev.json``, ``HS-Brexit_train.json``).
+    annotators_meta : "auto", str, path-like or None, default="auto"
+        The 2025 annotator metadata. ``"auto"`` reads
+        ``<Set>_annotators_meta.json`` beside ``path`` when it exists; None
+        skips it.
+    label_map : dict or callable, default=None
+        Maps each annotation to a soft-label class when the two differ, e.g.
+        ConvAbuse (2023), whose annotators rated severity −3..1 while its
+        soft label is abusive (1: −3..−1) or not (0: 0..1):
+        ``label_map={-3: 1, -2: 1, -1: 1, 0: 0, 1: 0}``.
+
+    Returns
+    -------
+    data : Bunch
+        counts : DataFrame of shape (n_items, n_classes), int64
+            Histograms of the annotations, indexed by item id, one column per
+            class (for multi-label data: the number of annotators who chose
+            each label). None when the file has no annotations (an unlabelled
+            test split) or when they do not map to the soft-label classes
+            (a UserWarning names them; pass ``label_map``).
+        soft_labels : DataFrame of shape (n_items, n_classes), float
+            The shipped soft labels (multi-label: the probability that each
+            label applies); None when absent.
+        classes : ndarray
+            The column classes; numeric scales in increasing order (CSC 1..6,
+            Par −5..5), which is what the ordinal metrics read as the scale.
+        annotations : DataFrame
+            Long format, one row per (item, annotator): columns ``item``,
+            ``annotator``, ``label`` (plus ``raw_label`` with ``label_map``);
+            for multi-label data one 0/1 column per label instead of ``label``.
+        annotators : DataFrame or None
+            Annotator metadata indexed by annotator id (2025).
+        text : DataFrame
+            The text fields of each item (2023: one ``text`` column).
+        item_info : DataFrame
+            Per item: ``split``, ``lang``, ``n_annotators``, ``n_annotations``
+            and, in 2023 files, ``hard_label``.
+        other_info : Series
+            The data-set-specific ``other_info`` object of each item.
+        multilabel : bool
+        format : {"2023", "2025"} or None
+        task : str or None
+            The ``annotation task`` field.
+        DESCR : str
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` (or an explicit ``annotators_meta``) does not exist.
+    ValueError
+        If the file is not in the harmonised format.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.datasets import load_lewidi
+    >>> data = load_lewidi("MP_dev.json")  # doctest: +SKIP
+    >>> data.counts.head(2)  # doctest: +SKIP
+    """
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"LeWiDi file {str(path)!r} not found. Pass the path of a harmonised "
+            "JSON file, or use sklearn_hcal.datasets.fetch_lewidi to download one."
+        )
+    data = _read(path)
+    ids = [str(k) for k in data]
+    records = list(data.values())
+    if not all(isinstance(r, dict) for r in records):
+        raise ValueError(f"{path}: every item must be a JSON object.")
+    multilabel = any(
+        isinstance(r.get("soft_label"), dict)
+        and any(isinstance(v, dict) for v in r["soft_label"].values())
+        for r in records
+    )
+
+    formats, rows = set(), []
+    for item_id, record in zip(ids, records):
+        fmt, pairs = _item_annotations(item_id, record, multilabel)
+        if fmt is not None:
+            formats.add(fmt)
+        rows.extend((item_id, who, label) for who, label in pairs)
+    if len(formats) > 1:
+        raise ValueError(f"{path} mixes the 2023 and 2025 annotation formats.")
+    fmt = formats.pop() if formats else None
+    soft = _soft_label_table(ids, records, multilabel)
+    ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+
+    if multilabel:
+        labels = list(soft.columns) if soft is not None else []
+        labels += sorted({lab for row in ann["label"] for lab in row} - set(labels))
+        indicators = pd.DataFrame(
+            [[int(lab in row) for lab in labels] for row in ann["label"]],
+            columns=labels,
+            dtype=np.int64,
+        )
+        ann = pd.concat([ann[["item", "annotator"]], indicators], axis=1)
+        classes = labels
+        counts = ann.groupby("item", sort=False)[labels].sum() if len(ann) else None
+    else:
+        raw = ann["label"].map(_class_key)
+        ann["label"] = _apply_label_map(raw, label_map)
+        if label_map is not None:
+            ann["raw_label"] = raw
+        classes = list(soft.columns) if soft is not None else []
+        extra = [c for c in pd.unique(ann["label"]) if c not in set(classes)]
+        counts = None
+        if extra and soft is not None:
+            warnings.warn(
+                f"{path.name}: the annotations hold labels {extra[:5]} that are not "
+                f"soft-label classes {classes}; counts is None. Pass label_map= to "
+                "map annotations onto the classes.",
+                UserWarning,
+                stacklevel=2,
+            )
+        else:
+            classes = _sorted_classes(classes + extra)
+            if len(ann):
+                counts = annotations_to_histograms(
+                    ann, annotator="annotator", classes=classes, duplicates="keep"
+                )
+    if counts is not None:
+        counts = counts.reindex(pd.Index(ids, name="item"), fill_value=0)
+        counts.columns = pd.Index(classes)
+        counts = counts.astype(np.int64)
+
+    n_annotators = ann.groupby("item", sort=False)["annotator"].nunique()
+    n_annotators = n_annotators.reindex(ids, fill_value=0)
+    if counts is not None and soft is not None:
+        denom = n_annotators if multilabel else counts.sum(axis=1)
+        share = counts.div(denom.replace(0, np.nan), axis=0).fillna(0.0)
+        gap = (share - soft.reindex(columns=counts.columns, fill_value=0.0)).abs()
+        bad = gap.max(axis=1) > SOFT_LABEL_TOL
+        if bad.any():
+            warnings.warn(
+                f"{path.name}: for {int(bad.sum())} items the soft label differs "
+                f"from the share of annotations by more than {SOFT_LABEL_TOL} "
+                f"(first: item {bad.index[bad.to_numpy()][0]!r}).",
+                UserWarning,
+                stacklevel=2,
+            )
+
+    texts = [r.get("text") for r in records]
+    if all(isinstance(t, dict) for t in texts):
+        text = pd.DataFrame.from_records(texts, index=pd.Index(ids, name="item"))
+    else:
+        text = pd.DataFrame({"text": texts}, index=pd.Index(ids, name="item"))
+    item_info = pd.DataFrame(
+        {
+            "split": [r.get("split") for r in records],
+            "lang": [r.get("lang") for r in records],
+            "n_annotators": n_annotators.to_numpy(),
+            "n_annotations": ann.groupby("item", sort=False)
+            .size()
+            .reindex(ids, fill_value=0)
+            .to_numpy()
+            if not multilabel
+            else [_n_annotations(r) for r in records],
+        },
+        index=pd.Index(ids, name="item"),
+    )
+    if any("hard_label" in r for r in records):
+        item_info["hard_label"] = [
+            None if r.get("hard_label") is None else _class_key(r["hard_label"])
+            for r in records
+        ]
+    meta = _meta_path(path, annotators_meta)
+    annotators = None if meta is None else _read_meta(meta, ann["annotator"].unique())
+    tasks = {r.get("annotation task") for r in records} - {None}
+    task = tasks.pop() if len(tasks) == 1 else None
+    return Bunch(
+        counts=counts,
+        soft_labels=soft,
+        classes=np.array(classes, dtype=object),
+        annotations=ann,
+        annotators=annotators,
+        text=text,
+        item_info=item_info,
+        other_info=pd.Series(
+            [r.get("other_info") for r in records],
+            index=pd.Index(ids, name="item"),
+            dtype=object,
+        ),
+        multilabel=multilabel,
+        format=fmt,
+        task=task,
+        DESCR=(
+            f"LeWiDi data set {path.name} ({fmt or 'no annotations'} format): "
+            f"{len(ids)} items, {len(classes)} {'labels' if multilabel else 'classes'}"
+            f", {ann['annotator'].nunique()} annotators"
+            + (f"; task: {task}" if task else "")
+            + "."
+        ),
+    )
+
+
+def _n_annotations(record) -> int:
+    """The number of labels given (an annotator may give several)."""
+    ann = record.get("annotations")
+    if isinstance(ann, dict):
+        return sum(len(_split_ids(v)) for v in ann.values())
+    return 0
