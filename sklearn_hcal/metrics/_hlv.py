@@ -182,6 +182,15 @@ def _normalised_entropy_per_item(P):
     return _entropy(P) / np.log(P.shape[1])
 
 
+def _entropy_correlation_parts_per_item(p_hat, P):
+    """``(H(p̂_i) / log K, H(q_i) / log K)`` per item.
+
+    Entropy correlation is Pearson's r of these two columns across items
+    (Kurniawan et al., 2025), not a mean: aggregate with a correlation.
+    """
+    return _normalised_entropy_per_item(p_hat), _normalised_entropy_per_item(P)
+
+
 # --------------------------------------------------------------------------- #
 # Public metrics
 # --------------------------------------------------------------------------- #
@@ -466,12 +475,7 @@ def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> fl
 
 
 def _entropy_correlation(pair: _Pair) -> float:
-    parts = pair.map_blocks(
-        lambda b: (
-            _normalised_entropy_per_item(b.p_hat),
-            _normalised_entropy_per_item(b.P),
-        )
-    )
+    parts = pair.map_blocks(lambda b: _entropy_correlation_parts_per_item(b.p_hat, b.P))
     human = np.concatenate([p[0] for p in parts])
     model = np.concatenate([p[1] for p in parts])
     return _pearson(human, model, what="normalised entropies")

@@ -134,6 +134,11 @@ def _multilabel_soft_micro_f1_parts_per_item(T, Q):
     return 2.0 * np.minimum(T, Q).sum(axis=1), (T + Q).sum(axis=1)
 
 
+def _multilabel_entropy_correlation_parts_per_item(T, Q):
+    """``(H₂(t_il), H₂(q_il))``, each ``(n, L)``: correlate column by column."""
+    return _binary_normalised_entropy(T), _binary_normalised_entropy(Q)
+
+
 def _binary_normalised_entropy(P):
     """Entropy of ``[1 − p, p]`` in bits, elementwise (``0 log 0 = 0``)."""
     P = np.asarray(P, dtype=np.float64)
@@ -308,8 +313,7 @@ def multilabel_entropy_correlation_score(
     True
     """
     T, Q = _check_multilabel(y_true, y_prob, counts, labels, n_annotators)
-    h_true = _binary_normalised_entropy(T)
-    h_pred = _binary_normalised_entropy(Q)
+    h_true, h_pred = _multilabel_entropy_correlation_parts_per_item(T, Q)
     names = _frame_columns(y_true if counts is None else counts)
     rs = []
     for col in range(T.shape[1]):  # a loop over labels, not items
