@@ -10,6 +10,7 @@ from sklearn_hcal._validation import (
     check_logits,
     check_probabilities,
     labels_to_histograms,
+    row_sum_tolerance,
 )
 
 
@@ -114,10 +115,19 @@ def test_bad_probabilities(P, match):
     assert "y_pred" in str(exc.value)
 
 
-def test_row_sum_tolerance_is_tight():
-    check_probabilities([[0.5, 0.5 + 5e-7]])
-    with pytest.raises(ValueError, match="sum to 1"):
-        check_probabilities([[0.5, 0.5 + 5e-5]])
+def test_rows_off_by_rounding_are_renormalised_and_others_raise():
+    # DECISIONS rule 5: within row_sum_tolerance(K) = max(1e-6, 5e-4 K) a row
+    # is a rounded probability row; it is renormalised, not rejected.
+    exact = [[0.5, 0.5 + 5e-7]]  # within 1e-6: left as it is
+    np.testing.assert_array_equal(check_probabilities(exact), exact)
+    np.testing.assert_allclose(
+        check_probabilities([[0.5, 0.5 + 5e-5]]),
+        [[0.5 / (1 + 5e-5), (0.5 + 5e-5) / (1 + 5e-5)]],
+        rtol=1e-15,
+    )
+    assert row_sum_tolerance(2) == 1e-3
+    with pytest.raises(ValueError, match=r"tolerance 0.001 .* row 0 sums to 1.0011"):
+        check_probabilities([[0.5, 0.5011]])
 
 
 def test_logits():
