@@ -91,8 +91,9 @@ def labels_to_histograms(
             ) from exc
         if n_classes is not None and len(classes) != n_classes:
             shown = classes[:10].tolist()
+            plural = "" if len(classes) == 1 else "s"
             raise ValueError(
-                f"{name} holds {len(classes)} distinct labels {shown} but there "
+                f"{name} holds {len(classes)} distinct label{plural} {shown} but there "
                 f"are {n_classes} classes, so the labels cannot be matched to "
                 f"the columns unambiguously; pass {classes_param}= (the class of "
                 f"each column) or a histogram{column_note}."
