@@ -32,6 +32,7 @@ from sklearn_hcal.metrics import (
     classwise_expected_calibration_error,
     disagreement_calibration_error,
     disagreement_calibration_loss,
+    disagreement_probability,
     disagreement_squared_loss,
     dispersion_loss,
     distribution_calibration_error,
@@ -43,6 +44,7 @@ from sklearn_hcal.metrics import (
     jensen_shannon_distance,
     kl_divergence,
     majority_accuracy_score,
+    predicted_disagreement,
     ranking_calibration_score,
 )
 
@@ -446,6 +448,21 @@ CASES = [
         r"classes of labels \['x', 'y', 'z'\] do not match the classes of y_true",
         {"labels": list("xyz")},
     ),
+    Case(
+        "ensemble_member_row_beyond_tolerance",
+        "dis",
+        Y,
+        np.stack([P, _with(P, 2, 0, 0.5), P]),
+        r"y_disagreement\[1\] rows must sum to 1 .* row 2 sums to 1\.2",
+    ),
+    Case(
+        "ensemble_class_count_mismatch",
+        "dis",
+        Y,
+        np.full((2, 3, 2), 0.5),
+        r"y_disagreement\[0\] has 2 classes \(columns\) but 3 were expected "
+        r"\(y_true has 3\)",
+    ),
     # ---- not array-like: scikit-learn's parameter validation --------------
     Case(
         "y_true_not_array_like",
@@ -552,3 +569,69 @@ def test_every_metric_takes_labels_and_counts(metric):
     assert metric(np.array([0, 1, 2]), P, counts=Y, labels=ABC) == pytest.approx(
         expected, rel=1e-12
     )
+
+
+# --------------------------------------------------------------------------- #
+# The per-item estimates (one argument): the same messages
+# --------------------------------------------------------------------------- #
+ESTIMATE_CASES = [
+    (
+        "nan_probability",
+        predicted_disagreement,
+        _with(P, 1, 2, np.nan),
+        r"y_prob contains NaN or infinity \(row 1, column 2: nan\)",
+    ),
+    (
+        "single_probability_column",
+        predicted_disagreement,
+        np.ones((3, 1)),
+        r"y_prob has a single column",
+    ),
+    (
+        "probability_row_beyond_tolerance",
+        predicted_disagreement,
+        _with(P, 0, 0, 0.7),
+        r"y_prob rows must sum to 1 .* row 0 sums to 1\.1",
+    ),
+    (
+        "ensemble_member_names_its_row",
+        predicted_disagreement,
+        np.stack([P, _with(P, 2, 1, -0.3)]),
+        r"y_prob\[1\] must be non-negative probabilities; row 2, column 1: -0\.3",
+    ),
+    (
+        "ragged_probabilities",
+        predicted_disagreement,
+        [[0.5, 0.5], [1.0]],
+        r"y_prob is ragged: row 1 has 1 entry while row 0 has 2",
+    ),
+    (
+        "fractional_count",
+        disagreement_probability,
+        _with(Y, 1, 0, 0.5),
+        r"counts must hold non-negative integer label counts .* row 1 holds the "
+        r"fractional value 0\.5 \(column 0\)",
+    ),
+    (
+        "negative_count",
+        disagreement_probability,
+        _with(Y, 2, 2, -1),
+        r"counts must be non-negative; row 2, column 2: -1",
+    ),
+    (
+        "ragged_counts",
+        disagreement_probability,
+        [[1, 1], [2]],
+        r"counts is ragged: row 1 has 1 entry while row 0 has 2",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "func, arg, match",
+    [case[1:] for case in ESTIMATE_CASES],
+    ids=[case[0] for case in ESTIMATE_CASES],
+)
+def test_bad_input_to_the_per_item_estimates(func, arg, match):
+    with pytest.raises(ValueError, match=match):
+        func(arg)

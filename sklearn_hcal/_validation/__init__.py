@@ -258,6 +258,10 @@ def _ragged_row(X) -> tuple[int, int, int] | None:
     return None
 
 
+def _entries(count: int) -> str:
+    return f"{count} entry" if count == 1 else f"{count} entries"
+
+
 def _asarray(X, *, name: str, dtype=None) -> np.ndarray:
     """``np.asarray(X)`` whose failure names the argument (and the ragged row).
 
@@ -271,8 +275,8 @@ def _asarray(X, *, name: str, dtype=None) -> np.ndarray:
         ragged = _ragged_row(X) if isinstance(X, (list, tuple)) else None
         if ragged is not None:
             row, length, first = ragged
-            what = "a scalar" if first < 0 else f"{length} entries"
-            first_what = "" if first < 0 else f" while row 0 has {first}"
+            what = "a scalar" if first < 0 else _entries(length)
+            first_what = "" if first < 0 else f" while row 0 has {_entries(first)}"
             raise ValueError(
                 f"{name} is ragged: row {row} has {what}{first_what}; every row "
                 "needs one entry per class."

@@ -165,24 +165,36 @@ def _check_concentration(concentration, n_samples: int) -> np.ndarray | None:
 
 
 def _disagreement_from_probabilities(
-    y_prob, *, concentration=None, name: str = "y_prob", n_classes=None
+    y_prob,
+    *,
+    concentration=None,
+    name: str = "y_prob",
+    n_classes=None,
+    n_classes_from=None,
 ) -> np.ndarray:
     """``φ`` from (n, K), binary 1-D, or ensemble (S, n, K) probabilities."""
     raw = y_prob.to_numpy() if hasattr(y_prob, "to_numpy") else y_prob
-    ndim = np.ndim(raw)
+    ndim = len(_shape_of(raw, name=name))
     if ndim == 3:
         arr = np.asarray(raw)
         n_members, n_samples, n_classes_ = arr.shape
         if n_members == 0:
             raise ValueError(f"{name} has no ensemble members (shape {arr.shape}).")
-        flat, _, off = _scan_probabilities(
-            arr.reshape(-1, n_classes_) if n_samples else arr.reshape(0, n_classes_),
-            name=name,
-            n_classes=n_classes,
-        )
-        phi = _phi(flat, off).reshape(n_members, n_samples)
+        # Member by member (a loop over the S members, not the items), so
+        # that an error names the member and its row: "y_prob[3] ... row 7".
+        phi = np.empty((n_members, n_samples))
+        for member in range(n_members):
+            P, _, off = _scan_probabilities(
+                arr[member],
+                name=f"{name}[{member}]",
+                n_classes=n_classes,
+                n_classes_from=n_classes_from,
+            )
+            phi[member] = _phi(P, off)
     elif ndim in (1, 2):
-        P, _, off = _scan_probabilities(raw, name=name, n_classes=n_classes)
+        P, _, off = _scan_probabilities(
+            raw, name=name, n_classes=n_classes, n_classes_from=n_classes_from
+        )
         n_samples = P.shape[0]
         phi = _phi(P, off)
     else:
@@ -321,7 +333,10 @@ def _check_disagreement_inputs(
         if len(y_shape) == 2 and y_shape[1] > 1:
             n_classes = y_shape[1]
         phi = _disagreement_from_probabilities(
-            raw, name="y_disagreement", n_classes=n_classes
+            raw,
+            name="y_disagreement",
+            n_classes=n_classes,
+            n_classes_from=None if n_classes is None else name,
         )
         Y, n = _disagreement_histograms(
             y_true,
