@@ -635,3 +635,14 @@ ESTIMATE_CASES = [
 def test_bad_input_to_the_per_item_estimates(func, arg, match):
     with pytest.raises(ValueError, match=match):
         func(arg)
+
+
+@pytest.mark.parametrize("metric", PROBA_OK, ids=lambda f: f.__name__)
+def test_human_probability_rows_accepted_within_tolerance(metric):
+    # Rows of human probabilities are valid y_true for these metrics, also
+    # when rounded (within row_sum_tolerance): the renormalised rows count.
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    rounded = _with(p_hat, 0, 0, p_hat[0, 0] - 1e-3)  # row 0 sums to 0.999
+    renormalised = rounded / rounded.sum(axis=1, keepdims=True)
+    assert np.isfinite(metric(p_hat, P))
+    assert metric(rounded, P) == pytest.approx(metric(renormalised, P), rel=1e-12)

@@ -1,11 +1,12 @@
 """Input validation shared by metrics, scorers and estimators.
 
-The package is split in three modules: this one holds the conventions, the
-tolerances, the block machinery of the chunked passes and the label/class
-helpers; :mod:`._scan` checks the values of histograms and probabilities
-(one chunked pass each); :mod:`._pair` validates a (human labels, model
-probabilities) pair for the metrics, aligning classes by name. Every name is
-importable from ``sklearn_hcal._validation``.
+This module holds the conventions, the tolerances, the block machinery of
+the chunked passes and the disagreement check; :mod:`._labels` maps labels
+and class names to columns; :mod:`._scan` checks the values of histograms
+and probabilities (one chunked pass each); :mod:`._pair` validates a (human
+labels, model probabilities) pair for the metrics, aligning classes by name
+(DECISIONS rule 1). Every name is importable from
+``sklearn_hcal._validation``.
 
 Conventions (SPEC §1):
 
@@ -285,7 +286,8 @@ def _asarray(X, *, name: str, dtype=None) -> np.ndarray:
 
 
 def _shape_of(X, *, name: str) -> tuple:
-    """Shape of an array-like without converting it (ragged input raises)."""
+    """Shape of an array-like: arrays and DataFrames by their ``shape``, lists
+    by converting them (a ragged list raises, naming ``name`` and the row)."""
     shape = getattr(X, "shape", None)
     if isinstance(shape, tuple):
         return shape
@@ -413,6 +415,7 @@ _scan_probabilities = _scan._scan_probabilities
 check_label_histograms = _scan.check_label_histograms
 check_probabilities = _scan.check_probabilities
 _Block = _pair._Block
+_check_labels = _pair._check_labels
 _check_pair = _pair._check_pair
 _Pair = _pair._Pair
 check_histograms_and_probabilities = _pair.check_histograms_and_probabilities

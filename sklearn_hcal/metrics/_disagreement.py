@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .._validation import (
+    _check_labels,
     _check_pair,
     _frame_names,
     _histograms,
@@ -43,7 +44,6 @@ from .._validation import (
     check_disagreement,
     column_order,
 )
-from .._validation._pair import _check_labels
 from ._mimori import _bin_indices
 
 __all__ = [
