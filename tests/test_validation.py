@@ -5,11 +5,14 @@ import pandas as pd
 import pytest
 
 from sklearn_hcal._validation import (
+    DISAGREEMENT_TOL,
+    check_disagreement,
     check_histograms_and_probabilities,
     check_label_histograms,
     check_logits,
     check_probabilities,
     labels_to_histograms,
+    row_sum_tolerance,
 )
 
 
@@ -114,10 +117,19 @@ def test_bad_probabilities(P, match):
     assert "y_pred" in str(exc.value)
 
 
-def test_row_sum_tolerance_is_tight():
-    check_probabilities([[0.5, 0.5 + 5e-7]])
-    with pytest.raises(ValueError, match="sum to 1"):
-        check_probabilities([[0.5, 0.5 + 5e-5]])
+def test_rows_off_by_rounding_are_renormalised_and_others_raise():
+    # DECISIONS rule 5: within row_sum_tolerance(K) = max(1e-6, 5e-4 K) a row
+    # is a rounded probability row; it is renormalised, not rejected.
+    exact = [[0.5, 0.5 + 5e-7]]  # within 1e-6: left as it is
+    np.testing.assert_array_equal(check_probabilities(exact), exact)
+    np.testing.assert_allclose(
+        check_probabilities([[0.5, 0.5 + 5e-5]]),
+        [[0.5 / (1 + 5e-5), (0.5 + 5e-5) / (1 + 5e-5)]],
+        rtol=1e-15,
+    )
+    assert row_sum_tolerance(2) == 1e-3
+    with pytest.raises(ValueError, match=r"tolerance 0.001 .* row 0 sums to 1.0011"):
+        check_probabilities([[0.5, 0.5011]])
 
 
 def test_logits():
@@ -153,3 +165,83 @@ def test_pair_validation_with_label_vector():
     # two of three classes: which columns they are is ambiguous
     with pytest.raises(ValueError, match="2 distinct labels"):
         check_histograms_and_probabilities([2, 0], [[0.2, 0.3, 0.5]] * 2)
+
+
+# --------------------------------------------------------------------------- #
+# Disagreement values (DECISIONS rule 5)
+# --------------------------------------------------------------------------- #
+def test_check_disagreement_clips_rounding_errors_only():
+    phi = check_disagreement([0.25, -8e-15, 1 + 1e-15, -1e-8, 1 + 1e-8])
+    np.testing.assert_array_equal(phi, [0.25, 0.0, 1.0, 0.0, 1.0])
+    assert DISAGREEMENT_TOL == 1e-8
+    # an (n, 1) column is phi as well; the input is not modified
+    column = np.array([[0.5], [-1e-12]])
+    np.testing.assert_array_equal(check_disagreement(column), [0.5, 0.0])
+    assert column[1, 0] == -1e-12
+
+
+@pytest.mark.parametrize(
+    "phi, match",
+    [
+        # full precision (repr): never "found values in [0.5, 1]"
+        ([0.5, 1 + 1e-7], r"row 1 is 1\.0000001 "),
+        ([0.5, -1e-3], r"row 1 is -0\.001 "),
+        ([0.5, 1.0 + 2.2e-8], r"row 1 is 1\.000000022 "),
+        ([np.inf, 0.5], r"NaN or infinity \(row 0: inf\)"),
+        ([], "empty"),
+        ([[0.5, 0.5]], r"must be 1-D .* shape \(1, 2\)"),
+        (["a"], "numeric"),
+    ],
+)
+def test_check_disagreement_errors_name_row_and_value(phi, match):
+    with pytest.raises(ValueError, match=match) as info:
+        check_disagreement(phi, name="phi")
+    assert str(info.value).startswith("phi ")
+
+
+# --------------------------------------------------------------------------- #
+# Class alignment in the pair validation (DECISIONS rule 1)
+# --------------------------------------------------------------------------- #
+def test_pair_reorders_named_probabilities_to_the_histograms():
+    Y = pd.DataFrame([[3, 1, 0], [0, 1, 4]], columns=["a", "b", "c"])
+    P = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
+    shuffled = pd.DataFrame(P, columns=["a", "b", "c"])[["c", "a", "b"]]
+    Y1, P1 = check_histograms_and_probabilities(Y, shuffled)
+    np.testing.assert_array_equal(P1, P)
+    _, P2 = check_histograms_and_probabilities(
+        Y, shuffled.to_numpy(), labels=["c", "a", "b"]
+    )
+    np.testing.assert_array_equal(P2, P)
+    # a plain histogram: labels name both, nothing moves
+    _, P3 = check_histograms_and_probabilities(Y.to_numpy(), P, labels=["c", "a", "b"])
+    np.testing.assert_array_equal(P3, P)
+    # the caller's arrays are not modified, and nothing changes is not copied
+    _, P4 = check_histograms_and_probabilities(Y, P)
+    assert P4 is P
+
+
+def test_pair_maps_labels_through_the_probability_classes():
+    P = pd.DataFrame([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]], columns=["e", "n", "c"])
+    Y, _ = check_histograms_and_probabilities(["c", "e"], P)
+    np.testing.assert_array_equal(Y, [[0, 0, 1], [1, 0, 0]])
+    Y, _ = check_histograms_and_probabilities(
+        ["c", "e"], P.to_numpy(), labels=list("enc")
+    )
+    np.testing.assert_array_equal(Y, [[0, 0, 1], [1, 0, 0]])
+
+
+def test_pair_with_rounded_rows_returns_renormalised_probabilities():
+    P = np.array([[0.333, 0.333, 0.333], [0.2, 0.3, 0.5]])
+    _, P1 = check_histograms_and_probabilities([[1, 1, 1], [0, 1, 1]], P)
+    np.testing.assert_allclose(P1[0], [1 / 3] * 3, rtol=1e-15)
+    np.testing.assert_array_equal(P1[1], P[1])  # exact rows are untouched
+    assert P[0, 0] == 0.333
+
+
+def test_labels_to_histograms_messages():
+    with pytest.raises(ValueError, match=r"mixes labels of types \['int', 'str'\]"):
+        labels_to_histograms(np.array([1, "a"], dtype=object))
+    with pytest.raises(ValueError, match=r"NaN or infinity \(row 2: nan\)"):
+        labels_to_histograms([0.0, 1.0, np.nan])
+    with pytest.raises(ValueError, match=r"\(n, 1\) y is read as a column of labels"):
+        labels_to_histograms([[3], [5]], n_classes=3)

@@ -11,6 +11,16 @@ binned calibration loss ``CL̂_φ`` (eq. 42–45).
 Reference: T. Mimori, K. Sasada, H. Matsui, I. Sato. *Diagnostic Uncertainty
 Calibration: Towards Reliable Machine Predictions in Medical Domain*. AISTATS
 2021.
+
+Classes and tolerances
+----------------------
+The metrics take ``labels=`` like the others, for uniform signatures: it
+maps 1-D labels ``y_true`` to columns and names the columns of 2-D class
+probabilities ``y_disagreement`` (matched by name with a DataFrame
+``y_true``; different names raise). ``φ`` and ``μ̂`` are invariant to the
+class order, so ``labels`` never changes a value. ``φ`` within ``1e-8`` of
+``[0, 1]`` is clipped (``1 − Σq²`` of a one-hot float row is ``-8e-15``);
+further out raises, showing the value in full precision.
 """
 
 from __future__ import annotations
@@ -22,11 +32,17 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .._validation import (
+    _check_labels,
+    _check_pair,
+    _frame_names,
     _histograms,
-    _probabilities,
-    _probability_block,
+    _normalised_block,
     _row_blocks,
     _row_sums,
+    _scan_probabilities,
+    _shape_of,
+    check_disagreement,
+    column_order,
 )
 from ._mimori import _bin_indices
 
@@ -74,13 +90,18 @@ def _phi_rows(P: np.ndarray) -> np.ndarray:
     return 1.0 - _row_sums(P * P)
 
 
-def _phi(P: np.ndarray) -> np.ndarray:
-    """``1 − Σ_k q_k²`` per row of checked probabilities (1-D: binary), by blocks."""
+def _phi(P: np.ndarray, renormalise=None) -> np.ndarray:
+    """``1 − Σ_k q_k²`` per row of checked probabilities (1-D: binary), by blocks.
+
+    Rows off by rounding are renormalised first (``renormalise``: see
+    :func:`~sklearn_hcal._validation._normalised_block`), so that a rounded
+    row such as ``[1.0004, 0]`` gives 0, not ``-8e-4``.
+    """
     n_rows = P.shape[0]
     phi = np.empty(n_rows)
     n_cols = 2 if P.ndim == 1 else P.shape[1]
     for sl in _row_blocks(n_rows, n_cols):
-        phi[sl] = _phi_rows(_probability_block(P, sl))
+        phi[sl] = _phi_rows(_normalised_block(P, sl, renormalise=renormalise))
     return phi
 
 
@@ -144,26 +165,38 @@ def _check_concentration(concentration, n_samples: int) -> np.ndarray | None:
 
 
 def _disagreement_from_probabilities(
-    y_prob, *, concentration=None, name: str = "y_prob", n_classes=None
+    y_prob,
+    *,
+    concentration=None,
+    name: str = "y_prob",
+    n_classes=None,
+    n_classes_from=None,
 ) -> np.ndarray:
     """``φ`` from (n, K), binary 1-D, or ensemble (S, n, K) probabilities."""
     raw = y_prob.to_numpy() if hasattr(y_prob, "to_numpy") else y_prob
-    ndim = np.ndim(raw)
+    ndim = len(_shape_of(raw, name=name))
     if ndim == 3:
         arr = np.asarray(raw)
         n_members, n_samples, n_classes_ = arr.shape
         if n_members == 0:
             raise ValueError(f"{name} has no ensemble members (shape {arr.shape}).")
-        flat = _probabilities(
-            arr.reshape(-1, n_classes_) if n_samples else arr.reshape(0, n_classes_),
-            name=name,
-            n_classes=n_classes,
-        )
-        phi = _phi(flat).reshape(n_members, n_samples)
+        # Member by member (a loop over the S members, not the items), so
+        # that an error names the member and its row: "y_prob[3] ... row 7".
+        phi = np.empty((n_members, n_samples))
+        for member in range(n_members):
+            P, _, off = _scan_probabilities(
+                arr[member],
+                name=f"{name}[{member}]",
+                n_classes=n_classes,
+                n_classes_from=n_classes_from,
+            )
+            phi[member] = _phi(P, off)
     elif ndim in (1, 2):
-        P = _probabilities(raw, name=name, n_classes=n_classes)
+        P, _, off = _scan_probabilities(
+            raw, name=name, n_classes=n_classes, n_classes_from=n_classes_from
+        )
         n_samples = P.shape[0]
-        phi = _phi(P)
+        phi = _phi(P, off)
     else:
         raise ValueError(
             f"{name} must have shape (n_samples, n_classes), (n_samples,) for "
@@ -176,8 +209,9 @@ def _disagreement_from_probabilities(
         phi = phi / (1.0 + 1.0 / alpha)
     if phi.ndim == 2:
         phi = phi.mean(axis=0)
-    # Rounding can push 1 − Σq² a hair below 0 for one-hot predictions.
-    return np.clip(phi, 0.0, 1.0)
+    # Rounding can push 1 − Σq² a hair below 0 for one-hot predictions: the
+    # one φ check clips it (and would name anything further out).
+    return check_disagreement(phi, name=name)
 
 
 @validate_params(
@@ -232,10 +266,40 @@ def predicted_disagreement(
     )
 
 
+def _disagreement_histograms(y_true, *, name, labels, n_classes=None):
+    """``(Y, n)`` of integer label histograms (or 1-D labels) for ``μ̂``.
+
+    ``labels`` maps 1-D labels to columns; with histograms it must name one
+    class per column (and match a DataFrame's column names as a set: ``μ̂``
+    does not depend on the class order).
+    """
+    Y, n, _, _ = _histograms(
+        y_true,
+        name=name,
+        allow_probabilities=False,
+        n_classes=n_classes,
+        classes=labels,
+    )
+    shape = _shape_of(y_true, name=name)
+    if labels is not None and len(shape) == 2 and shape[1] > 1:
+        labels = _check_labels(labels, Y.shape[1], name=name)
+        names = _frame_names(y_true)
+        if names is not None:
+            column_order(labels, names, name="labels", target_name=name)
+    return Y, n
+
+
 def _check_disagreement_inputs(
-    y_true, y_disagreement, counts
+    y_true, y_disagreement, counts, labels=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated ``(μ̂, φ, valid)``; error when no item has ``n_i >= 2``."""
+    """Validated ``(μ̂, φ, valid)``; error when no item has ``n_i >= 2``.
+
+    A 1-D ``y_disagreement`` (or an ``(n, 1)`` column) is ``φ``, checked by
+    :func:`~sklearn_hcal._validation.check_disagreement`; 2-D class
+    probabilities go through the metrics' pair validation (classes aligned
+    by name, rows off by rounding renormalised) and 3-D ensembles through
+    :func:`predicted_disagreement`.
+    """
     name = "y_true"
     if counts is not None:
         y_true, name = counts, "counts"
@@ -244,40 +308,41 @@ def _check_disagreement_inputs(
         if hasattr(y_disagreement, "to_numpy")
         else y_disagreement
     )
-    y_ndim = np.ndim(y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true)
-    if np.ndim(raw) == 2 and np.shape(raw)[1] == 1:
-        # an (n, 1) column is φ, as scikit-learn treats column vectors
-        raw = np.asarray(raw)[:, 0]
-    if np.ndim(raw) == 1:
-        try:
-            phi = np.asarray(raw, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"y_disagreement must be numeric, got {np.asarray(raw).dtype}."
-            ) from exc
-        if phi.shape[0] == 0:
-            raise ValueError("y_disagreement is empty: at least one sample is needed.")
-        if not np.all(np.isfinite(phi)):
-            raise ValueError("y_disagreement contains NaN or infinity.")
-        if np.any((phi < 0) | (phi > 1)):
-            raise ValueError(
-                "y_disagreement must hold predicted disagreement probabilities in "
-                f"[0, 1]; found values in [{phi.min():.6g}, {phi.max():.6g}]."
-            )
-        Y, n, _, _ = _histograms(y_true, name=name, allow_probabilities=False)
-    else:
-        # A 2-D (or ensemble 3-D) input is class probabilities, turned into φ.
-        n_classes = None
-        if y_ndim == 2 and np.shape(y_true)[1] > 1:
-            n_classes = np.shape(y_true)[1]
-        phi = _disagreement_from_probabilities(
-            raw, name="y_disagreement", n_classes=n_classes
+    shape = _shape_of(raw, name="y_disagreement")
+    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
+        phi = check_disagreement(raw, name="y_disagreement")
+        Y, n = _disagreement_histograms(y_true, name=name, labels=labels)
+    elif len(shape) == 2:
+        pair = _check_pair(
+            y_true,
+            y_disagreement,
+            labels=labels,
+            allow_probabilities=False,
+            y_true_name=name,
+            y_prob_name="y_disagreement",
         )
-        Y, n, _, _ = _histograms(
+        phi = np.empty(pair.n_samples)
+        for block in pair.blocks():
+            phi[block.sl] = _phi_rows(block.P)
+        phi = check_disagreement(phi, name="y_disagreement")
+        Y, n = pair.Y, pair.n
+    else:
+        # An ensemble (S, n, K) of class probabilities, turned into φ.
+        y_shape = _shape_of(y_true, name=name)
+        n_classes = None
+        if len(y_shape) == 2 and y_shape[1] > 1:
+            n_classes = y_shape[1]
+        phi = _disagreement_from_probabilities(
+            raw,
+            name="y_disagreement",
+            n_classes=n_classes,
+            n_classes_from=None if n_classes is None else name,
+        )
+        Y, n = _disagreement_histograms(
             y_true,
             name=name,
-            allow_probabilities=False,
-            n_classes=np.shape(raw)[-1] if n_classes is None else n_classes,
+            labels=labels,
+            n_classes=shape[-1] if n_classes is None else n_classes,
         )
     if Y.shape[0] != phi.shape[0]:
         raise ValueError(
@@ -287,9 +352,13 @@ def _check_disagreement_inputs(
     mu, n = _pair_disagreement(Y, n)
     valid = n >= 2
     if not np.any(valid):
+        shape = _shape_of(y_true, name=name)
+        single = ""
+        if len(shape) == 1 or shape[1] == 1:
+            single = f" (a 1-D or (n, 1) {name} is one label per item; pass histograms)"
         raise ValueError(
             f"{name} has no item with at least two annotations; disagreement "
-            "between annotators cannot be estimated from single labels."
+            f"between annotators cannot be estimated from single labels{single}."
         )
     return mu, phi, valid
 
@@ -298,6 +367,7 @@ _DISAGREEMENT = {
     "y_true": ["array-like"],
     "y_disagreement": ["array-like"],
     "counts": ["array-like", None],
+    "labels": ["array-like", None],
 }
 _DISAGREEMENT_BINNED = {
     **_DISAGREEMENT,
@@ -312,6 +382,7 @@ def disagreement_squared_loss(
     y_disagreement: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
 ) -> float:
     """Unbiased squared loss of a predicted disagreement probability (``L̂_φD``).
 
@@ -333,6 +404,10 @@ def disagreement_squared_loss(
         converted with :func:`predicted_disagreement`.
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The classes, as for the other metrics (see the module notes); ``φ``
+        and ``μ̂`` do not depend on the class order, so it never changes the
+        value, only which inputs are consistent.
 
     Returns
     -------
@@ -346,7 +421,7 @@ def disagreement_squared_loss(
     >>> disagreement_squared_loss(Y, [0.5, 0.5, 0.9])
     0.25
     """
-    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts)
+    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     mu, phi = mu[valid], phi[valid]
     return float((mu * (1.0 - mu) + (mu - phi) ** 2).mean())
 
@@ -411,6 +486,7 @@ def disagreement_calibration_loss(
     y_disagreement: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 15,
     debiased: bool = True,
 ) -> float:
@@ -436,6 +512,8 @@ def disagreement_calibration_loss(
         :func:`predicted_disagreement`.
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The classes; see :func:`disagreement_squared_loss`.
     n_bins : int, default=15
         Equal-width bins on ``φ``.
     debiased : bool, default=True
@@ -455,7 +533,7 @@ def disagreement_calibration_loss(
     >>> disagreement_calibration_loss(Y, [0.5, 0.5])
     -0.25
     """
-    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts)
+    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     return _disagreement_cl(mu, phi, valid, n_bins, debiased)
 
 
@@ -465,6 +543,7 @@ def disagreement_calibration_error(
     y_disagreement: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 15,
     debiased: bool = True,
 ) -> float:
@@ -482,6 +561,8 @@ def disagreement_calibration_error(
         probabilities are converted with :func:`predicted_disagreement`.
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The classes; see :func:`disagreement_squared_loss`.
     n_bins : int, default=15
         Equal-width bins on ``φ``.
     debiased : bool, default=True
@@ -498,5 +579,5 @@ def disagreement_calibration_error(
     >>> disagreement_calibration_error(Y, [0.5, 0.5])    # sqrt((1 - 0.5)²)
     0.5
     """
-    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts)
+    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     return float(np.sqrt(max(_disagreement_cl(mu, phi, valid, n_bins, debiased), 0.0)))

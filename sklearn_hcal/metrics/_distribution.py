@@ -16,6 +16,21 @@ distribution ``p̂_i = Y_i / n_i`` of each item and averages a per-item quantity
 The private ``_*_per_item`` helpers take already-validated float arrays and
 return one value per item; the public functions are exactly their means, and
 :func:`sklearn_hcal.metrics.instance_calibration_errors` reuses them.
+
+Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
+--------------------------------------------------------------
+Columns are matched by class name, never guessed. ``labels`` gives the class
+of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
+``log_loss`` instead assumes the sorted order); without it a DataFrame
+``y_prob``'s column names are the classes, else the columns are positional.
+1-D labels ``y_true`` are looked up among those classes; with positional
+columns the sorted distinct labels are the classes and must number
+``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
+cannot say which of three columns they are). When ``y_true`` (or ``counts``)
+is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
+put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
+takes its class names from ``labels``. Probability rows within
+``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
 """
 
 from __future__ import annotations
@@ -44,7 +59,9 @@ _EPS_CONSTRAINT = [Interval(Real, 0, 1, closed="neither")]
 # --------------------------------------------------------------------------- #
 # Validation shared by the public metrics
 # --------------------------------------------------------------------------- #
-def _validate_pair(y_true, y_prob, counts=None, *, allow_probabilities=True) -> _Pair:
+def _validate_pair(
+    y_true, y_prob, counts=None, *, labels=None, allow_probabilities=True
+) -> _Pair:
     """Validated inputs as a :class:`~sklearn_hcal._validation._Pair`.
 
     The caller's arrays are kept (integer, float32 or memory-mapped input is
@@ -53,7 +70,11 @@ def _validate_pair(y_true, y_prob, counts=None, *, allow_probabilities=True) -> 
     rounding.
     """
     return _check_pair(
-        y_true, y_prob, counts=counts, allow_probabilities=allow_probabilities
+        y_true,
+        y_prob,
+        counts=counts,
+        labels=labels,
+        allow_probabilities=allow_probabilities,
     )
 
 
@@ -240,11 +261,14 @@ _COMMON = {
     "y_true": ["array-like"],
     "y_prob": ["array-like"],
     "counts": ["array-like", None],
+    "labels": ["array-like", None],
 }
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
-def distribution_calibration_error(y_true, y_prob, *, counts=None) -> float:
+def distribution_calibration_error(
+    y_true, y_prob, *, counts=None, labels=None
+) -> float:
     """Human distribution calibration error (DistCE), the mean total variation.
 
     ``DistCE = mean_i ½‖q_i − p̂_i‖₁`` with ``p̂_i = Y_i / n_i`` the human label
@@ -263,6 +287,9 @@ def distribution_calibration_error(y_true, y_prob, *, counts=None) -> float:
     counts : array-like of shape (n_samples, n_classes), default=None
         When given, replaces ``y_true`` as the human histograms (for metadata
         routing, where ``y_true`` is a label vector).
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
 
     Returns
     -------
@@ -282,7 +309,7 @@ def distribution_calibration_error(y_true, y_prob, *, counts=None) -> float:
     >>> float(distribution_calibration_error(Y, P))  # (0.25 + 0) / 2
     0.125
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _tvd_per_item(b.p_hat, b.P))
 
 
@@ -291,7 +318,13 @@ def distribution_calibration_error(y_true, y_prob, *, counts=None) -> float:
     prefer_skip_nested_validation=True,
 )
 def entropy_calibration_error(
-    y_true, y_prob, *, counts=None, absolute: bool = True, base: float | None = None
+    y_true,
+    y_prob,
+    *,
+    counts=None,
+    labels=None,
+    absolute: bool = True,
+    base: float | None = None,
 ) -> float:
     """Human entropy calibration error (EntCE).
 
@@ -308,6 +341,9 @@ def entropy_calibration_error(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     absolute : bool, default=True
         Average the absolute per-item errors; ``False`` averages the signed
         errors (negative = over-confident on average).
@@ -329,7 +365,7 @@ def entropy_calibration_error(
     >>> float(entropy_calibration_error(Y, P, absolute=False))  # (-log2 + log2)/2
     0.0
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
 
     def per_item(block):
         h_human, h_model = _block_entropies(block)
@@ -344,7 +380,7 @@ def entropy_calibration_error(
     prefer_skip_nested_validation=True,
 )
 def ranking_calibration_score(
-    y_true, y_prob, *, counts=None, ties: str = "strict"
+    y_true, y_prob, *, counts=None, labels=None, ties: str = "strict"
 ) -> float:
     """Human ranking calibration score (RankCS): fraction of matching rankings.
 
@@ -359,6 +395,9 @@ def ranking_calibration_score(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     ties : {"strict", "weak"}, default="strict"
         ``"strict"`` compares ``argsort(q_i, kind="stable")`` with
         ``argsort(Y_i, kind="stable")``, as Baan et al.'s code does (tied
@@ -383,7 +422,7 @@ def ranking_calibration_score(
     >>> float(ranking_calibration_score(Y, P, ties="weak"))
     1.0
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _block_rank_match(b, ties))
 
 
@@ -392,7 +431,13 @@ def ranking_calibration_score(
     prefer_skip_nested_validation=True,
 )
 def jensen_shannon_distance(
-    y_true, y_prob, *, counts=None, squared: bool = False, base: float | None = None
+    y_true,
+    y_prob,
+    *,
+    counts=None,
+    labels=None,
+    squared: bool = False,
+    base: float | None = None,
 ) -> float:
     """Mean Jensen-Shannon distance between human and model distributions.
 
@@ -412,6 +457,9 @@ def jensen_shannon_distance(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     squared : bool, default=False
         Return the mean Jensen-Shannon *divergence* (the square of the
         distance, averaged) instead.
@@ -433,14 +481,16 @@ def jensen_shannon_distance(
     >>> float(jensen_shannon_distance(Y, P, base=2))
     1.0
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _jsd_per_item(b.p_hat, b.P, base, squared))
 
 
 @validate_params(
     {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
 )
-def kl_divergence(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> float:
+def kl_divergence(
+    y_true, y_prob, *, counts=None, labels=None, eps: float = 1e-15
+) -> float:
     """Mean Kullback-Leibler divergence ``KL(p̂_i ‖ q_i)`` (natural log).
 
     ``KL(p̂‖q) = Σ_k p̂_k log(p̂_k / q_k)`` (Nie et al., 2020, ChaosNLI eq. 1),
@@ -456,6 +506,9 @@ def kl_divergence(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> float:
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 
@@ -472,14 +525,16 @@ def kl_divergence(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> float:
     >>> bool(np.isclose(kl_divergence(Y, P), 0.5 * np.log(4 / 3)))
     True
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _kl_per_item(b.p_hat, b.P, eps))
 
 
 @validate_params(
     {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
 )
-def histogram_log_loss(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> float:
+def histogram_log_loss(
+    y_true, y_prob, *, counts=None, labels=None, eps: float = 1e-15
+) -> float:
     """Multinomial negative log-likelihood per annotation.
 
     ``L = −Σ_i Σ_k Y_ik log q_ik / Σ_i n_i`` (Mimori et al., 2021, eq. 82): the
@@ -496,6 +551,9 @@ def histogram_log_loss(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> fl
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 
@@ -512,6 +570,11 @@ def histogram_log_loss(y_true, y_prob, *, counts=None, eps: float = 1e-15) -> fl
     >>> bool(np.isclose(histogram_log_loss(Y, P), np.log(2)))
     True
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    if not pair.is_counts:
+        # Rows of human probabilities: their mean cross-entropy, each row
+        # renormalised (rows off by rounding are accepted, DECISIONS rule 5),
+        # so that no item weighs by its rounding error.
+        return _pair_mean(pair, lambda b: _cross_entropy_per_item(b.p_hat, b.P, eps))
     total = _pair_sum(pair, lambda b: _cross_entropy_per_item(b.Y, b.P, eps))
     return float(total / pair.n.sum())

@@ -6,6 +6,21 @@ ill-posed when humans disagree -- the oracle that predicts the human
 distribution itself has an ECE of about 0.25 on ChaosNLI-SNLI -- and these
 functions are provided to reproduce that argument and the accuracy columns of
 ChaosNLI's Table 5.
+
+Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
+--------------------------------------------------------------
+Columns are matched by class name, never guessed. ``labels`` gives the class
+of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
+``log_loss`` instead assumes the sorted order); without it a DataFrame
+``y_prob``'s column names are the classes, else the columns are positional.
+1-D labels ``y_true`` are looked up among those classes; with positional
+columns the sorted distinct labels are the classes and must number
+``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
+cannot say which of three columns they are). When ``y_true`` (or ``counts``)
+is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
+put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
+takes its class names from ``labels``. Probability rows within
+``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
 """
 
 from __future__ import annotations
@@ -27,6 +42,7 @@ _COMMON = {
     "y_true": ["array-like"],
     "y_prob": ["array-like"],
     "counts": ["array-like", None],
+    "labels": ["array-like", None],
 }
 
 
@@ -190,7 +206,7 @@ def _block_classwise_sums(block, n_bins, weights=None):
     prefer_skip_nested_validation=True,
 )
 def majority_accuracy_score(
-    y_true, y_prob, *, counts=None, ties: str = "first"
+    y_true, y_prob, *, counts=None, labels=None, ties: str = "first"
 ) -> float:
     """Accuracy of the model's top class against the human majority label.
 
@@ -207,6 +223,9 @@ def majority_accuracy_score(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     ties : {"first", "last", "any"}, default="first"
         ``"first"``: compare ``argmax`` of both (first maximum, like
         :func:`numpy.argmax`); ``"last"``: compare the last maxima (the final
@@ -228,7 +247,7 @@ def majority_accuracy_score(
     >>> float(majority_accuracy_score(Y, P, ties="any"))
     1.0
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _majority_correct_per_item(b.Y, b.P, ties))
 
 
@@ -237,7 +256,7 @@ def majority_accuracy_score(
     prefer_skip_nested_validation=True,
 )
 def expected_calibration_error(
-    y_true, y_prob, *, counts=None, n_bins: int = 10
+    y_true, y_prob, *, counts=None, labels=None, n_bins: int = 10
 ) -> float:
     """Confidence ECE against the human majority label.
 
@@ -255,6 +274,9 @@ def expected_calibration_error(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     n_bins : int, default=10
         Number of equal-width confidence bins.
 
@@ -270,7 +292,7 @@ def expected_calibration_error(
     >>> float(expected_calibration_error(Y, P))
     0.0
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
 
     def block_sums(block):
         _, conf, correct = _block_top(block)
@@ -287,7 +309,7 @@ def expected_calibration_error(
     prefer_skip_nested_validation=True,
 )
 def classwise_expected_calibration_error(
-    y_true, y_prob, *, counts=None, n_bins: int = 10
+    y_true, y_prob, *, counts=None, labels=None, n_bins: int = 10
 ) -> float:
     """Classwise ECE against the human majority label.
 
@@ -306,6 +328,9 @@ def classwise_expected_calibration_error(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         Replaces ``y_true`` as the human histograms when given.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     n_bins : int, default=10
         Number of equal-width bins per class.
 
@@ -321,7 +346,7 @@ def classwise_expected_calibration_error(
     >>> round(classwise_expected_calibration_error(Y, P), 12)
     0.1
     """
-    pair = _validate_pair(y_true, y_prob, counts)
+    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     sums = 0.0
     for partial in pair.map_blocks(lambda block: _block_classwise_sums(block, n_bins)):
         sums = sums + partial

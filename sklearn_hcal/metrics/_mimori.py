@@ -16,6 +16,21 @@ corrections:
 Reference: T. Mimori, K. Sasada, H. Matsui, I. Sato. *Diagnostic Uncertainty
 Calibration: Towards Reliable Machine Predictions in Medical Domain*. AISTATS
 2021.
+
+Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
+--------------------------------------------------------------
+Columns are matched by class name, never guessed. ``labels`` gives the class
+of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
+``log_loss`` instead assumes the sorted order); without it a DataFrame
+``y_prob``'s column names are the classes, else the columns are positional.
+1-D labels ``y_true`` are looked up among those classes; with positional
+columns the sorted distinct labels are the classes and must number
+``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
+cannot say which of three columns they are). When ``y_true`` (or ``counts``)
+is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
+put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
+takes its class names from ``labels``. Probability rows within
+``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
 """
 
 from __future__ import annotations
@@ -65,9 +80,11 @@ def _bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     return pos
 
 
-def _validate_counts(y_true, y_prob, counts) -> _Pair:
+def _validate_counts(y_true, y_prob, counts, labels=None) -> _Pair:
     """Validated inputs as a ``_Pair``; integer counts are required."""
-    return _check_pair(y_true, y_prob, counts=counts, allow_probabilities=False)
+    return _check_pair(
+        y_true, y_prob, counts=counts, labels=labels, allow_probabilities=False
+    )
 
 
 def _correction_factor(n: np.ndarray) -> np.ndarray:
@@ -293,6 +310,7 @@ _COMMON = {
     "y_true": ["array-like"],
     "y_prob": ["array-like"],
     "counts": ["array-like", None],
+    "labels": ["array-like", None],
 }
 _BINNED = {
     **_COMMON,
@@ -310,6 +328,7 @@ def expected_squared_loss(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Unbiased estimate of the expected squared loss from label histograms.
@@ -332,6 +351,9 @@ def expected_squared_loss(
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true`` (metadata-routing
         convention: ``y_true`` is then ignored).
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative item weights ``w_i``; unit weights by default.
 
@@ -348,7 +370,7 @@ def expected_squared_loss(
     >>> expected_squared_loss(Y, q)
     0.5
     """
-    pair = _validate_counts(y_true, y_prob, counts)
+    pair = _validate_counts(y_true, y_prob, counts, labels)
     w = None
     if sample_weight is not None:
         w = _check_sample_weight(sample_weight, pair.n, ensure_non_negative=True)
@@ -372,6 +394,7 @@ def epistemic_loss(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     debiased: bool = True,
 ) -> float:
     """Epistemic loss ``EL = E‖Q − q‖²`` estimated from label histograms.
@@ -391,6 +414,9 @@ def epistemic_loss(
         Predicted probabilities (1-D: probability of the second class).
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     debiased : bool, default=True
         Apply the bias correction of Prop. 2.
 
@@ -409,7 +435,7 @@ def epistemic_loss(
     >>> epistemic_loss(Y, q)
     0.0
     """
-    pair = _validate_counts(y_true, y_prob, counts)
+    pair = _validate_counts(y_true, y_prob, counts, labels)
     sq_err = correction = 0.0
     for block in pair.blocks():
         resid = block.p_hat - block.P
@@ -427,8 +453,8 @@ def epistemic_loss(
     return el
 
 
-def _binned(y_true, y_prob, counts, n_bins) -> tuple[dict, np.ndarray]:
-    pair = _validate_counts(y_true, y_prob, counts)
+def _binned(y_true, y_prob, counts, n_bins, labels) -> tuple[dict, np.ndarray]:
+    pair = _validate_counts(y_true, y_prob, counts, labels)
     sums = _pair_cell_sums(pair, n_bins)
     return _terms_from_sums(sums, pair.n_samples, n_bins), pair.n
 
@@ -439,6 +465,7 @@ def calibration_loss(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 15,
     debiased: bool = True,
 ) -> float:
@@ -461,6 +488,9 @@ def calibration_loss(
         Predicted probabilities (1-D: probability of the second class).
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -482,7 +512,7 @@ def calibration_loss(
     >>> calibration_loss(Y, q)
     -0.5
     """
-    terms, _ = _binned(y_true, y_prob, counts, n_bins)
+    terms, _ = _binned(y_true, y_prob, counts, n_bins, labels)
     return terms["cl"] if debiased else terms["cl_plugin"]
 
 
@@ -492,6 +522,7 @@ def calibration_error(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 15,
     debiased: bool = True,
 ) -> float:
@@ -508,6 +539,9 @@ def calibration_error(
         Predicted probabilities (1-D: probability of the second class).
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -526,7 +560,7 @@ def calibration_error(
     >>> round(calibration_error(Y, q), 6)
     0.707107
     """
-    terms, _ = _binned(y_true, y_prob, counts, n_bins)
+    terms, _ = _binned(y_true, y_prob, counts, n_bins, labels)
     return terms["ce"] if debiased else terms["ce_plugin"]
 
 
@@ -536,6 +570,7 @@ def dispersion_loss(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 15,
     debiased: bool = True,
 ) -> float:
@@ -559,6 +594,9 @@ def dispersion_loss(
         Predicted probabilities (1-D: probability of the second class).
     counts : array-like of shape (n_samples, n_classes), default=None
         Label histograms that replace ``y_true``.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional); see "Classes" in the module notes.
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -580,7 +618,7 @@ def dispersion_loss(
     >>> dispersion_loss(Y, q)
     1.0
     """
-    terms, n = _binned(y_true, y_prob, counts, n_bins)
+    terms, n = _binned(y_true, y_prob, counts, n_bins, labels)
     if not debiased:
         return terms["dl_plugin"]
     _warn_single_annotations(n, "dispersion loss")

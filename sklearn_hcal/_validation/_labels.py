@@ -1,0 +1,187 @@
+"""Class labels and class names: one-hot histograms and column alignment.
+
+Labels travel by name, never by position alone (DECISIONS rule 1): 1-D labels
+are looked up among the classes of the columns, and two arrays with named
+columns are matched by :func:`column_order`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _asarray
+
+__all__ = ["column_order", "labels_to_histograms"]
+
+
+def labels_to_histograms(
+    y,
+    *,
+    n_classes: int | None = None,
+    classes=None,
+    name: str = "y",
+    classes_param: str = "labels",
+):
+    """One-hot histogram from a 1-D vector of class labels.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or (n_samples, 1)
+        Class labels, one annotation per item.
+    n_classes : int, default=None
+        Number of columns expected when ``classes`` is not given.
+    classes : array-like, default=None
+        The class of each column; labels are matched to columns by name.
+    name : str, default="y"
+        Argument name used in error messages.
+    classes_param : str, default="labels"
+        Name of the caller's parameter that passes ``classes`` (for the
+        error message when the labels cannot be matched).
+
+    Notes
+    -----
+    Labels travel by name, never by position alone. With ``classes`` each
+    label is looked up among them (an unknown label raises). Without it the
+    columns are the sorted distinct labels -- scikit-learn's ``classes_``
+    convention, the column order of ``predict_proba`` -- which is unambiguous
+    only when every class occurs: if ``n_classes`` is given and ``y`` holds
+    another number of distinct labels, a ``ValueError`` asks for
+    ``classes_param``. (Integer labels are not taken as column indices: a
+    subset holding labels ``{1, 2}`` of classes ``{0, 1, 2}`` or ``{1, 2, 3}``
+    cannot be told apart.)
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_classes)
+        One-hot counts (float64).
+    classes : ndarray of shape (n_classes,)
+        The class of each column.
+    """
+    y = y.to_numpy() if hasattr(y, "to_numpy") else y
+    y = _asarray(y, name=name)
+    # An (n, 1) column is a column of labels (SPEC §1), never a one-class
+    # histogram; say so when its values do not fit the classes.
+    column_note = ""
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+        column_note = (
+            f" (an (n, 1) {name} is read as a column of labels, one annotation "
+            "per item; a label histogram has one column per class, at least 2)"
+        )
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D labels, got shape {y.shape}.")
+    if y.shape[0] == 0:
+        raise ValueError(f"{name} is empty: at least one sample is required.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        row = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(
+            f"{name} contains NaN or infinity (row {row}: {float(y[row])!r})."
+        )
+    if classes is not None:
+        classes = np.asarray(classes)
+        idx = _lookup(classes, y, name=name, classes_param=classes_param)
+    else:
+        try:
+            classes, idx = np.unique(y, return_inverse=True)
+        except TypeError as exc:  # e.g. str and int labels: no sorted order
+            kinds = sorted({type(v).__name__ for v in y.tolist()})
+            raise ValueError(
+                f"{name} mixes labels of types {kinds} that cannot be sorted into "
+                f"columns; pass {classes_param}= (the class of each column)."
+            ) from exc
+        if n_classes is not None and len(classes) != n_classes:
+            shown = classes[:10].tolist()
+            plural = "" if len(classes) == 1 else "s"
+            raise ValueError(
+                f"{name} holds {len(classes)} distinct label{plural} {shown} but there "
+                f"are {n_classes} classes, so the labels cannot be matched to "
+                f"the columns unambiguously; pass {classes_param}= (the class of "
+                f"each column) or a histogram{column_note}."
+            )
+    Y = np.zeros((y.shape[0], len(classes)), dtype=np.float64)
+    Y[np.arange(y.shape[0]), idx] = 1.0
+    return Y, classes
+
+
+def _lookup(classes: np.ndarray, values: np.ndarray, *, name, classes_param):
+    """Positions of ``values`` in ``classes`` (each must occur)."""
+    try:
+        sorter = np.argsort(classes, kind="stable")
+        pos = np.searchsorted(classes, values, sorter=sorter)
+    except TypeError:  # mixed types that do not sort: a Python lookup
+        table = {c: i for i, c in enumerate(classes.tolist())}
+        idx = np.array([table.get(v, -1) for v in values.tolist()], dtype=np.intp)
+        bad = idx < 0
+    else:
+        pos = np.clip(pos, 0, len(classes) - 1)
+        idx = sorter[pos]
+        bad = classes[idx] != values
+    if np.any(bad):
+        unknown = list(dict.fromkeys(values[bad].tolist()))[:5]
+        raise ValueError(
+            f"{name} contains labels {unknown} that are not among the classes "
+            f"{classes.tolist()} ({classes_param})."
+        )
+    return idx
+
+
+def column_order(classes, target, *, name: str, target_name: str):
+    """Positions that put columns named ``classes`` in the order ``target``.
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,)
+        Names of the columns of ``name`` (e.g. a DataFrame's columns).
+    target : array-like of shape (n_classes,)
+        The reference order (e.g. an estimator's ``classes_``).
+    name, target_name : str
+        Used in the error message.
+
+    Returns
+    -------
+    order : ndarray of int or None
+        ``columns[:, order]`` are in ``target`` order; None when the names
+        are already in that order.
+
+    Raises
+    ------
+    ValueError
+        When the two sets of names differ (nothing is matched by position).
+    """
+    classes = np.asarray(classes)
+    target = np.asarray(target)
+    if classes.shape == target.shape and np.array_equal(
+        classes.astype(object), target.astype(object)
+    ):
+        return None
+    as_str = [str(c) for c in classes.tolist()]
+    target_str = [str(c) for c in target.tolist()]
+    if (
+        len(set(as_str)) != len(as_str)
+        or sorted(as_str) != sorted(target_str)
+        or len(target_str) != len(set(target_str))
+    ):
+        raise ValueError(
+            f"The classes of {name} {classes.tolist()} do not match the classes "
+            f"of {target_name} {target.tolist()}; the columns are matched by "
+            "name, so the two must hold the same class names."
+        )
+    position = {c: i for i, c in enumerate(as_str)}
+    return np.array([position[c] for c in target_str], dtype=np.intp)
+
+
+def _frame_names(X):
+    """Class names carried by ``X``: a DataFrame's columns, else None.
+
+    The default ``RangeIndex`` ``0..K-1`` of a DataFrame built from an array
+    without column names carries no names (it is positional, like the array).
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "to_numpy"):
+        return None
+    names = np.asarray(columns)
+    if type(columns).__name__ == "RangeIndex" and np.array_equal(
+        names, np.arange(len(names))
+    ):
+        return None
+    return names

@@ -1,0 +1,353 @@
+"""A validated (human labels, model probabilities) pair for the metrics.
+
+:func:`_check_pair` is the one place where a metric's inputs are validated
+and their classes aligned (DECISIONS rules 1 and 5):
+
+* the classes of ``y_prob``'s columns are ``labels=`` when given, else the
+  column names of a DataFrame ``y_prob``, else positional;
+* 1-D labels (``y_true`` or ``counts``) are mapped to columns through those
+  classes; without them the sorted distinct labels must number ``K``;
+* when the human histograms and ``y_prob`` both carry class names, ``y_prob``'s
+  columns are put in the histograms' order (different names raise);
+* probability rows within :func:`row_sum_tolerance` of 1 are accepted and
+  renormalised.
+
+Nothing is copied wholesale: the reordering and the renormalisation are
+applied block by block when a metric reads :attr:`_Block.P`, so a float32 or
+memory-mapped input is read once, a block at a time.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from . import _map_row_blocks, _row_blocks, _shape_of
+from ._labels import _frame_names, column_order, labels_to_histograms
+from ._scan import _histograms, _normalised_block, _scan_probabilities
+
+__all__ = ["check_histograms_and_probabilities"]
+
+
+class _Block:
+    """Rows ``sl`` of a :class:`_Pair`; float64 views are made on first use.
+
+    Metrics that are computed together (the report) share one block, so
+    ``p_hat`` and the other derived arrays are computed once per block.
+    """
+
+    def __init__(self, pair: _Pair, sl: slice) -> None:
+        self.sl = sl
+        self.Y = pair.Y[sl]  # raw dtype: integer, float32 or float64
+        self.n = pair.n[sl]
+        self.is_counts = pair.is_counts
+        self._pair = pair
+        self.cache: dict = {}
+
+    @cached_property
+    def P(self) -> np.ndarray:
+        """Probabilities in the class order of ``Y``, rows summing to 1."""
+        pair = self._pair
+        return _normalised_block(
+            pair.P, self.sl, renormalise=pair.renormalise, order=pair.order
+        )
+
+    @cached_property
+    def p_hat(self) -> np.ndarray:
+        # Converting first is twice as fast as a mixed int/float division
+        # and gives the same quotients.
+        p_hat = np.array(self.Y, dtype=np.float64)
+        p_hat /= self.n[:, None]
+        return p_hat
+
+    @cached_property
+    def Yf(self) -> np.ndarray:
+        """Counts as float64 (``Y(Y - 1)`` would overflow small int dtypes)."""
+        return np.asarray(self.Y, dtype=np.float64)
+
+
+class _Pair:
+    """Validated ``(Y, P)`` for the chunked metric passes.
+
+    ``Y`` and ``P`` are the caller's arrays (integer, float32, float64, or a
+    memory map; ``P`` may be the 1-D P(second class) of a binary problem):
+    nothing is copied to float64 wholesale. ``n`` holds the float64 row sums
+    of ``Y`` and ``is_counts`` whether ``Y`` is integer-valued.
+
+    ``order`` (None: as given) puts ``P``'s columns in ``Y``'s class order
+    and ``renormalise`` says whether rows of ``P`` off by rounding must be
+    renormalised (None: unknown, checked per block); :attr:`_Block.P`
+    applies both. ``classes`` are the class names of ``Y``'s columns when
+    known (DataFrame columns, ``labels=``, or the values of 1-D labels),
+    else None (positional).
+    """
+
+    def __init__(
+        self, Y, P, n, is_counts: bool, *, order=None, renormalise=None, classes=None
+    ) -> None:
+        self.Y = Y
+        self.P = P
+        self.n = n
+        self.is_counts = bool(is_counts)
+        self.order = order
+        self.renormalise = renormalise
+        self.classes = classes
+        self.n_samples, self.n_classes = Y.shape
+
+    def blocks(self, chunk_rows: int | None = None):
+        """:class:`_Block` objects covering all rows, in order."""
+        for sl in _row_blocks(self.n_samples, self.n_classes, chunk_rows):
+            yield _Block(self, sl)
+
+    def map_blocks(self, fn, chunk_rows: int | None = None) -> list:
+        """``[fn(block) for block in self.blocks()]``, run on threads.
+
+        See :func:`_map_row_blocks`: results in block order, so they do not
+        depend on the number of threads. Each block (and the float64 arrays
+        it caches) lives only for its call, so memory stays at one block's
+        temporaries per thread, a few MB whatever the number of rows.
+        """
+        return _map_row_blocks(
+            lambda sl: fn(_Block(self, sl)), self.n_samples, self.n_classes, chunk_rows
+        )
+
+    def take(self, idx) -> _Pair:
+        """The pair restricted to the items ``idx`` (a copy of those rows)."""
+        return _Pair(
+            self.Y[idx],
+            self.P[idx],
+            self.n[idx],
+            self.is_counts,
+            order=self.order,
+            renormalise=self.renormalise,
+            classes=self.classes,
+        )
+
+    def probabilities(self) -> np.ndarray:
+        """``P`` as an ``(n_samples, n_classes)`` array in ``Y``'s class order.
+
+        The caller's array itself when nothing is to be changed; else a
+        float64 array built block by block.
+        """
+        if self.order is None and self.renormalise is False and self.P.ndim == 2:
+            return self.P
+        out = np.empty((self.n_samples, self.n_classes), dtype=np.float64)
+        for block in self.blocks():
+            out[block.sl] = block.P
+        return out
+
+    def with_probabilities(
+        self, y_prob, *, labels=None, name: str = "y_prob", y_true_name="y_true"
+    ) -> _Pair:
+        """The same human labels with the probabilities ``y_prob`` checked.
+
+        Validates ``y_prob`` against this pair's class count and sample count
+        and aligns its columns by name with ``Y``'s classes (see
+        :func:`_check_pair`). A report evaluating several classifiers on the
+        same labels calls it once per classifier; ``Y`` and ``n`` are shared.
+        """
+        P, _, off = _scan_probabilities(
+            y_prob, name=name, n_classes=self.n_classes, n_classes_from=y_true_name
+        )
+        if P.shape[0] != self.n_samples:
+            raise ValueError(
+                f"{y_true_name} and {name} have different numbers of samples: "
+                f"{self.n_samples} and {P.shape[0]}."
+            )
+        prob_classes = _probability_classes(
+            labels, _frame_names(y_prob), self.n_classes, name=name
+        )
+        order, classes = None, self.classes
+        if classes is None:
+            classes = prob_classes
+        elif prob_classes is not None:
+            order = column_order(
+                prob_classes,
+                classes,
+                name=name if labels is None else f"{name} (labels=)",
+                target_name=y_true_name,
+            )
+        return _Pair(
+            self.Y,
+            P,
+            self.n,
+            self.is_counts,
+            order=order,
+            renormalise=off,
+            classes=classes,
+        )
+
+
+def _check_labels(labels, n_columns: int, *, name: str) -> np.ndarray:
+    """``labels=`` as an array: 1-D, one distinct class per column of ``name``."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise ValueError(
+            f"labels must be 1-D (the class of each column of {name}), got shape "
+            f"{labels.shape}."
+        )
+    if labels.shape[0] != n_columns:
+        binary = " (a 1-D array is P(second class) of 2 classes)"
+        raise ValueError(
+            f"labels has {labels.shape[0]} entries {labels.tolist()} but {name} has "
+            f"{n_columns} columns{binary if n_columns == 2 else ''}; labels= gives "
+            f"the class of each column of {name}."
+        )
+    values = labels.tolist()
+    seen: set = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(
+                f"labels must name each class once; {value!r} occurs more than "
+                f"once in {values}."
+            )
+        seen.add(value)
+    return labels
+
+
+def _probability_classes(labels, frame_names, n_columns: int, *, name: str):
+    """Classes of ``y_prob``'s columns: ``labels``, else its names, else None."""
+    if labels is None:
+        return frame_names
+    labels = _check_labels(labels, n_columns, name=name)
+    if frame_names is not None and labels.tolist() != frame_names.tolist():
+        raise ValueError(
+            f"labels={labels.tolist()} contradict the column names of {name} "
+            f"{frame_names.tolist()}; labels= gives the class of each column of "
+            f"{name}, so pass a DataFrame with the right columns or labels=, not "
+            "both."
+        )
+    return labels
+
+
+def _check_pair(
+    y_true,
+    y_prob,
+    *,
+    counts=None,
+    labels=None,
+    allow_probabilities: bool = True,
+    y_true_name: str = "y_true",
+    y_prob_name: str = "y_prob",
+) -> _Pair:
+    """:func:`check_histograms_and_probabilities` without copies: a :class:`_Pair`.
+
+    See :func:`check_histograms_and_probabilities` for the parameters and
+    the rules; the reordering of ``y_prob``'s columns and the renormalisation
+    of its rows are applied block by block (:attr:`_Block.P`).
+    """
+    if counts is not None:
+        y_true, y_true_name = counts, "counts"
+    raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
+    shape = _shape_of(raw, name=y_true_name)
+    if len(shape) == 2 and shape[1] > 1:
+        Y, n, is_counts, _ = _histograms(
+            y_true, name=y_true_name, allow_probabilities=allow_probabilities
+        )
+        human = _Pair(Y, None, n, is_counts, classes=_frame_names(y_true))
+        return human.with_probabilities(
+            y_prob, labels=labels, name=y_prob_name, y_true_name=y_true_name
+        )
+    # 1-D labels: the columns (and their classes) come from y_prob.
+    P, _, off = _scan_probabilities(y_prob, name=y_prob_name)
+    n_columns = 2 if P.ndim == 1 else P.shape[1]
+    classes = _probability_classes(
+        labels, _frame_names(y_prob), n_columns, name=y_prob_name
+    )
+    if classes is None:
+        Y, classes = labels_to_histograms(
+            raw, n_classes=n_columns, name=y_true_name, classes_param="labels"
+        )
+    else:
+        source = "labels=" if labels is not None else f"the columns of {y_prob_name}"
+        Y, _ = labels_to_histograms(
+            raw, classes=classes, name=y_true_name, classes_param=source
+        )
+    if Y.shape[0] != P.shape[0]:
+        raise ValueError(
+            f"{y_true_name} and {y_prob_name} have different numbers of samples: "
+            f"{Y.shape[0]} and {P.shape[0]}."
+        )
+    return _Pair(Y, P, np.ones(Y.shape[0]), True, renormalise=off, classes=classes)
+
+
+def check_histograms_and_probabilities(
+    y_true,
+    y_prob,
+    *,
+    counts=None,
+    labels=None,
+    allow_probabilities: bool = True,
+    y_true_name: str = "y_true",
+    y_prob_name: str = "y_prob",
+):
+    """Validate a (histogram, probability) pair for a metric.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (a DataFrame's columns are the classes), rows of
+        human probabilities (when ``allow_probabilities``), or 1-D labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities; a 1-D array is P(second class) of a binary
+        problem. Rows within :func:`row_sum_tolerance` of 1 are accepted and
+        renormalised.
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms (SPEC §4,
+        convention B: the label ``y_true`` that scikit-learn routes is
+        ignored).
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (in the columns' order; unlike
+        :func:`sklearn.metrics.log_loss`, which assumes the columns follow
+        the sorted labels, any order is allowed). Without it the classes are
+        the column names of a DataFrame ``y_prob``, else positional. With a
+        2-D array ``y_true`` (no names of its own) ``labels`` names the
+        columns of both.
+    allow_probabilities : bool, default=True
+        Accept rows of human probabilities as ``y_true``.
+    y_true_name, y_prob_name : str
+        Argument names used in error messages.
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_classes)
+    P : ndarray of shape (n_samples, n_classes)
+        In ``Y``'s class order, rows summing to 1.
+
+    Notes
+    -----
+    Class alignment (DECISIONS rule 1): 1-D labels map to columns through
+    the classes of ``y_prob`` (an unknown label raises); without classes the
+    sorted distinct labels must number ``K`` (else a ``ValueError`` asks for
+    ``labels=``). When the histograms (DataFrame columns) and ``y_prob``
+    (``labels`` or DataFrame columns) both carry class names, ``y_prob``'s
+    columns are reordered to the histograms'; different names raise. A
+    DataFrame whose columns are the default ``RangeIndex`` carries no names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_hcal._validation import check_histograms_and_probabilities
+    >>> Y = pd.DataFrame([[3, 1]], columns=["cat", "dog"])
+    >>> P = pd.DataFrame([[0.8, 0.2]], columns=["dog", "cat"])
+    >>> check_histograms_and_probabilities(Y, P)[1]  # reordered to cat, dog
+    array([[0.2, 0.8]])
+    >>> Y, P = check_histograms_and_probabilities(
+    ...     ["dog"], [[0.8, 0.2]], labels=["dog", "cat"])
+    >>> Y
+    array([[1., 0.]])
+    """
+    pair = _check_pair(
+        y_true,
+        y_prob,
+        counts=counts,
+        labels=labels,
+        allow_probabilities=allow_probabilities,
+        y_true_name=y_true_name,
+        y_prob_name=y_prob_name,
+    )
+    Y = pair.Y
+    if Y.dtype not in (np.float64, np.float32):
+        Y = Y.astype(np.float64)
+    return Y, pair.probabilities()

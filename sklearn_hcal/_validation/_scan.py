@@ -1,0 +1,433 @@
+"""Value checks of label histograms and probability matrices, in one pass each.
+
+Each check walks its input in blocks of rows (no full-size temporaries, so a
+float32 or memory-mapped input is never copied) and reports the *first*
+offending row -- with the offending value where there is one -- in the order
+of the documented checks, whatever the block size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import (
+    ROW_SUM_TOL,
+    _all_finite,
+    _map_row_blocks,
+    _row_blocks,
+    _row_sums,
+    _shape_of,
+    _to_array,
+    row_sum_tolerance,
+)
+from ._labels import labels_to_histograms
+
+__all__ = ["check_label_histograms", "check_probabilities"]
+
+
+def _first_cell(mask: np.ndarray, offset: int) -> tuple[int, int]:
+    """``(global row, column)`` of the first True of a 2-D block mask."""
+    flat = int(np.argmax(mask))  # index into the C-order flattening
+    row, col = divmod(flat, mask.shape[1])
+    return offset + row, col
+
+
+def _cell(arr: np.ndarray, row: int, col: int) -> str:
+    """``"row r, column c: value"`` with the value in full precision."""
+    return f"row {row}, column {col}: {arr[row, col].item()!r}"
+
+
+def _scan_histograms(
+    arr: np.ndarray,
+    *,
+    name: str,
+    allow_probabilities: bool,
+    n_classes: int | None = None,
+) -> tuple[np.ndarray, bool]:
+    """Check a 2-D histogram in one chunked pass; return ``(n, is_counts)``.
+
+    ``n`` is the float64 row sums (annotations per item, or ~1 for rows of
+    probabilities), computed once here so that no metric sums the rows again.
+    The checks run block by block (no full-size temporaries): finiteness
+    from the block's row sums (a sum is finite unless the block holds NaN or
+    infinity; only then is the block checked elementwise), one min-reduction
+    for the sign, and, for float dtypes only, integrality. Errors are raised
+    in the order of the checks of :func:`check_label_histograms` and name the
+    first offending row.
+
+    Rows of probabilities (``allow_probabilities``) may be off by rounding:
+    rows within :func:`row_sum_tolerance` pass, and ``p̂ = Y / n`` divides
+    each row by its sum.
+    """
+    n_rows, n_cols = arr.shape
+    n = np.empty(n_rows, dtype=np.float64)
+    is_float = arr.dtype.kind == "f"
+
+    def scan(sl):
+        # -> (first non-finite cell, first negative cell, first fractional
+        # cell), each None when absent; integrality only matters when nothing
+        # is negative (that error comes first).
+        block = arr[sl]
+        sums = _row_sums(block)
+        n[sl] = sums
+        if is_float and not np.isfinite(sums.sum()):
+            finite = np.isfinite(block)
+            if not finite.all():
+                return _first_cell(~finite, sl.start), None, None
+        if block.min() >= 0:
+            negative = None
+        else:
+            negative = _first_cell(block < 0, sl.start)
+        fractional = None
+        if is_float and negative is None:
+            whole = np.floor(block) == block
+            if not whole.all():
+                fractional = _first_cell(~whole, sl.start)
+        return None, negative, fractional
+
+    flags = _map_row_blocks(scan, n_rows, n_cols)
+    nonfinite, negative, fractional = (
+        next((f[i] for f in flags if f[i] is not None), None) for i in range(3)
+    )
+    if nonfinite is not None:
+        raise ValueError(f"{name} contains NaN or infinity ({_cell(arr, *nonfinite)}).")
+    if n_classes is not None and n_cols != n_classes:
+        raise ValueError(
+            f"{name} has {n_cols} classes (columns) but {n_classes} were expected."
+        )
+    if negative is not None:
+        raise ValueError(f"{name} must be non-negative; {_cell(arr, *negative)}.")
+    if fractional is None:
+        zero = n == 0
+        if np.any(zero):
+            first = int(np.flatnonzero(zero)[0])
+            raise ValueError(
+                f"{name} has rows with zero annotations (first at row {first}); "
+                "every item needs at least one label."
+            )
+        return n, True
+    row, col = fractional
+    value = arr[row, col].item()
+    if not allow_probabilities:
+        raise ValueError(
+            f"{name} must hold non-negative integer label counts (a label "
+            f"histogram); row {row} holds the fractional value {value!r} (column "
+            f"{col}). The number of annotations per item is needed here."
+        )
+    tol = row_sum_tolerance(n_cols, arr.dtype)
+    bad = np.abs(n - 1.0) > tol
+    if np.any(bad):
+        # Blame the row that is neither counts nor probabilities: the first
+        # fractional row when it does not sum to 1 (a count of 2.5), else the
+        # first row that does not sum to 1 (counts mixed with probabilities).
+        if bad[row]:
+            if arr[row].max() <= 1:  # a row of probabilities, off
+                what = f"row {row} sums to {n[row]:.6g} (tolerance {tol:g})"
+            else:  # a count of 2.5
+                what = (
+                    f"row {row} holds the non-integer value {value!r} (column "
+                    f"{col}) and sums to {n[row]:.6g}"
+                )
+            raise ValueError(
+                f"{name} must hold integer label counts or probability rows "
+                f"summing to 1; {what}."
+            )
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} must hold integer label counts or probability rows summing "
+            f"to 1, not both: row {row} is a row of probabilities (it holds "
+            f"{value!r}) but row {first} sums to {n[first]:.6g}."
+        )
+    return n, False
+
+
+def _histograms(
+    Y,
+    *,
+    name: str,
+    allow_probabilities: bool,
+    n_classes: int | None = None,
+    classes=None,
+    classes_param: str = "labels",
+):
+    """``(arr, n, is_counts, classes)`` of a histogram or label vector.
+
+    Unlike :func:`check_label_histograms`, integer, float32 and memory-mapped
+    arrays are returned as they are (no float64 copy); the metrics convert
+    one block of rows at a time.
+    """
+    raw = Y.to_numpy() if hasattr(Y, "to_numpy") else Y
+    shape = _shape_of(raw, name=name)
+    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
+        arr, cls = labels_to_histograms(
+            raw,
+            n_classes=n_classes,
+            classes=classes,
+            name=name,
+            classes_param=classes_param,
+        )
+        return arr, np.ones(arr.shape[0]), True, cls
+    arr, frame_classes = _to_array(Y, name=name, keep_int=True)
+    n, is_counts = _scan_histograms(
+        arr, name=name, allow_probabilities=allow_probabilities, n_classes=n_classes
+    )
+    cls = frame_classes if frame_classes is not None else np.arange(arr.shape[1])
+    return arr, n, is_counts, cls
+
+
+def check_label_histograms(
+    Y,
+    *,
+    name: str = "y_true",
+    allow_probabilities: bool = False,
+    n_classes: int | None = None,
+    classes=None,
+    dtype=(np.float64, np.float32),
+    return_classes: bool = False,
+):
+    """Validate a label histogram (or, optionally, a human distribution).
+
+    Parameters
+    ----------
+    Y : array-like or DataFrame of shape (n_samples, n_classes) or (n_samples,)
+        Non-negative integer counts. A DataFrame's columns are the classes.
+        A 1-D array or an ``(n, 1)`` column is a vector of labels.
+    name : str, default="y_true"
+        Argument name used in error messages.
+    allow_probabilities : bool, default=False
+        Also accept rows of probabilities that sum to one within
+        :func:`row_sum_tolerance` (for metrics that only need the human
+        distribution). Counts are always accepted.
+    n_classes : int, default=None
+        Expected number of classes; also used to one-hot 1-D labels.
+    classes : array-like, default=None
+        Classes of the columns for 1-D labels.
+    dtype : tuple of dtypes, default=(float64, float32)
+        Floating dtypes kept as they are; anything else becomes float64.
+    return_classes : bool, default=False
+        Also return the classes (DataFrame columns, the label values, or
+        ``arange(n_classes)``).
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_classes)
+        Counts (or probabilities) as floats.
+    classes : ndarray of shape (n_classes,)
+        Only when ``return_classes=True``.
+
+    Notes
+    -----
+    The values are checked in blocks of rows, so a float32 or memory-mapped
+    input is not copied (integer input is converted to float64, as
+    documented above).
+
+    Examples
+    --------
+    >>> from sklearn_hcal._validation import check_label_histograms
+    >>> check_label_histograms([[3, 1], [0, 2]])
+    array([[3., 1.],
+           [0., 2.]])
+    >>> check_label_histograms([[3, 1], [0, 2.5]])
+    Traceback (most recent call last):
+    ...
+    ValueError: y_true must hold non-negative integer label counts (a label \
+histogram); row 1 holds the fractional value 2.5 (column 1). The number of \
+annotations per item is needed here.
+    """
+    arr, _, _, cls = _histograms(
+        Y,
+        name=name,
+        allow_probabilities=allow_probabilities,
+        n_classes=n_classes,
+        classes=classes,
+    )
+    if not (arr.dtype.kind == "f" and arr.dtype in dtype):
+        arr = arr.astype(np.float64)
+    return (arr, cls) if return_classes else arr
+
+
+def _scan_probabilities(
+    P, *, name: str, n_classes: int | None = None, n_classes_from: str | None = None
+) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """Checked probabilities ``(arr, DataFrame columns or None, off)``.
+
+    A binary 1-D input is kept 1-D (P(second class)). One chunked pass
+    computes the row sums (float64), from which finiteness follows, and one
+    min-reduction per block checks the sign. Rows within
+    :func:`row_sum_tolerance` of 1 are accepted (DECISIONS rule 5); ``off``
+    says whether some row is further than :data:`ROW_SUM_TOL` from 1, i.e.
+    whether the users of ``arr`` must renormalise (block by block, see
+    :func:`_normalised_block`). Errors come in the order of
+    :func:`check_probabilities`. ``n_classes_from`` names where
+    ``n_classes`` comes from, for the class-count message.
+    """
+    arr, columns = _to_array(P, name=name, allow_1d=True, keep_int=False)
+    source = f" ({n_classes_from} has {n_classes})" if n_classes_from else ""
+    if arr.ndim == 1:
+        if not _all_finite(arr):
+            row = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise ValueError(
+                f"{name} contains NaN or infinity (row {row}: {arr[row].item()!r})."
+            )
+        if n_classes is not None and n_classes != 2:
+            raise ValueError(
+                f"{name} is 1-D, which means P(second class) of a binary problem, "
+                f"but {n_classes} classes were expected{source}; pass an "
+                f"(n_samples, {n_classes}) array."
+            )
+        for sl in _row_blocks(arr.shape[0]):
+            block = arr[sl]
+            if block.min() < 0 or block.max() > 1:
+                row = sl.start + int(np.flatnonzero((block < 0) | (block > 1))[0])
+                raise ValueError(
+                    f"{name} is 1-D (P(second class) of a binary problem), so its "
+                    f"values must lie in [0, 1]; row {row} is {arr[row].item()!r}."
+                )
+        return arr, columns, False
+    n_rows, n_cols = arr.shape
+    if n_cols == 1:
+        raise ValueError(
+            f"{name} has a single column (shape {arr.shape}), but class "
+            "probabilities need one column per class, at least 2; for a binary "
+            f"problem pass a 1-D {name} holding P(second class)."
+        )
+    tol = row_sum_tolerance(n_cols, arr.dtype)
+
+    def scan(sl):
+        # -> (non-finite cell, negative cell, (row, sum) of the first row
+        # beyond the tolerance, whether some row needs renormalising)
+        block = arr[sl]
+        sums = _row_sums(block)
+        if not np.isfinite(sums.sum()):
+            finite = np.isfinite(block)
+            if not finite.all():
+                return _first_cell(~finite, sl.start), None, None, False
+        negative = None if block.min() >= 0 else _first_cell(block < 0, sl.start)
+        dev = np.abs(sums - 1.0)
+        bad = dev > tol
+        first = None
+        if np.any(bad):
+            local = int(np.flatnonzero(bad)[0])
+            first = (sl.start + local, float(sums[local]))
+        return None, negative, first, bool(np.any(dev > ROW_SUM_TOL))
+
+    flags = _map_row_blocks(scan, n_rows, n_cols)
+    nonfinite, negative, first_bad = (
+        next((f[i] for f in flags if f[i] is not None), None) for i in range(3)
+    )
+    if nonfinite is not None:
+        raise ValueError(f"{name} contains NaN or infinity ({_cell(arr, *nonfinite)}).")
+    if n_classes is not None and n_cols != n_classes:
+        raise ValueError(
+            f"{name} has {n_cols} classes (columns) but {n_classes} were "
+            f"expected{source} (class-count mismatch)."
+        )
+    if negative is not None:
+        raise ValueError(
+            f"{name} must be non-negative probabilities; {_cell(arr, *negative)}."
+        )
+    if first_bad is not None:
+        raise ValueError(
+            f"{name} rows must sum to 1 (tolerance {tol:g} for {n_cols} classes: "
+            f"rounding to 3 decimals passes); row {first_bad[0]} sums to "
+            f"{first_bad[1]:.6g}."
+        )
+    return arr, columns, any(f[3] for f in flags)
+
+
+def _probabilities(P, *, name: str, n_classes: int | None = None) -> np.ndarray:
+    """Checked probabilities (as given: rows are *not* renormalised here).
+
+    A binary 1-D input is kept 1-D (P(second class)). Callers read blocks
+    through :func:`_normalised_block` (or wrap the array in a
+    :class:`._pair._Pair`), which renormalises rows off by rounding.
+    """
+    return _scan_probabilities(P, name=name, n_classes=n_classes)[0]
+
+
+def _probability_block(P: np.ndarray, sl: slice) -> np.ndarray:
+    """Rows ``sl`` of checked probabilities as a float64 ``(rows, K)`` array.
+
+    Not renormalised, and possibly a view of the caller's array: see
+    :func:`_normalised_block`.
+    """
+    block = np.asarray(P[sl], dtype=np.float64)
+    if block.ndim == 1:
+        return np.column_stack([1.0 - block, block])
+    return block
+
+
+def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarray:
+    """Rows ``sl`` of checked probabilities: float64, reordered, renormalised.
+
+    ``order`` (column positions, see :func:`._labels.column_order`) puts the columns in
+    the human histograms' class order. ``renormalise``: False when no row of
+    ``P`` is further than :data:`ROW_SUM_TOL` from 1 (known from the scan; the
+    block is then used as it is), True or None (unknown) to divide the rows
+    of this block that are further off by their sums. Rows within
+    ``ROW_SUM_TOL`` are never touched, so exact probabilities give exactly
+    the same values as before the tolerance existed.
+    """
+    block = _probability_block(P, sl)
+    owned = False
+    if order is not None:
+        block = block[:, order]  # fancy indexing: a copy of this block only
+        owned = True
+    if renormalise is False:
+        return block
+    sums = _row_sums(block)
+    off = np.abs(sums - 1.0) > ROW_SUM_TOL
+    if off.any():
+        if not owned:  # the block may be a view of the caller's array
+            block = block.copy()
+        block[off] /= sums[off, None]
+    return block
+
+
+def check_probabilities(
+    P,
+    *,
+    name: str = "y_prob",
+    n_classes: int | None = None,
+    dtype=(np.float64, np.float32),
+):
+    """Validate a probability matrix; a 1-D array is P(second class).
+
+    Parameters
+    ----------
+    P : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted class probabilities. Rows within
+        :func:`row_sum_tolerance` of 1 (e.g. rounded to 3 decimals) are
+        accepted and renormalised; rows further off raise.
+    name : str, default="y_prob"
+        Argument name used in error messages.
+    n_classes : int, default=None
+        Expected number of classes.
+    dtype : tuple of dtypes, default=(float64, float32)
+        Floating dtypes kept as they are.
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_classes)
+        The input itself when no row needs renormalising (and its dtype is
+        in ``dtype``); else a float64 array with the rows renormalised.
+
+    Examples
+    --------
+    >>> from sklearn_hcal._validation import check_probabilities
+    >>> check_probabilities([[0.333, 0.333, 0.333]])  # rounded: renormalised
+    array([[0.33333333, 0.33333333, 0.33333333]])
+    >>> check_probabilities([0.25])  # binary: P(second class)
+    array([[0.75, 0.25]])
+    """
+    arr, _, off = _scan_probabilities(P, name=name, n_classes=n_classes)
+    if off:
+        out = np.empty((arr.shape[0], arr.shape[1]), dtype=np.float64)
+        for sl in _row_blocks(arr.shape[0], arr.shape[1]):
+            out[sl] = _normalised_block(arr, sl, renormalise=True)
+        return out
+    if arr.dtype not in dtype:
+        arr = arr.astype(np.float64)
+    if arr.ndim == 1:
+        arr = np.column_stack([1 - arr, arr])
+    return arr
