@@ -29,9 +29,6 @@ from .._validation import (
     _check_pair,
     _Pair,
     _row_sums,
-    column_order,
-    is_histogram_target,
-    labels_to_histograms,
 )
 from ._distribution import _entropy, _jsd_per_item, _pair_mean
 
@@ -65,52 +62,12 @@ def _frame_columns(X):
 def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
     """``(pair, classes)``: the validated pair and the class of each column.
 
-    Class names follow DECISIONS rule 1: the classes of ``y_prob``'s columns
-    are ``labels``, else its DataFrame columns; 1-D labels in ``y_true`` map
-    to columns through them; when both sides carry names, ``y_prob``'s
-    columns are put in ``y_true``'s order (different name sets raise).
-
-    Merge note: until ``_validation._check_pair`` takes ``labels=`` (inputs
-    branch) this function does that alignment here, with the shared
-    ``labels_to_histograms``/``column_order``. Afterwards it reduces to
-    ``_check_pair(..., labels=labels)`` and the classes it reports.
+    :func:`~sklearn_hcal._validation._check_pair` aligns the classes by name
+    (DECISIONS rule 1); the ordinal metrics also need the class names, to put
+    the columns in scale order.
     """
-    target, name = (y_true, "y_true") if counts is None else (counts, "counts")
-    raw_prob = y_prob.to_numpy() if hasattr(y_prob, "to_numpy") else y_prob
-    prob_names = _frame_columns(y_prob) if labels is None else np.asarray(labels)
-    if prob_names is not None:
-        shape = np.shape(raw_prob)
-        n_cols = 2 if len(shape) == 1 else (shape[1] if len(shape) == 2 else None)
-        if prob_names.ndim != 1 or (n_cols is not None and len(prob_names) != n_cols):
-            raise ValueError(
-                f"labels must name each of the {n_cols} columns of y_prob, got "
-                f"{prob_names.tolist()}."
-            )
-    target_names = _frame_columns(target)
-    if is_histogram_target(target):
-        if target_names is None and labels is not None:
-            target_names = prob_names  # labels name the columns of both
-    else:
-        raw = target.to_numpy() if hasattr(target, "to_numpy") else target
-        if prob_names is not None:
-            target, target_names = labels_to_histograms(
-                raw, classes=prob_names, name=name
-            )
-        else:
-            target_names = np.unique(np.asarray(raw).ravel())
-    if prob_names is not None and target_names is not None:
-        order = column_order(
-            prob_names, target_names, name="y_prob (labels)", target_name=name
-        )
-        if order is not None:
-            raw_prob = np.asarray(raw_prob)
-            # A 1-D binary y_prob is P(second class): swapping the two
-            # classes turns it into 1 - p.
-            raw_prob = 1.0 - raw_prob if raw_prob.ndim == 1 else raw_prob[:, order]
-    pair = _check_pair(target, raw_prob, y_true_name=name)
-    classes = target_names if target_names is not None else prob_names
-    if classes is None:
-        classes = np.arange(pair.n_classes)
+    pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
+    classes = pair.classes if pair.classes is not None else np.arange(pair.n_classes)
     return pair, np.asarray(classes)
 
 
