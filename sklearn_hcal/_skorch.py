@@ -108,6 +108,69 @@ def _seed_from(random_state) -> int | None:
     )
 
 
+def _takes_n_classes(module_cls) -> bool:
+    import inspect
+
+    try:
+        return "n_classes" in inspect.signature(module_cls).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+
+
+def _plain_array(X):
+    """Array-likes skorch does not know (``__array__`` only) as numpy arrays."""
+    known = isinstance(X, (np.ndarray, list, tuple, dict)) or hasattr(X, "iloc")
+    if not known and hasattr(X, "__array__") and not hasattr(X, "detach"):
+        from scipy import sparse
+
+        if not sparse.issparse(X):
+            return np.asarray(X)
+    return X
+
+
+def _validate_X(net, X, *, reset: bool):
+    """scikit-learn's checks of a numpy ``X``; records ``n_features_in_``.
+
+    Other inputs (tensors, dicts, DataFrames, datasets) go to skorch as they
+    are. Arrays of any rank are allowed (images); NaN and infinity, empty
+    arrays and zero-width 2-D arrays are refused with scikit-learn's errors.
+    """
+    from sklearn.utils.validation import check_array
+
+    X = _plain_array(X)
+    if not isinstance(X, np.ndarray):
+        return X
+    X = check_array(
+        X, dtype=None, allow_nd=True, ensure_2d=False, input_name="X", copy=False
+    )
+    if reset:
+        if X.ndim >= 2:
+            net.n_features_in_ = X.shape[1]
+        elif hasattr(net, "n_features_in_"):
+            del net.n_features_in_
+    else:
+        _check_n_features(net, X)
+    return X
+
+
+def _check_n_features(net, X):
+    expected = getattr(net, "n_features_in_", None)
+    if expected is None or not getattr(net, "initialized_", False):
+        return
+    if X.ndim < 2:
+        raise ValueError(
+            f"Expected 2D array, got {X.ndim}D array instead: the net was fitted "
+            f"on {expected} features. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or "
+            "array.reshape(1, -1) if it contains a single sample."
+        )
+    if X.shape[1] != expected:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(net).__name__} is expecting "
+            f"{expected} features as input."
+        )
+
+
 # ---------------------------------------------------------------------------
 # lazily built classes
 
@@ -138,7 +201,16 @@ def _build_soft_label_net():
         ``predict`` returns elements of ``classes_``; ``score`` is the
         accuracy against the human majority for histograms; float64 numpy
         inputs are cast to float32; ``random_state`` (int) seeds torch
-        inside ``fit`` without changing the global torch RNG state.
+        inside ``fit`` without changing the global torch RNG state. A module
+        *class* whose constructor takes ``n_classes`` (like :class:`SmallCNN`)
+        gets one output per class found in ``fit`` unless
+        ``module__n_classes`` is given; a module whose number of outputs
+        differs from the number of classes is refused with a clear error.
+        numpy inputs get scikit-learn's checks in ``fit`` (no NaN or
+        infinity, not empty) and must keep their number of features
+        (``n_features_in_``) at prediction; tensors, dicts, DataFrames and
+        datasets go to skorch unchanged (a Python list is skorch's list of
+        several inputs, not a list of rows).
 
         With ``criterion=torch.nn.NLLLoss`` (module outputs probabilities,
         skorch's convention) histograms are trained with the soft negative
@@ -206,6 +278,8 @@ def _build_soft_label_net():
             return None
 
         def get_dataset(self, X, y=None):
+            # prediction: finite values of the width seen in fit
+            X = _plain_array(X) if y is not None else _validate_X(self, X, reset=False)
             if isinstance(X, np.ndarray) and X.dtype == np.float64:
                 X = X.astype(np.float32)
             return super().get_dataset(X, y)
@@ -219,6 +293,38 @@ def _build_soft_label_net():
             targets, found = _prepare_targets(y, classes)
             self.classes_inferred_ = found
             return targets
+
+        def _infer_classes(self, X, y):
+            """Classes of ``y`` before the module is built (for ``n_classes``)."""
+            if y is None:
+                if not skorch.utils.is_dataset(X):
+                    raise ValueError(
+                        f"{type(self).__name__} requires y to be passed, but the "
+                        "target y is None (pass label histograms or labels, or a "
+                        "torch Dataset that yields them)."
+                    )
+                return
+            raw = y.detach().cpu().numpy() if hasattr(y, "detach") else y
+            classes = None if self.classes is None else list(self.classes)
+            self.classes_inferred_ = _prepare_targets(raw, classes)[1]
+
+        def initialize_module(self):
+            # A module class whose constructor takes n_classes is built with
+            # one output per class found in fit, unless module__n_classes is
+            # given (an instance is used as it is).
+            kwargs = self.get_params_for("module")
+            classes = self.classes
+            if classes is None:
+                classes = getattr(self, "classes_inferred_", None)
+            if (
+                isinstance(self.module, type)
+                and "n_classes" not in kwargs
+                and classes is not None
+                and _takes_n_classes(self.module)
+            ):
+                kwargs["n_classes"] = len(classes)
+            self.module_ = self.initialized_instance(self.module, kwargs)
+            return self
 
         def _fork_rng(self):
             devices = []
@@ -242,12 +348,38 @@ def _build_soft_label_net():
             -------
             self
             """
+            X = _validate_X(self, X, reset=True)
+            self._infer_classes(X, y)
             seed = _seed_from(self.random_state)
             if seed is None:
                 return super().fit(X, y, **fit_params)
             with self._fork_rng():
                 torch.manual_seed(seed)
                 return super().fit(X, y, **fit_params)
+
+        def partial_fit(self, X, y=None, classes=None, **fit_params):
+            """Train for one more ``max_epochs`` run without re-initialising.
+
+            Parameters
+            ----------
+            X : input data accepted by skorch
+                Features; a numpy array must keep the width seen first.
+            y : array-like of shape (n_samples, n_classes) or (n_samples,)
+                Label histograms (or probability rows) or class labels.
+            classes : array-like, default=None
+                Ignored (skorch's signature); use the ``classes`` parameter.
+            **fit_params : dict
+                Passed to ``skorch.NeuralNet.partial_fit``.
+
+            Returns
+            -------
+            self
+            """
+            first = not getattr(self, "initialized_", False)
+            X = _validate_X(self, X, reset=first)
+            if first:
+                self._infer_classes(X, y)
+            return super().partial_fit(X, y, classes=classes, **fit_params)
 
         def fit_loop(self, X, y=None, epochs=None, **fit_params):
             # the single entry point shared by fit and partial_fit
@@ -265,11 +397,22 @@ def _build_soft_label_net():
                 if isinstance(self.criterion_, torch.nn.NLLLoss):
                     eps = torch.finfo(y_pred.dtype).eps
                     return -(y_true * torch.log(y_pred + eps)).sum(dim=1).mean()
+            elif y_pred.dim() == 2:
+                n_classes = len(self.classes_)
+                if y_pred.shape[-1] != n_classes:
+                    raise ValueError(
+                        f"The module outputs {y_pred.shape[-1]} columns but there "
+                        f"are {n_classes} classes ({list(self.classes_)!r}); set "
+                        "the module's number of outputs to the number of classes "
+                        "(or pass classes=... to fix them)."
+                    )
             return super().get_loss(y_pred, y_true, X=X, training=training)
 
         def predict(self, X):
             """Most probable class, an element of ``classes_``."""
-            return np.asarray(self.classes_)[self.predict_proba(X).argmax(axis=1)]
+            # predict_proba first: it raises NotFittedError on an unfitted net
+            top = self.predict_proba(X).argmax(axis=1)
+            return np.asarray(self.classes_)[top]
 
         def score(self, X, y, sample_weight=None):
             """Majority accuracy for histograms, accuracy for labels."""
