@@ -174,10 +174,11 @@ class MCDropoutClassifier(_BaseEnsemble):
             )
         if lookalikes:
             warnings.warn(
-                f"{', '.join(lookalikes)} look like dropout but are not torch "
-                "dropout layers; they stay in evaluation mode (no dropout).",
+                f"Layers that look like dropout but are not torch dropout "
+                f"layers stay in evaluation mode (no dropout): "
+                f"{', '.join(lookalikes)}.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,  # fit's caller: _validate_model, _fit, fit, context
             )
         if not names:
             raise ValueError(

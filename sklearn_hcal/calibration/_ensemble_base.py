@@ -113,7 +113,7 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
                 f"(X, y), as scikit-learn does. To use the fitted model as it "
                 f"is, pass {name}=FrozenEstimator(model).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=5,  # fit's caller: _fit_model, _fit, fit, context
             )
         fresh = clone(model)
         if is_histogram_target(y) and not _takes_histograms(fresh):

@@ -12,6 +12,7 @@ from ..metrics import disagreement_calibration_error, disagreement_calibration_l
 from ..metrics._disagreement import _check_disagreement_inputs
 from ..metrics._mimori import _bin_indices
 from ._base import (
+    _CURVE_GID,
     _check_matplotlib,
     _disagreement_source,
     _draw_counts,
@@ -178,7 +179,7 @@ class DisagreementReliabilityDisplay:
             label = ce if name is None else f"{name} ({ce})"
         # φ = 1 − Σq² is at most 1 − 1/K (the uniform prediction)
         top = 1.0 if not self.n_classes else 1.0 - 1.0 / self.n_classes
-        first = not any(line.get_gid() == "hcal-curve" for line in ax.get_lines())
+        first = not any(line.get_gid() == _CURVE_GID for line in ax.get_lines())
         if ref_line and not _has_label(ax, _REF_LABEL):
             ax.plot([0, top], [0, top], linestyle="--", color="0.4", label=_REF_LABEL)
         pred = np.asarray(self.bin_predicted, dtype=np.float64)
