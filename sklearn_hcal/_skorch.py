@@ -13,12 +13,18 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
+from ._skorch_inputs import (
+    _plain_array,
+    _prepare_targets,
+    _seed_from,
+    _takes_n_classes,
+    _valid_majority_accuracy,
+    _validate_X,
+)
+from ._skorch_logits import skorch_logits
 from ._validation import check_label_histograms
-from .utils._optional import import_optional, is_skorch_net, resolve_device
+from .utils._optional import import_optional, resolve_device
 
 __all__ = [
     "SmallCNN",  # noqa: F822 (built lazily by __getattr__)
@@ -44,131 +50,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY_CLASSES))
-
-
-# ---------------------------------------------------------------------------
-# target preparation (pure numpy, shared by the net)
-
-
-def _prepare_targets(y, classes=None):
-    """Turn histograms or labels into training targets for a soft-label net.
-
-    Returns ``(targets, classes)``: float32 rows ``Y / n`` for a histogram
-    (the probability targets accepted by ``torch.nn.CrossEntropyLoss``), or
-    int64 class indices for 1-D labels.
-    """
-    raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-    if raw.ndim == 2 and raw.shape[1] > 1:
-        Y, found = check_label_histograms(
-            y, name="y", allow_probabilities=True, return_classes=True
-        )
-        if classes is not None and len(classes) != Y.shape[1]:
-            raise ValueError(
-                f"y has {Y.shape[1]} classes (columns) but the net was given "
-                f"classes={list(classes)!r} ({len(classes)} classes)."
-            )
-        targets = (Y / Y.sum(axis=1, keepdims=True)).astype(np.float32)
-        return targets, np.asarray(found if classes is None else classes)
-    labels = column_or_1d(raw, warn=True)
-    check_classification_targets(labels)
-    if classes is None:
-        found, idx = np.unique(labels, return_inverse=True)
-        return idx.astype(np.int64), found
-    classes = np.asarray(classes)
-    Y, _ = check_label_histograms(
-        labels, name="y", classes=classes, return_classes=True
-    )
-    return Y.argmax(axis=1).astype(np.int64), classes
-
-
-def _valid_majority_accuracy(net, X, y):
-    """Accuracy against the majority class of soft (or index) targets.
-
-    Used as the ``valid_acc`` epoch score: skorch's default ``"accuracy"``
-    cannot compare predictions with probability targets.
-    """
-    pred = net.predict_proba(X).argmax(axis=1)
-    y = y.detach().cpu().numpy() if hasattr(y, "detach") else np.asarray(y)
-    truth = y.argmax(axis=1) if y.ndim == 2 else y.astype(np.int64)
-    return float(np.mean(pred == truth))
-
-
-def _seed_from(random_state) -> int | None:
-    if random_state is None:
-        return None
-    if isinstance(random_state, numbers.Integral) and not isinstance(
-        random_state, bool
-    ):
-        return int(random_state)
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(np.iinfo(np.int32).max))
-    raise ValueError(
-        "random_state must be None, an int or a numpy RandomState, got "
-        f"{random_state!r}."
-    )
-
-
-def _takes_n_classes(module_cls) -> bool:
-    import inspect
-
-    try:
-        return "n_classes" in inspect.signature(module_cls).parameters
-    except (TypeError, ValueError):  # builtins without a signature
-        return False
-
-
-def _plain_array(X):
-    """Array-likes skorch does not know (``__array__`` only) as numpy arrays."""
-    known = isinstance(X, (np.ndarray, list, tuple, dict)) or hasattr(X, "iloc")
-    if not known and hasattr(X, "__array__") and not hasattr(X, "detach"):
-        from scipy import sparse
-
-        if not sparse.issparse(X):
-            return np.asarray(X)
-    return X
-
-
-def _validate_X(net, X, *, reset: bool):
-    """scikit-learn's checks of a numpy ``X``; records ``n_features_in_``.
-
-    Other inputs (tensors, dicts, DataFrames, datasets) go to skorch as they
-    are. Arrays of any rank are allowed (images); NaN and infinity, empty
-    arrays and zero-width 2-D arrays are refused with scikit-learn's errors.
-    """
-    from sklearn.utils.validation import check_array
-
-    X = _plain_array(X)
-    if not isinstance(X, np.ndarray):
-        return X
-    X = check_array(
-        X, dtype=None, allow_nd=True, ensure_2d=False, input_name="X", copy=False
-    )
-    if reset:
-        if X.ndim >= 2:
-            net.n_features_in_ = X.shape[1]
-        elif hasattr(net, "n_features_in_"):
-            del net.n_features_in_
-    else:
-        _check_n_features(net, X)
-    return X
-
-
-def _check_n_features(net, X):
-    expected = getattr(net, "n_features_in_", None)
-    if expected is None or not getattr(net, "initialized_", False):
-        return
-    if X.ndim < 2:
-        raise ValueError(
-            f"Expected 2D array, got {X.ndim}D array instead: the net was fitted "
-            f"on {expected} features. Reshape your data either using "
-            "array.reshape(-1, 1) if your data has a single feature or "
-            "array.reshape(1, -1) if it contains a single sample."
-        )
-    if X.shape[1] != expected:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(net).__name__} is expecting "
-            f"{expected} features as input."
-        )
 
 
 # ---------------------------------------------------------------------------
@@ -622,99 +503,3 @@ def make_soft_label_net(
         verbose=verbose,
         **skorch_kwargs,
     )
-
-
-def skorch_logits(net, X) -> np.ndarray:
-    """Logits of a fitted skorch classifier, one column per class.
-
-    Runs ``net.forward(X, training=False)`` (the module in evaluation mode,
-    no dropout) and returns scores ``z`` with ``softmax(z) ==
-    net.predict_proba(X)`` for skorch's default ``predict_nonlinearity``:
-
-    * criterion ``CrossEntropyLoss`` (or a subclass; the setup of
-      :func:`make_soft_label_net`): the module output **is** the logits and
-      is returned unchanged;
-    * criterion ``BCEWithLogitsLoss`` with one output per item (skorch's
-      ``NeuralNetBinaryClassifier``): the logit ``s`` becomes the two
-      columns ``[0, s]``;
-    * otherwise (skorch's default ``NLLLoss``, where the module outputs
-      probabilities): rows that are probabilities are returned as
-      **log-probabilities** ``log(max(p, tiny))`` with ``tiny`` the smallest
-      normal float32 (so ``z >= -87.3``); a 1-D output in ``[0, 1]`` is read
-      as P(second class). Log-probabilities are logits up to a per-row
-      constant, which a softmax ignores.
-
-    If the module returns a tuple, its first element is used.
-
-    Parameters
-    ----------
-    net : fitted skorch ``NeuralNet`` classifier
-        The network.
-    X : input data accepted by ``net``
-        Inputs.
-
-    Returns
-    -------
-    logits : ndarray of shape (n_samples, n_classes)
-        float64.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import torch
-    >>> from skorch import NeuralNetClassifier
-    >>> from sklearn_hcal._skorch import skorch_logits
-    >>> class Probs(torch.nn.Module):
-    ...     def __init__(self):
-    ...         super().__init__()
-    ...         self.lin = torch.nn.Linear(2, 3)
-    ...     def forward(self, X):
-    ...         return torch.softmax(self.lin(X), dim=-1)
-    >>> X = np.random.RandomState(0).rand(30, 2).astype(np.float32)
-    >>> y = np.arange(30) % 3
-    >>> net = NeuralNetClassifier(Probs, max_epochs=1, train_split=None,
-    ...                           verbose=0).fit(X, y)
-    >>> z = skorch_logits(net, X)  # NLLLoss setup: log-probabilities
-    >>> bool(np.allclose(np.exp(z), net.predict_proba(X), atol=1e-6))
-    True
-    """
-    torch = import_optional("torch")
-    if not is_skorch_net(net):
-        raise ValueError(f"net must be a skorch NeuralNet, got {type(net).__name__}.")
-    if not getattr(net, "initialized_", False) or not hasattr(net, "module_"):
-        raise NotFittedError(
-            f"This {type(net).__name__} is not initialized yet; call fit first."
-        )
-    if isinstance(X, np.ndarray) and X.dtype == np.float64:
-        X = X.astype(np.float32)
-    out = net.forward(X, training=False)
-    if isinstance(out, (tuple, list)):
-        out = out[0]
-    z = out.detach().cpu().numpy().astype(np.float64)
-    criterion = getattr(net, "criterion_", None)
-    criterion = getattr(criterion, "_orig_mod", criterion)  # torch.compile
-    if z.ndim == 2 and z.shape[1] == 1:
-        z = z[:, 0]
-    if z.ndim == 1:
-        if isinstance(criterion, torch.nn.BCEWithLogitsLoss):
-            return np.column_stack([np.zeros_like(z), z])
-        if np.all((z >= 0) & (z <= 1)):
-            return _log_probs(np.column_stack([1 - z, z]))
-        raise ValueError(
-            "The net outputs one score per item that is neither a "
-            "BCEWithLogitsLoss logit nor a probability; cannot build logits."
-        )
-    if z.ndim != 2:
-        raise ValueError(
-            f"The net's output must be (n_samples, n_classes), got shape {z.shape}."
-        )
-    if isinstance(criterion, torch.nn.CrossEntropyLoss):
-        return z
-    tol = 1e-4  # float32 softmax outputs
-    if np.all(z >= 0) and np.allclose(z.sum(axis=1), 1.0, atol=tol):
-        return _log_probs(z)
-    return z
-
-
-def _log_probs(P):
-    return np.log(np.maximum(P, np.finfo(np.float32).tiny))
