@@ -192,7 +192,7 @@ human_calibration_report(Y, classifiers)[columns + ["jsd"]]
 # divergence and the total variation between the histograms.
 from sklearn_hcal.plotting import InstanceErrorDisplay
 
-errors = InstanceErrorDisplay.from_predictions(Y, classifiers, kind="dist_ce", bins=20)
+errors = InstanceErrorDisplay.from_predictions(Y, classifiers, kind="dist_ce")
 _ = errors.ax_.set_title("DistCE over ChaosNLI-SNLI items")
 
 # %%

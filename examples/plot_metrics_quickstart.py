@@ -120,7 +120,7 @@ from sklearn_hcal.plotting import InstanceErrorDisplay
 instance_calibration_errors(Y, predictions["5 original labels"]).head()
 
 # %%
-disp = InstanceErrorDisplay.from_predictions(Y, predictions, kind="dist_ce", bins=20)
+disp = InstanceErrorDisplay.from_predictions(Y, predictions, kind="dist_ce")
 _ = disp.ax_.set_title("Instance-level DistCE on ChaosNLI-SNLI")
 
 # %%

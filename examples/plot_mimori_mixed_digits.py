@@ -181,7 +181,13 @@ results.round(4)
 from sklearn_hcal.plotting import DisagreementReliabilityDisplay
 
 disp = DisagreementReliabilityDisplay.from_estimator(
-    ts, test.images, test.counts, name="CNN + TS", linestyle=":", show_counts=False
+    ts,
+    test.images,
+    test.counts,
+    response_method="predict_proba",  # the point prediction's 1 − Σ q²
+    name="CNN + TS",
+    linestyle=":",
+    show_counts=False,
 )
 _ = DisagreementReliabilityDisplay.from_estimator(
     alpha, test.images, test.counts, name="CNN + TS + α", ax=disp.ax_

@@ -251,6 +251,7 @@ disp = DisagreementReliabilityDisplay.from_estimator(
     temperature,
     X_test,
     Y_test,
+    response_method="predict_proba",  # the point prediction's 1 − Σ q²
     name="+ temperature",
     linestyle=":",
     show_counts=False,

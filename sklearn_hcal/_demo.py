@@ -532,7 +532,7 @@ def _run(config: dict, prog: _Progress, torch_device) -> Bunch:
     prog.message("calibrating on the validation split: temperature scaling")
     ts = TemperatureScaler(FrozenEstimator(net)).fit(Xv, Yv)
     mc = MCDropoutClassifier(
-        net, n_samples=config["mc_samples"], random_state=seed
+        FrozenEstimator(net), n_samples=config["mc_samples"], random_state=seed
     ).fit()
     alpha_of = {"Raw+α": net, "Raw+ts+α": ts, "MC-dropout+α": mc}
     alphas = {}

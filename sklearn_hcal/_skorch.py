@@ -13,12 +13,18 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
+from ._skorch_inputs import (
+    _plain_array,
+    _prepare_targets,
+    _seed_from,
+    _takes_n_classes,
+    _valid_majority_accuracy,
+    _validate_X,
+)
+from ._skorch_logits import skorch_logits
 from ._validation import check_label_histograms
-from .utils._optional import import_optional, is_skorch_net, resolve_device
+from .utils._optional import import_optional, resolve_device
 
 __all__ = [
     "SmallCNN",  # noqa: F822 (built lazily by __getattr__)
@@ -44,68 +50,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY_CLASSES))
-
-
-# ---------------------------------------------------------------------------
-# target preparation (pure numpy, shared by the net)
-
-
-def _prepare_targets(y, classes=None):
-    """Turn histograms or labels into training targets for a soft-label net.
-
-    Returns ``(targets, classes)``: float32 rows ``Y / n`` for a histogram
-    (the probability targets accepted by ``torch.nn.CrossEntropyLoss``), or
-    int64 class indices for 1-D labels.
-    """
-    raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-    if raw.ndim == 2 and raw.shape[1] > 1:
-        Y, found = check_label_histograms(
-            y, name="y", allow_probabilities=True, return_classes=True
-        )
-        if classes is not None and len(classes) != Y.shape[1]:
-            raise ValueError(
-                f"y has {Y.shape[1]} classes (columns) but the net was given "
-                f"classes={list(classes)!r} ({len(classes)} classes)."
-            )
-        targets = (Y / Y.sum(axis=1, keepdims=True)).astype(np.float32)
-        return targets, np.asarray(found if classes is None else classes)
-    labels = column_or_1d(raw, warn=True)
-    check_classification_targets(labels)
-    if classes is None:
-        found, idx = np.unique(labels, return_inverse=True)
-        return idx.astype(np.int64), found
-    classes = np.asarray(classes)
-    Y, _ = check_label_histograms(
-        labels, name="y", classes=classes, return_classes=True
-    )
-    return Y.argmax(axis=1).astype(np.int64), classes
-
-
-def _valid_majority_accuracy(net, X, y):
-    """Accuracy against the majority class of soft (or index) targets.
-
-    Used as the ``valid_acc`` epoch score: skorch's default ``"accuracy"``
-    cannot compare predictions with probability targets.
-    """
-    pred = net.predict_proba(X).argmax(axis=1)
-    y = y.detach().cpu().numpy() if hasattr(y, "detach") else np.asarray(y)
-    truth = y.argmax(axis=1) if y.ndim == 2 else y.astype(np.int64)
-    return float(np.mean(pred == truth))
-
-
-def _seed_from(random_state) -> int | None:
-    if random_state is None:
-        return None
-    if isinstance(random_state, numbers.Integral) and not isinstance(
-        random_state, bool
-    ):
-        return int(random_state)
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(np.iinfo(np.int32).max))
-    raise ValueError(
-        "random_state must be None, an int or a numpy RandomState, got "
-        f"{random_state!r}."
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -138,7 +82,16 @@ def _build_soft_label_net():
         ``predict`` returns elements of ``classes_``; ``score`` is the
         accuracy against the human majority for histograms; float64 numpy
         inputs are cast to float32; ``random_state`` (int) seeds torch
-        inside ``fit`` without changing the global torch RNG state.
+        inside ``fit`` without changing the global torch RNG state. A module
+        *class* whose constructor takes ``n_classes`` (like :class:`SmallCNN`)
+        gets one output per class found in ``fit`` unless
+        ``module__n_classes`` is given; a module whose number of outputs
+        differs from the number of classes is refused with a clear error.
+        numpy inputs get scikit-learn's checks in ``fit`` (no NaN or
+        infinity, not empty) and must keep their number of features
+        (``n_features_in_``) at prediction; tensors, dicts, DataFrames and
+        datasets go to skorch unchanged (a Python list is skorch's list of
+        several inputs, not a list of rows).
 
         With ``criterion=torch.nn.NLLLoss`` (module outputs probabilities,
         skorch's convention) histograms are trained with the soft negative
@@ -206,6 +159,8 @@ def _build_soft_label_net():
             return None
 
         def get_dataset(self, X, y=None):
+            # prediction: finite values of the width seen in fit
+            X = _plain_array(X) if y is not None else _validate_X(self, X, reset=False)
             if isinstance(X, np.ndarray) and X.dtype == np.float64:
                 X = X.astype(np.float32)
             return super().get_dataset(X, y)
@@ -219,6 +174,38 @@ def _build_soft_label_net():
             targets, found = _prepare_targets(y, classes)
             self.classes_inferred_ = found
             return targets
+
+        def _infer_classes(self, X, y):
+            """Classes of ``y`` before the module is built (for ``n_classes``)."""
+            if y is None:
+                if not skorch.utils.is_dataset(X):
+                    raise ValueError(
+                        f"{type(self).__name__} requires y to be passed, but the "
+                        "target y is None (pass label histograms or labels, or a "
+                        "torch Dataset that yields them)."
+                    )
+                return
+            raw = y.detach().cpu().numpy() if hasattr(y, "detach") else y
+            classes = None if self.classes is None else list(self.classes)
+            self.classes_inferred_ = _prepare_targets(raw, classes)[1]
+
+        def initialize_module(self):
+            # A module class whose constructor takes n_classes is built with
+            # one output per class found in fit, unless module__n_classes is
+            # given (an instance is used as it is).
+            kwargs = self.get_params_for("module")
+            classes = self.classes
+            if classes is None:
+                classes = getattr(self, "classes_inferred_", None)
+            if (
+                isinstance(self.module, type)
+                and "n_classes" not in kwargs
+                and classes is not None
+                and _takes_n_classes(self.module)
+            ):
+                kwargs["n_classes"] = len(classes)
+            self.module_ = self.initialized_instance(self.module, kwargs)
+            return self
 
         def _fork_rng(self):
             devices = []
@@ -242,12 +229,38 @@ def _build_soft_label_net():
             -------
             self
             """
+            X = _validate_X(self, X, reset=True)
+            self._infer_classes(X, y)
             seed = _seed_from(self.random_state)
             if seed is None:
                 return super().fit(X, y, **fit_params)
             with self._fork_rng():
                 torch.manual_seed(seed)
                 return super().fit(X, y, **fit_params)
+
+        def partial_fit(self, X, y=None, classes=None, **fit_params):
+            """Train for one more ``max_epochs`` run without re-initialising.
+
+            Parameters
+            ----------
+            X : input data accepted by skorch
+                Features; a numpy array must keep the width seen first.
+            y : array-like of shape (n_samples, n_classes) or (n_samples,)
+                Label histograms (or probability rows) or class labels.
+            classes : array-like, default=None
+                Ignored (skorch's signature); use the ``classes`` parameter.
+            **fit_params : dict
+                Passed to ``skorch.NeuralNet.partial_fit``.
+
+            Returns
+            -------
+            self
+            """
+            first = not getattr(self, "initialized_", False)
+            X = _validate_X(self, X, reset=first)
+            if first:
+                self._infer_classes(X, y)
+            return super().partial_fit(X, y, classes=classes, **fit_params)
 
         def fit_loop(self, X, y=None, epochs=None, **fit_params):
             # the single entry point shared by fit and partial_fit
@@ -265,11 +278,22 @@ def _build_soft_label_net():
                 if isinstance(self.criterion_, torch.nn.NLLLoss):
                     eps = torch.finfo(y_pred.dtype).eps
                     return -(y_true * torch.log(y_pred + eps)).sum(dim=1).mean()
+            elif y_pred.dim() == 2:
+                n_classes = len(self.classes_)
+                if y_pred.shape[-1] != n_classes:
+                    raise ValueError(
+                        f"The module outputs {y_pred.shape[-1]} columns but there "
+                        f"are {n_classes} classes ({list(self.classes_)!r}); set "
+                        "the module's number of outputs to the number of classes "
+                        "(or pass classes=... to fix them)."
+                    )
             return super().get_loss(y_pred, y_true, X=X, training=training)
 
         def predict(self, X):
             """Most probable class, an element of ``classes_``."""
-            return np.asarray(self.classes_)[self.predict_proba(X).argmax(axis=1)]
+            # predict_proba first: it raises NotFittedError on an unfitted net
+            top = self.predict_proba(X).argmax(axis=1)
+            return np.asarray(self.classes_)[top]
 
         def score(self, X, y, sample_weight=None):
             """Majority accuracy for histograms, accuracy for labels."""
@@ -479,99 +503,3 @@ def make_soft_label_net(
         verbose=verbose,
         **skorch_kwargs,
     )
-
-
-def skorch_logits(net, X) -> np.ndarray:
-    """Logits of a fitted skorch classifier, one column per class.
-
-    Runs ``net.forward(X, training=False)`` (the module in evaluation mode,
-    no dropout) and returns scores ``z`` with ``softmax(z) ==
-    net.predict_proba(X)`` for skorch's default ``predict_nonlinearity``:
-
-    * criterion ``CrossEntropyLoss`` (or a subclass; the setup of
-      :func:`make_soft_label_net`): the module output **is** the logits and
-      is returned unchanged;
-    * criterion ``BCEWithLogitsLoss`` with one output per item (skorch's
-      ``NeuralNetBinaryClassifier``): the logit ``s`` becomes the two
-      columns ``[0, s]``;
-    * otherwise (skorch's default ``NLLLoss``, where the module outputs
-      probabilities): rows that are probabilities are returned as
-      **log-probabilities** ``log(max(p, tiny))`` with ``tiny`` the smallest
-      normal float32 (so ``z >= -87.3``); a 1-D output in ``[0, 1]`` is read
-      as P(second class). Log-probabilities are logits up to a per-row
-      constant, which a softmax ignores.
-
-    If the module returns a tuple, its first element is used.
-
-    Parameters
-    ----------
-    net : fitted skorch ``NeuralNet`` classifier
-        The network.
-    X : input data accepted by ``net``
-        Inputs.
-
-    Returns
-    -------
-    logits : ndarray of shape (n_samples, n_classes)
-        float64.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import torch
-    >>> from skorch import NeuralNetClassifier
-    >>> from sklearn_hcal._skorch import skorch_logits
-    >>> class Probs(torch.nn.Module):
-    ...     def __init__(self):
-    ...         super().__init__()
-    ...         self.lin = torch.nn.Linear(2, 3)
-    ...     def forward(self, X):
-    ...         return torch.softmax(self.lin(X), dim=-1)
-    >>> X = np.random.RandomState(0).rand(30, 2).astype(np.float32)
-    >>> y = np.arange(30) % 3
-    >>> net = NeuralNetClassifier(Probs, max_epochs=1, train_split=None,
-    ...                           verbose=0).fit(X, y)
-    >>> z = skorch_logits(net, X)  # NLLLoss setup: log-probabilities
-    >>> bool(np.allclose(np.exp(z), net.predict_proba(X), atol=1e-6))
-    True
-    """
-    torch = import_optional("torch")
-    if not is_skorch_net(net):
-        raise ValueError(f"net must be a skorch NeuralNet, got {type(net).__name__}.")
-    if not getattr(net, "initialized_", False) or not hasattr(net, "module_"):
-        raise NotFittedError(
-            f"This {type(net).__name__} is not initialized yet; call fit first."
-        )
-    if isinstance(X, np.ndarray) and X.dtype == np.float64:
-        X = X.astype(np.float32)
-    out = net.forward(X, training=False)
-    if isinstance(out, (tuple, list)):
-        out = out[0]
-    z = out.detach().cpu().numpy().astype(np.float64)
-    criterion = getattr(net, "criterion_", None)
-    criterion = getattr(criterion, "_orig_mod", criterion)  # torch.compile
-    if z.ndim == 2 and z.shape[1] == 1:
-        z = z[:, 0]
-    if z.ndim == 1:
-        if isinstance(criterion, torch.nn.BCEWithLogitsLoss):
-            return np.column_stack([np.zeros_like(z), z])
-        if np.all((z >= 0) & (z <= 1)):
-            return _log_probs(np.column_stack([1 - z, z]))
-        raise ValueError(
-            "The net outputs one score per item that is neither a "
-            "BCEWithLogitsLoss logit nor a probability; cannot build logits."
-        )
-    if z.ndim != 2:
-        raise ValueError(
-            f"The net's output must be (n_samples, n_classes), got shape {z.shape}."
-        )
-    if isinstance(criterion, torch.nn.CrossEntropyLoss):
-        return z
-    tol = 1e-4  # float32 softmax outputs
-    if np.all(z >= 0) and np.allclose(z.sum(axis=1), 1.0, atol=tol):
-        return _log_probs(z)
-    return z
-
-
-def _log_probs(P):
-    return np.log(np.maximum(P, np.finfo(np.float32).tiny))

@@ -7,6 +7,7 @@ the same inputs, mostly on the real ChaosNLI-SNLI histograms.
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -277,13 +278,113 @@ def test_disagreement_diagram_uses_predict_disagreement():
 
 
 def test_disagreement_from_estimator_without_predict_disagreement(synthetic):
+    # DECISIONS rule 4: the point prediction's 1 - Σq² only with a warning,
+    # unless response_method="predict_proba" asks for it.
     X, Y, clf = synthetic
-    disp = DisagreementReliabilityDisplay.from_estimator(clf, X, Y)
+    with pytest.warns(UserWarning, match="no predict_disagreement") as record:
+        disp = DisagreementReliabilityDisplay.from_estimator(clf, X, Y)
+    assert record[0].filename == __file__  # points at the caller
     assert disp.disagreement_source == "predict_proba"
     ref = DisagreementReliabilityDisplay.from_predictions(
         Y, 1.0 - (clf.predict_proba(X) ** 2).sum(axis=1)
     )
     np.testing.assert_allclose(disp.bin_predicted, ref.bin_predicted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        asked = DisagreementReliabilityDisplay.from_estimator(
+            clf, X, Y, response_method="predict_proba"
+        )
+    np.testing.assert_allclose(asked.bin_predicted, ref.bin_predicted)
+    with pytest.raises(ValueError, match="has no predict_disagreement"):
+        DisagreementReliabilityDisplay.from_estimator(
+            clf, X, Y, response_method="predict_disagreement"
+        )
+
+
+def _logit_problem(n=400, seed=0):
+    """Logit-like features of a known scale and the histograms they drive."""
+    Z, Y, _ = make_label_histograms(n, 3, 5, concentration=3.0, random_state=seed)
+    return 4.0 * Z + 1.0, Y  # StandardScaler has something to undo
+
+
+def test_disagreement_display_reaches_through_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    Z, Y = _logit_problem()
+    pipe = make_pipeline(StandardScaler(), AlphaCalibrator(random_state=0)).fit(Z, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no silent or noisy fallback
+        disp = DisagreementReliabilityDisplay.from_estimator(pipe, Z, Y, name="p")
+    assert disp.disagreement_source == "predict_disagreement"
+    # the same φ by hand: scale, then the calibrator's own method
+    phi = pipe[-1].predict_disagreement(pipe[0].transform(Z))
+    ref = DisagreementReliabilityDisplay.from_predictions(Y, phi)
+    np.testing.assert_allclose(disp.bin_predicted, ref.bin_predicted)
+    assert disp.calibration_error == disagreement_calibration_error(Y, phi)
+    # ... which is not the point prediction's 1 − Σf²
+    point = predicted_disagreement(pipe.predict_proba(Z))
+    assert np.abs(np.sort(phi) - np.sort(point)).max() > 1e-2
+
+
+def test_disagreement_display_reaches_an_ensemble_in_a_pipeline(synthetic):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_hcal.calibration import TestTimeAugmentationClassifier
+
+    X, Y, _ = synthetic
+
+    def jitter(X, random_state):
+        return X + 0.5 * random_state.standard_normal(X.shape)
+
+    tta = TestTimeAugmentationClassifier(
+        LogisticRegression(), augment=jitter, n_samples=5, random_state=0
+    )
+    pipe = make_pipeline(StandardScaler(), tta).fit(X, Y)
+    disp = DisagreementReliabilityDisplay.from_estimator(pipe, X, Y)
+    assert disp.disagreement_source == "predict_disagreement"
+    F = pipe[-1].predict_proba_samples(pipe[0].transform(X))
+    phi = (1.0 - (F**2).sum(axis=-1)).mean(axis=0)  # eq. 72 by hand
+    ref = DisagreementReliabilityDisplay.from_predictions(Y, phi)
+    np.testing.assert_allclose(disp.bin_predicted, ref.bin_predicted)
+    # an (S, n, K) stack of members gives the same diagram
+    stacked = DisagreementReliabilityDisplay.from_predictions(Y, F)
+    np.testing.assert_allclose(stacked.bin_predicted, ref.bin_predicted)
+
+
+def test_hidden_predict_disagreement_is_an_error():
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    Z, Y = _logit_problem(200)
+    grid = GridSearchCV(
+        AlphaCalibrator(random_state=0), {"alpha_reg": [0.005]}, cv=KFold(2)
+    ).fit(Z, Y)
+    with pytest.raises(ValueError, match="best_estimator_"):
+        DisagreementReliabilityDisplay.from_estimator(grid, Z, Y)
+    disp = DisagreementReliabilityDisplay.from_estimator(grid.best_estimator_, Z, Y)
+    assert disp.disagreement_source == "predict_disagreement"
+
+
+def test_float32_softmax_row_does_not_crash_the_diagram():
+    # Issue 15: a float32 softmax row [1, 2e-8, 0] passes the row-sum check
+    # but 1 − Σp² is −4.4e-16 in float64 arithmetic.
+    P = np.array(
+        [[1.0, 2e-8, 0.0], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.4, 0.4, 0.2]],
+        dtype=np.float32,
+    )
+    Y = np.array([[5, 0, 0], [1, 3, 1], [0, 1, 4], [2, 2, 1]])
+    phi = 1.0 - np.sum(P.astype(np.float64) ** 2, axis=1)
+    assert phi[0] < 0  # the input of the crash
+    disp = DisagreementReliabilityDisplay.from_predictions(Y, P, n_bins=5)
+    assert disp.bin_counts[0] == 1 and disp.bin_predicted[0] == 0.0
+    # The command line hands the display that φ itself (1-D). Values within
+    # 1e-8 of [0, 1] are clipped by the metrics layer (DECISIONS rule 5).
+    again = DisagreementReliabilityDisplay.from_predictions(Y, phi, n_bins=5)
+    np.testing.assert_array_equal(again.bin_counts, disp.bin_counts)
+    assert again.bin_predicted[0] == 0.0
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        DisagreementReliabilityDisplay.from_predictions(Y, phi - 1e-3)
 
 
 def test_disagreement_bad_inputs():

@@ -307,8 +307,15 @@ def test_bad_input(tabular):
     with pytest.raises(ValueError, match="NaN"):
         clone(net).fit(X, np.where(Y == 0, np.nan, Y))
     Y4 = np.column_stack([Y, np.ones(len(Y), dtype=int)])
+    fixed_width = clone(net).set_params(module__n_classes=3)
     with pytest.raises(ValueError, match="module outputs 3 columns but y has 4"):
-        clone(net).fit(X, Y4)
+        fixed_width.fit(X, Y4)
+    with pytest.raises(ValueError, match="outputs 3 columns but there are 4 classes"):
+        fixed_width.fit(X, np.arange(len(X)) % 4)
+    with pytest.raises(ValueError, match="NaN"):
+        clone(net).fit(np.where(X > 2, np.nan, X), Y)
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        clone(net).fit(X, None)
     with pytest.raises(ValueError, match="classes"):
         make_soft_label_net(Linear, n_classes=4, max_epochs=1).fit(X, Y)
     with pytest.raises(ValueError, match="optimizer"):
@@ -323,5 +330,30 @@ def test_bad_input(tabular):
     fitted = clone(net).fit(X, Y)
     with pytest.raises(ValueError, match="classes"):
         fitted.score(X, Y4)
+    with pytest.raises(ValueError, match="X has 3 features, but .* expecting 4"):
+        fitted.predict_proba(X[:, :3])
+    with pytest.raises(ValueError, match="Reshape your data"):
+        fitted.predict(X[0])
     with pytest.raises(ValueError, match="n_classes"):
         SmallCNN(n_classes=1)
+
+
+def test_module_width_follows_the_classes(tabular):
+    # A module class taking n_classes gets one output per class of the data
+    # unless module__n_classes is given; an instance is used as it is.
+    X, Y, Q = tabular
+    Y4 = np.column_stack([Y, np.ones(len(Y), dtype=int)])
+    net = make_soft_label_net(Linear, max_epochs=1, random_state=0).fit(X, Y4)
+    assert net.module_.lin.out_features == 4
+    assert net.predict_proba(X).shape == (len(X), 4)
+    labels = np.array(["a", "b"])[(Q[:, 0] > 0.3).astype(int)]
+    binary = make_soft_label_net(Linear, max_epochs=1, random_state=0).fit(X, labels)
+    assert binary.module_.lin.out_features == 2
+    assert set(binary.predict(X)) <= {"a", "b"}
+    given = make_soft_label_net(
+        Linear, module__n_classes=3, max_epochs=1, random_state=0
+    ).fit(X, Y)
+    assert given.module_.lin.out_features == 3
+    # an instance keeps its width: a mismatch is an error, not a wrong answer
+    with pytest.raises(ValueError, match="outputs 3 columns but y has 4"):
+        make_soft_label_net(Linear(), max_epochs=1).fit(X, Y4)

@@ -18,6 +18,7 @@ from ._base import (
     _predict_proba,
     _validate_named_pairs,
 )
+from ._labels import declutter_xticklabels
 
 _METRIC_LABELS = {
     "accuracy": "Accuracy against the human majority",
@@ -140,6 +141,9 @@ class AgreementBinDisplay:
         if kind == "bar":
             ax.set_ylim(bottom=min(0.0, float(np.nanmin(scores.to_numpy()))))
         ax.legend(loc="best", fontsize="small")
+        # Many bins: turn (then shrink, then thin) the bin labels rather than
+        # let them overprint.
+        declutter_xticklabels(ax)
         return self
 
     @classmethod

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from .._validation import check_histograms_and_probabilities
 from ..utils._optional import import_optional
+from ..utils._pipeline import get_method
 
 # Label of the twin axes that holds per-bin counts, so that a second display
 # drawn on the same axes finds and reuses it instead of stacking twins.
@@ -83,12 +85,83 @@ def _single_estimator(estimator, name, display: str) -> tuple:
 
 
 def _predict_proba(estimator, X, name: str):
-    if not hasattr(estimator, "predict_proba"):
+    method = get_method(estimator, "predict_proba")
+    if method is None:
         raise ValueError(
             f"estimator {name!r} ({_estimator_name(estimator)}) has no "
             "predict_proba; a probabilistic classifier is required."
         )
-    return estimator.predict_proba(X)
+    return method(X)
+
+
+def _components(estimator, depth: int = 3):
+    """Estimators nested in ``estimator`` (steps, parameters, fitted parts)."""
+    if depth == 0:
+        return
+    children = []
+    for value in vars(estimator).values():
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                item = item[-1] if isinstance(item, tuple) and item else item
+                children.append(item)
+        else:
+            children.append(value)
+    for child in children:
+        if child is not estimator and hasattr(child, "fit"):
+            yield child
+            yield from _components(child, depth - 1)
+
+
+def _hidden_owner(estimator, name: str):
+    """A component that has ``name`` when ``estimator`` does not expose it."""
+    for part in _components(estimator):
+        try:
+            if hasattr(part, name):
+                return part
+        except Exception:  # noqa: BLE001 - a property that fails is no owner
+            continue
+    return None
+
+
+def _disagreement_source(estimator, X, response_method: str, name: str):
+    """``(values, source)`` for a disagreement display's ``from_estimator``.
+
+    ``predict_disagreement`` is looked up through Pipelines
+    (:func:`~sklearn_hcal.utils._pipeline.get_method`). Without it, the
+    class probabilities are returned, to become the point prediction's
+    ``φ = 1 − Σq²`` -- with a UserWarning unless
+    ``response_method="predict_proba"`` asked for exactly that (DECISIONS,
+    rule 4). A component that has ``predict_disagreement`` behind a wrapper
+    that hides it is an error, not a silent fallback.
+    """
+    if response_method in ("auto", "predict_disagreement"):
+        method = get_method(estimator, "predict_disagreement")
+        if method is not None:
+            return method(X), "predict_disagreement"
+        owner = _hidden_owner(estimator, "predict_disagreement")
+        if owner is not None:
+            raise ValueError(
+                f"estimator {name!r} ({_estimator_name(estimator)}) does not expose "
+                f"predict_disagreement, but its component {_estimator_name(owner)} "
+                "has it; pass that component (e.g. the fitted step or "
+                "best_estimator_) or response_method='predict_proba' for the "
+                "point prediction 1 - sum(q**2)."
+            )
+        if response_method == "predict_disagreement":
+            raise ValueError(
+                f"estimator {name!r} ({_estimator_name(estimator)}) has no "
+                "predict_disagreement."
+            )
+        warnings.warn(
+            f"estimator {name!r} ({_estimator_name(estimator)}) has no "
+            "predict_disagreement; using the point prediction's disagreement "
+            "1 - sum(q**2) of predict_proba, which ignores any second-order "
+            "uncertainty. Pass response_method='predict_proba' to ask for it "
+            "explicitly.",
+            UserWarning,
+            stacklevel=4,  # the caller of from_estimator (behind validate_params)
+        )
+    return _predict_proba(estimator, X, name), "predict_proba"
 
 
 def _validate_named_pairs(y_true, predictions: dict, counts, *, probabilities=True):
@@ -121,7 +194,7 @@ def _count_axes(ax):
             return other
     twin = ax.twinx()
     twin.set_label(_COUNT_AXES_LABEL)
-    twin.set_ylabel("Items per bin")
+    twin.set_ylabel("Items per bin", loc="bottom")  # beside the count ticks
     # Keep the curves above the count bars and visible through ax's patch.
     ax.set_zorder(twin.get_zorder() + 1)
     ax.patch.set_visible(False)
@@ -129,19 +202,68 @@ def _count_axes(ax):
 
 
 def _draw_counts(ax, edges, counts, color, *, fill=True):
-    """Draw per-bin counts on the twin axes of ``ax``; return the artist."""
+    """Draw per-bin counts on the twin axes of ``ax``; return the artist.
+
+    The first histogram on the axes is filled (translucent); later ones are
+    outlines in their curve's colour, so that several stay legible. The bars
+    keep to the lower part of the axes, below most curves, but the count
+    axis is labelled only over the range of the counts.
+    """
     twin = _count_axes(ax)
     counts = np.asarray(counts, dtype=np.float64)
-    if fill:
+    if fill and not twin.patches:
         artist = twin.stairs(counts, edges, fill=True, color=color, alpha=0.2)
     else:
-        artist = twin.stairs(counts, edges, color=color, linewidth=1.5)
+        artist = twin.stairs(counts, edges, color=color, linewidth=1.2, alpha=0.8)
     tallest = max(
         (float(np.max(a.get_data().values)) for a in twin.patches if a is not None),
         default=0.0,
     )
-    twin.set_ylim(0.0, _COUNT_HEADROOM * max(tallest, 1.0))
+    tallest = max(tallest, 1.0)
+    twin.set_ylim(0.0, _COUNT_HEADROOM * tallest)
+    ticker = import_optional("matplotlib.ticker")
+    ticks = ticker.MaxNLocator(nbins=3, integer=True).tick_values(0.0, tallest)
+    twin.yaxis.set_major_locator(ticker.FixedLocator(ticks[ticks <= tallest]))
+    twin.spines["right"].set_bounds(0.0, tallest)
     return artist
+
+
+# Markers cycled with the colours, so that curves stay distinct beyond the
+# ten colours of the default cycle and in grey-scale print.
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
+_CURVE_GID = "hcal-curve"
+# Successive curves are drawn this many points apart, across the diagonal,
+# so that equal points (e.g. accuracy 1 in every bin) do not hide each other.
+_DODGE_POINTS = 2.5
+
+
+def _plot_curve(ax, x, y, *, label, **kwargs):
+    """One reliability curve with its own marker, dodged from earlier ones.
+
+    The k-th curve on ``ax`` is drawn offset by ``k·2.5`` points (alternating
+    sides) perpendicular to the diagonal; the line's data stay the exact
+    values (``get_xydata``).
+    """
+    transforms = import_optional("matplotlib.transforms")
+    index = sum(line.get_gid() == _CURVE_GID for line in ax.get_lines())
+    style = {
+        "marker": _MARKERS[index % len(_MARKERS)],
+        "markeredgecolor": "white",
+        "markeredgewidth": 0.7,
+        "label": label,
+        **kwargs,
+    }
+    line = ax.plot(x, y, **style)[0]
+    line.set_gid(_CURVE_GID)
+    step = (index + 1) // 2 * (1 if index % 2 else -1)  # 0, 1, -1, 2, -2, ...
+    if step:
+        d = step * _DODGE_POINTS / np.sqrt(2.0)
+        line.set_transform(
+            transforms.offset_copy(
+                ax.transData, fig=ax.figure, x=d, y=-d, units="points"
+            )
+        )
+    return line
 
 
 def _has_label(ax, label: str) -> bool:

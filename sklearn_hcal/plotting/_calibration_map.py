@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 from ..metrics import loss_decomposition
 from ..utils._optional import import_optional
 from ._base import (
+    _MARKERS,
     _check_matplotlib,
     _get_axes,
     _has_label,
@@ -20,8 +21,10 @@ from ._base import (
     _predict_proba,
     _validate_named_pairs,
 )
+from ._labels import place_labels
 
 _ISO_LABEL = "EL = CL + DL (constant)"
+_POINT_GID = "hcal-method"
 
 
 class CalibrationDispersionDisplay:
@@ -57,6 +60,8 @@ class CalibrationDispersionDisplay:
         The marker of each method.
     iso_lines_ : list of matplotlib Line2D
         Lines of constant ``EL``.
+    labels_ : list of matplotlib Annotation
+        The method names written beside the markers (``annotate=True``).
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
 
@@ -104,8 +109,10 @@ class CalibrationDispersionDisplay:
         iso_lines : bool, default=True
             Draw grey lines of constant ``EL = CL + DL`` (once per axes).
         annotate : bool, default=False
-            Also write each method's name beside its marker (the legend names
-            them too; labels of close points can overlap).
+            Also write each method's name, in its colour, beside its marker;
+            labels are placed so that none overprints another label or a
+            marker (labels of earlier displays on the same axes are placed
+            again with the new ones), and the legend moves beside the axes.
         **kwargs : dict
             Passed to :meth:`matplotlib.axes.Axes.scatter` for every method.
 
@@ -124,17 +131,20 @@ class CalibrationDispersionDisplay:
                 f"{len(self.names)} names."
             )
         self.points_ = {}
-        for name, x, y in zip(self.names, cl, dl):
-            style = {"s": 60, "zorder": 3, "label": name, **kwargs}
+        first = sum(c.get_gid() == _POINT_GID for c in ax.collections)
+        for i, (name, x, y) in enumerate(zip(self.names, cl, dl), start=first):
+            # markers cycle with the colours: distinct beyond ten methods
+            style = {
+                "s": 60,
+                "zorder": 3,
+                "label": name,
+                "marker": _MARKERS[i % len(_MARKERS)],
+                "edgecolors": "white",
+                "linewidths": 0.7,
+                **kwargs,
+            }
             self.points_[name] = ax.scatter([x], [y], **style)
-            if annotate:
-                ax.annotate(
-                    name,
-                    (x, y),
-                    xytext=(6, 4),
-                    textcoords="offset points",
-                    fontsize="small",
-                )
+            self.points_[name].set_gid(_POINT_GID)
         # Keep the origin in view: it is the perfect predictor, and debiased
         # estimates can sit a little below it.
         ax.update_datalim([(0.0, 0.0)])
@@ -150,7 +160,26 @@ class CalibrationDispersionDisplay:
         )
         ax.axhline(0.0, color="0.6", linewidth=0.6, zorder=0)
         ax.axvline(0.0, color="0.6", linewidth=0.6, zorder=0)
-        ax.legend(loc="best", fontsize="small")
+        self.labels_ = []
+        if annotate:
+            # The legend goes beside the axes so that it covers no label;
+            # labels are placed last, once the layout is known.
+            ax.legend(
+                loc="upper left",
+                bbox_to_anchor=(1.02, 1.0),
+                fontsize="small",
+                frameon=False,
+                borderaxespad=0.0,
+            )
+            self.labels_ = place_labels(
+                ax,
+                [
+                    (name, (x, y), point.get_facecolor()[0])
+                    for (name, point), x, y in zip(self.points_.items(), cl, dl)
+                ],
+            )
+        else:
+            ax.legend(loc="best", fontsize="small")
         return self
 
     @staticmethod

@@ -6,22 +6,20 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from .._validation import check_label_histograms
-from ..metrics import (
-    disagreement_calibration_error,
-    disagreement_calibration_loss,
-    disagreement_probability,
-    predicted_disagreement,
-)
+from ..metrics import disagreement_calibration_error, disagreement_calibration_loss
+from ..metrics._disagreement import _check_disagreement_inputs
 from ..metrics._mimori import _bin_indices
 from ._base import (
+    _CURVE_GID,
     _check_matplotlib,
+    _disagreement_source,
     _draw_counts,
     _get_axes,
     _has_label,
     _outside_legend,
+    _plot_curve,
     _single_estimator,
 )
 
@@ -47,25 +45,6 @@ def _disagreement_bins(mu, phi, n_bins: int):
         predicted = np.where(counts > 0, phi_sum / counts, np.nan)
         observed = np.where(counts_valid > 0, mu_sum / counts_valid, np.nan)
     return edges, predicted, observed, counts, counts_valid
-
-
-def _as_disagreement(values, n_classes: int) -> np.ndarray:
-    """``φ`` from a 1-D array (already ``φ``) or class probabilities."""
-    raw = values.to_numpy() if hasattr(values, "to_numpy") else values
-    if np.ndim(raw) == 1:
-        phi = np.asarray(raw, dtype=np.float64)
-        if not np.all(np.isfinite(phi)) or np.any((phi < 0) | (phi > 1)):
-            raise ValueError(
-                "y_disagreement must hold predicted disagreement probabilities in "
-                "[0, 1] (a 1-D array is always φ, never P(second class))."
-            )
-        return phi
-    if np.ndim(raw) in (2, 3) and np.shape(raw)[-1] != n_classes:
-        raise ValueError(
-            f"y_disagreement has {np.shape(raw)[-1]} classes (columns) but the "
-            f"human histograms have {n_classes}."
-        )
-    return predicted_disagreement(raw)
 
 
 class DisagreementReliabilityDisplay:
@@ -105,6 +84,9 @@ class DisagreementReliabilityDisplay:
     disagreement_source : str, default=None
         Where ``φ`` came from: ``"predict_disagreement"``,
         ``"predict_proba"`` (``1 − Σ q²``) or ``"y_disagreement"``.
+    n_classes : int, default=None
+        Number of classes ``K``: the axes span ``[0, 1 − 1/K]``, the largest
+        disagreement probability of ``K`` classes (``[0, 1]`` when None).
 
     Attributes
     ----------
@@ -141,6 +123,7 @@ class DisagreementReliabilityDisplay:
         calibration_error: float | None = None,
         name: str | None = None,
         disagreement_source: str | None = None,
+        n_classes: int | None = None,
     ):
         self.bin_edges = bin_edges
         self.bin_predicted = bin_predicted
@@ -151,6 +134,7 @@ class DisagreementReliabilityDisplay:
         self.calibration_error = calibration_error
         self.name = name
         self.disagreement_source = disagreement_source
+        self.n_classes = n_classes
 
     def plot(
         self,
@@ -169,7 +153,10 @@ class DisagreementReliabilityDisplay:
             Axes to draw on; a new figure when None. Pass ``disp.ax_`` of
             another display to compare methods (Mimori et al. draw the
             α-calibrated ones solid and the originals dotted:
-            ``linestyle=":"``).
+            ``linestyle=":"``). Each curve gets its own colour and marker
+            and is drawn a few points off the previous ones so that equal
+            points stay visible (``line_.get_xydata()`` is exact); the axes
+            span ``[0, 1 − 1/K]``.
         name : str, default=None
             Legend name; defaults to :attr:`name`.
         ref_line : bool, default=True
@@ -190,22 +177,30 @@ class DisagreementReliabilityDisplay:
         if self.calibration_error is not None:
             ce = f"CE$_{{\\varphi D}}$ = {self.calibration_error:.3f}"
             label = ce if name is None else f"{name} ({ce})"
+        # φ = 1 − Σq² is at most 1 − 1/K (the uniform prediction)
+        top = 1.0 if not self.n_classes else 1.0 - 1.0 / self.n_classes
+        first = not any(line.get_gid() == _CURVE_GID for line in ax.get_lines())
         if ref_line and not _has_label(ax, _REF_LABEL):
-            ax.plot([0, 1], [0, 1], linestyle="--", color="0.4", label=_REF_LABEL)
+            ax.plot([0, top], [0, top], linestyle="--", color="0.4", label=_REF_LABEL)
         pred = np.asarray(self.bin_predicted, dtype=np.float64)
         obs = np.asarray(self.bin_observed, dtype=np.float64)
         shown = ~np.isnan(obs) & ~np.isnan(pred)
-        style = {"marker": "o", "label": label, **kwargs}
-        self.line_ = ax.plot(pred[shown], obs[shown], **style)[0]
+        self.line_ = _plot_curve(ax, pred[shown], obs[shown], label=label, **kwargs)
         self.counts_ = self.ax_counts_ = None
         if show_counts:
             self.counts_ = _draw_counts(
                 ax, np.asarray(self.bin_edges), self.bin_counts, self.line_.get_color()
             )
             self.ax_counts_ = self.counts_.axes
+        # The unbiased μ̂ of an item with few labels can exceed 1 − 1/K.
+        high = max(top, float(np.max(obs[shown], initial=0.0)))
+        if not first:  # keep what earlier curves on these axes needed
+            high = max(high, ax.get_ylim()[1] / 1.03, ax.get_xlim()[1] / 1.03)
+            top = max(top, ax.get_xlim()[1] / 1.03)
+        pad = 0.03 * top
         ax.set(
-            xlim=(0.0, 1.0),
-            ylim=(0.0, 1.05),
+            xlim=(-pad, top + pad),
+            ylim=(-pad, 1.03 * high),
             xlabel="Predicted disagreement probability φ",
             ylabel="Observed disagreement μ̂ (unbiased)",
         )
@@ -296,22 +291,15 @@ class DisagreementReliabilityDisplay:
         **kwargs,
     ):
         _check_matplotlib()
-        Y = check_label_histograms(
-            y_true if counts is None else counts,
-            name="y_true" if counts is None else "counts",
-            allow_probabilities=False,
-        )
-        mu = disagreement_probability(Y)
-        phi = _as_disagreement(y_disagreement, Y.shape[1])
-        if phi.shape[0] != mu.shape[0]:
-            raise ValueError(
-                f"y_disagreement has {phi.shape[0]} samples but the human "
-                f"histograms have {mu.shape[0]}."
-            )
-        # The metric functions validate again and give the numbers reported
-        # everywhere else in the library.
-        cl = disagreement_calibration_loss(Y, phi, n_bins=n_bins)
-        ce = disagreement_calibration_error(Y, phi, n_bins=n_bins)
+        # The metrics' own validation: φ given or computed from probabilities
+        # (1 − Σq², member means for ensembles) in one place, with the same
+        # tolerance for values a rounding error outside [0, 1].
+        mu, phi, _ = _check_disagreement_inputs(y_true, y_disagreement, counts)
+        human = y_true if counts is None else counts
+        n_classes = np.shape(human)[1] if np.ndim(human) == 2 else None
+        # The metric functions give the numbers reported everywhere else.
+        cl = disagreement_calibration_loss(y_true, phi, counts=counts, n_bins=n_bins)
+        ce = disagreement_calibration_error(y_true, phi, counts=counts, n_bins=n_bins)
         edges, predicted, observed, bin_counts, valid = _disagreement_bins(
             mu, phi, n_bins
         )
@@ -325,10 +313,25 @@ class DisagreementReliabilityDisplay:
             calibration_error=ce,
             name=name,
             disagreement_source=source,
+            n_classes=n_classes,
         )
         return disp.plot(ax=ax, ref_line=ref_line, show_counts=show_counts, **kwargs)
 
     @classmethod
+    @validate_params(
+        {
+            "y": ["array-like"],
+            "counts": ["array-like", None],
+            "response_method": [
+                StrOptions({"auto", "predict_disagreement", "predict_proba"})
+            ],
+            "n_bins": [Interval(Integral, 1, None, closed="left")],
+            "name": [str, None],
+            "ref_line": ["boolean"],
+            "show_counts": ["boolean"],
+        },
+        prefer_skip_nested_validation=True,
+    )
     def from_estimator(
         cls,
         estimator,
@@ -336,6 +339,7 @@ class DisagreementReliabilityDisplay:
         y,
         *,
         counts: ArrayLike | None = None,
+        response_method: str = "auto",
         n_bins: int = 15,
         name: str | None = None,
         ax=None,
@@ -345,25 +349,35 @@ class DisagreementReliabilityDisplay:
     ):
         """Diagram of a fitted estimator's predicted disagreement on ``X``.
 
-        ``φ`` comes from ``estimator.predict_disagreement(X)`` when the
-        estimator has it (α-calibration, MC dropout, test-time augmentation:
-        their second-order predictions), else from ``1 − Σ_k q_k²`` with
-        ``q = estimator.predict_proba(X)``.
+        ``φ`` comes from ``predict_disagreement(X)`` -- of the estimator, or
+        of the last step of a Pipeline (α-calibration, MC dropout, test-time
+        augmentation: their second-order predictions). Without it, ``φ`` is
+        the point prediction's ``1 − Σ_k q_k²`` with ``q =
+        predict_proba(X)``, and a UserWarning says so (pass
+        ``response_method="predict_proba"`` to ask for exactly that). An
+        estimator that hides a component's ``predict_disagreement`` (e.g. a
+        ``GridSearchCV``: use its ``best_estimator_``) is an error.
 
         Parameters
         ----------
-        estimator : fitted estimator
+        estimator : fitted estimator or Pipeline
             Has ``predict_disagreement`` or ``predict_proba``.
         X : array-like of shape (n_samples, n_features)
+            Input of the estimator.
         y : array-like of shape (n_samples, n_classes)
             Human label histograms (or labels, with ``counts``).
         counts : array-like of shape (n_samples, n_classes), default=None
             Replaces ``y`` as the human histograms when given.
+        response_method : {"auto", "predict_disagreement", "predict_proba"}, \
+                default="auto"
+            Where ``φ`` comes from; ``"auto"`` prefers
+            ``predict_disagreement``.
         n_bins : int, default=15
             Equal-width bins on ``φ``.
         name : str, default=None
             Legend name; the estimator's class name by default.
         ax : matplotlib Axes, default=None
+            Axes to draw on.
         ref_line, show_counts, **kwargs
             See :meth:`plot`.
 
@@ -373,21 +387,10 @@ class DisagreementReliabilityDisplay:
         """
         _check_matplotlib()
         name, est = _single_estimator(estimator, name, "DisagreementReliabilityDisplay")
-        if hasattr(est, "predict_disagreement"):
-            phi, source = (
-                np.asarray(est.predict_disagreement(X)),
-                "predict_disagreement",
-            )
-        elif hasattr(est, "predict_proba"):
-            phi, source = predicted_disagreement(est.predict_proba(X)), "predict_proba"
-        else:
-            raise ValueError(
-                f"estimator {name!r} has neither predict_disagreement nor "
-                "predict_proba."
-            )
+        values, source = _disagreement_source(est, X, response_method, name)
         return cls._from_phi(
             y,
-            phi,
+            values,
             counts=counts,
             n_bins=n_bins,
             name=name,

@@ -16,6 +16,7 @@ from ._base import (
     _get_axes,
     _has_label,
     _outside_legend,
+    _plot_curve,
     _predict_proba,
     _single_estimator,
     _validate_named_pairs,
@@ -148,7 +149,10 @@ class MajorityReliabilityDisplay:
         ----------
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure when None. Pass ``disp.ax_`` of
-            another reliability display to compare classifiers.
+            another reliability display to compare classifiers: each curve
+            gets its own colour and marker, and is drawn a few points off the
+            previous ones (across the diagonal) so that equal points stay
+            visible; ``line_.get_xydata()`` holds the exact values.
         name : str, default=None
             Legend name; defaults to :attr:`name`.
         kind : {"line", "bar"}, default="line"
@@ -184,8 +188,9 @@ class MajorityReliabilityDisplay:
         acc = np.asarray(self.bin_accuracy, dtype=np.float64)
         filled = np.asarray(self.bin_counts) > 0
         if kind == "line":
-            style = {"marker": "o", "label": label, **kwargs}
-            self.line_ = ax.plot(conf[filled], acc[filled], **style)[0]
+            self.line_ = _plot_curve(
+                ax, conf[filled], acc[filled], label=label, **kwargs
+            )
             color = self.line_.get_color()
         else:
             style = {"alpha": 0.6, "edgecolor": "black", "label": label, **kwargs}
