@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from sklearn_hcal.calibration import AlphaCalibrator  # noqa: E402
 from sklearn_hcal.datasets import make_label_histograms  # noqa: E402
+from tests._calibrator_checks import expected_failed_checks  # noqa: E402
 
 
 def _dm_problem(n, K=3, n_labels=5, a=(0.3, -0.2, 0.1), b=1.6094379124341003, seed=0):
@@ -349,30 +350,18 @@ def test_skorch_penultimate_and_named_layer_features():
 
 
 def _expected_failed_checks(estimator):
-    # With estimator=None, X *is* the logits: one column per class. The
-    # generic checks feed arbitrary feature matrices whose width differs from
-    # the number of classes, which is rightly rejected.
-    reason = "X must be logits with one column per class (estimator=None)"
-    return {
-        "check_classifiers_train": reason,
-        "check_estimators_overwrite_params": reason,
-        "check_estimators_fit_returns_self": reason,
-        "check_readonly_memmap_input": reason,
-        "check_classifiers_classes": reason,
-        "check_classifiers_one_label": "one class: logits need >= 2 columns",
-        "check_classifier_multioutput": "y 2-D is a label histogram here",
-        "check_classifiers_regression_target": reason,
-        "check_fit2d_1feature": "logits need at least two columns",
-        "check_dtype_object": reason,
-        "check_classifiers_multilabel_representation_invariance": reason,
-        "check_classifiers_multilabel_output_format_predict": reason,
-        "check_classifiers_multilabel_output_format_predict_proba": reason,
-        "check_classifiers_multilabel_output_format_decision_function": reason,
-    }
+    # with one class, AlphaCalibrator's own error (a 1-column X) is the one
+    # the check accepts
+    expected = expected_failed_checks(estimator)
+    expected.pop("check_classifiers_one_label", None)
+    return expected
 
 
 @parametrize_with_checks(
-    [AlphaCalibrator(random_state=0, max_iter=20)],
+    [
+        AlphaCalibrator(random_state=0, max_iter=20),
+        AlphaCalibrator(LogisticRegression(), cv=2, random_state=0, max_iter=20),
+    ],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
