@@ -53,12 +53,16 @@ def fit_clone(
     goes wherever the estimator takes row weights (a Pipeline's final step
     included, see :func:`~sklearn_hcal.utils._sample_weight.sample_weight_key`).
     """
+    fit_params = dict(fit_params or {})
+    if sample_weight is None and "sample_weight" in fit_params:
+        # routed like the calibrators' weights (a Pipeline's final step too)
+        sample_weight = fit_params.pop("sample_weight")
     model = clone(estimator)
     if wrap_histograms and is_histogram_target(y) and not accepts_histograms(model):
         from .._soft_label import SoftLabelClassifier
 
         model = SoftLabelClassifier(model, classes=classes)
-    return fit_with_sample_weight(model, X, y, sample_weight, **(fit_params or {}))
+    return fit_with_sample_weight(model, X, y, sample_weight, **fit_params)
 
 
 def _fit_fold(estimator, X, y, train, test, sample_weight, fit_params, outputs, kw):
@@ -98,6 +102,7 @@ def cross_fit(
     classes=None,
     wrap_histograms: bool = True,
     require_classes=None,
+    classifier: bool = True,
 ):
     """Out-of-fold outputs of clones of ``estimator``.
 
@@ -110,8 +115,8 @@ def cross_fit(
         position).
     cv : int, cross-validation generator or iterable
         As in scikit-learn (:func:`~sklearn.model_selection.check_cv` with
-        ``classifier=True``: stratified for 1-D labels, ``KFold`` for
-        histograms). The test folds must partition the samples.
+        ``classifier``: stratified for 1-D labels of a classifier, ``KFold``
+        for histograms). The test folds must partition the samples.
     outputs : callable
         ``outputs(fitted_model, X_test)`` returns an array, or a tuple of
         arrays, with one row per test sample.
@@ -129,6 +134,8 @@ def cross_fit(
     require_classes : array-like, default=None
         When given (1-D labels), every fold's model must have these
         ``classes_``; a fold missing one raises a ``ValueError`` naming it.
+    classifier : bool, default=True
+        Whether an integer ``cv`` stratifies 1-D labels.
 
     Returns
     -------
@@ -137,7 +144,9 @@ def cross_fit(
     """
     X, y, groups = indexable(X, y, groups)
     n_samples = _num_samples(X)
-    splitter = check_cv(cv, y if not is_histogram_target(y) else None, classifier=True)
+    splitter = check_cv(
+        cv, y if not is_histogram_target(y) else None, classifier=classifier
+    )
     splits = list(splitter.split(X, y, groups))
     tests = np.concatenate([test for _, test in splits]) if splits else np.array([])
     times = np.bincount(tests.astype(np.intp), minlength=n_samples)
