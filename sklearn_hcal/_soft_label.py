@@ -199,7 +199,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     "the histograms. Pass strategy='majority' to say that this "
                     "is intended, or use a classifier that takes sample_weight.",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
         if strategy == "weighted" and weight_key is None:
             raise ValueError(

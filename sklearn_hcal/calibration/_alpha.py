@@ -35,9 +35,11 @@ from ._scores import get_scores, power_of_two_scale, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
 
-#: A fitted log α0 within this distance of ±LOG_ALPHA0_BOUND counts as
-#: "at the clip bound" (a factor e of α0 = 1e-12 or 1e12).
-_BOUND_MARGIN = 1.0
+#: A fitted |log α0| beyond this counts as "at the clip bound": half way to
+#: ±LOG_ALPHA0_BOUND (α0 < 1e-6 or > 1e6). L-BFGS stops short of the bound
+#: itself, where the likelihood flattens (unanimous items under a hesitant f
+#: drift to α0 ~ 1e-8 with alpha_reg=0), so the test is on the way there.
+_AT_BOUND = LOG_ALPHA0_BOUND / 2
 
 
 def _is_ensemble(estimator):
@@ -379,7 +381,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 "likelihood of a single label does not depend on alpha0, so the "
                 "concentration cannot be learnt (alpha0 stays at 1).",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
         if F.ndim == 3:  # ensemble members stacked as items (weights 1/S each)
             S = F.shape[0]
@@ -421,20 +423,20 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         """Rule 4: a fit whose α0 sits at a clip bound for most items is
         degenerate (e.g. scores on another scale than at prediction time)."""
         log_a0 = predict_log_alpha0(H, self.coefs_, self.intercepts_)
-        at_bound = np.abs(log_a0) >= LOG_ALPHA0_BOUND - _BOUND_MARGIN
+        at_bound = np.abs(log_a0) >= _AT_BOUND
         share = float(np.average(at_bound, weights=sample_weight))
         if share > 0.5:
-            side = "1e-12" if np.median(log_a0) < 0 else "1e12"
+            side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
             warnings.warn(
-                f"alpha0 sits at its clip bound ({side}) for {share:.0%} of the "
-                "training items: the concentration model is degenerate (the "
-                "histograms are far from what f predicts, or the features "
-                "separate the items perfectly). Predicted disagreement and "
-                "posteriors will be extreme; check that f and the features "
-                "come from the classifier used at prediction time, or raise "
-                "alpha_reg.",
+                f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
+                f"1e12), for {share:.0%} of the training items: the "
+                "concentration model is degenerate (the histograms are far "
+                "from what f predicts, or the features separate the items "
+                "perfectly). Predicted disagreements and posteriors will be "
+                "extreme; check that f and the features come from the "
+                "classifier used at prediction time, or raise alpha_reg.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=6,
             )
 
     def _concentration(self, X):

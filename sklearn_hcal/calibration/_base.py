@@ -158,7 +158,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"afresh on cv folds. To calibrate the fitted classifier as it "
                 f"is, pass {name}(FrozenEstimator(estimator)).",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
     # -- modes -----------------------------------------------------------------
@@ -197,7 +197,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "sample_weight (nor does a Pipeline's final step), so the "
                 "weights are used by the calibrator only.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             inner_weight = None
         classes = None if self.classes is None else np.asarray(self.classes)

@@ -80,9 +80,10 @@ def _fit_fold(estimator, X, y, train, test, sample_weight, fit_params, outputs, 
 
 
 def _missing_class_message(i, missing, classes):
+    missing = np.asarray(missing).tolist()[:10]
     return (
         f"The training part of cross-validation fold {i} lacks class(es) "
-        f"{list(missing)[:10]} of {list(classes)[:10]}, so its model cannot "
+        f"{missing} of {np.asarray(classes).tolist()[:10]}, so its model cannot "
         "score every class; use fewer folds (cv), a stratified splitter, or "
         "more items per class."
     )

@@ -141,7 +141,7 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
                 f"{type(self).__name__} did not converge in {self.max_iter} "
                 "iterations; increase max_iter.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=6,
             )
         self.n_iter_ = int(result.nit)
         self._store_parameters(result.x, K, scale)

@@ -148,7 +148,7 @@ def _fit_inverse_temperature(
                 "Every row of scores is constant, so the temperature does not "
                 "change the predictions; temperature_ is set to 1.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=7,
             )
             return 1.0, 0
         spread = -Zc.min()
@@ -157,7 +157,7 @@ def _fit_inverse_temperature(
             "increases as the temperature goes to 0; temperature_ is set to "
             f"{spread * c / _SEPARABLE_BETA_RANGE:.3g} (near one-hot predictions).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=7,
         )
         return float(_SEPARABLE_BETA_RANGE / spread / c), 0
 
@@ -170,7 +170,7 @@ def _fit_inverse_temperature(
             "temperature is infinite; temperature_ is set to inf (uniform "
             "predictions).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=7,
         )
         return 0.0, 0
 
@@ -183,7 +183,7 @@ def _fit_inverse_temperature(
             f"Temperature scaling did not converge in {max_iter} iterations; "
             "increase max_iter.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=7,
         )
     return float(beta / c), n_iter
 
