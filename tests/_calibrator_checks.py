@@ -20,7 +20,6 @@ LABELS_VS_COLUMNS = (
 _INPUT_MODE_CHECKS = [
     "check_all_zero_sample_weights_error",
     "check_classifiers_classes",
-    "check_classifiers_one_label",
     "check_classifiers_train",
     "check_dtype_object",
     "check_estimators_dtypes",

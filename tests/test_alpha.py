@@ -349,20 +349,12 @@ def test_skorch_penultimate_and_named_layer_features():
         AlphaCalibrator(FrozenEstimator(net), features="nope").fit(X, Y)
 
 
-def _expected_failed_checks(estimator):
-    # with one class, AlphaCalibrator's own error (a 1-column X) is the one
-    # the check accepts
-    expected = expected_failed_checks(estimator)
-    expected.pop("check_classifiers_one_label", None)
-    return expected
-
-
 @parametrize_with_checks(
     [
         AlphaCalibrator(random_state=0, max_iter=20),
         AlphaCalibrator(LogisticRegression(), cv=2, random_state=0, max_iter=20),
     ],
-    expected_failed_checks=_expected_failed_checks,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
@@ -409,3 +401,54 @@ def test_verbose_progress_goes_to_stderr_not_stdout(capsys):
     assert "AlphaCalibrator: solver=" in err
     AlphaCalibrator(verbose=0, random_state=0).fit(X, Y)
     assert capsys.readouterr() == ("", "")
+
+
+def test_integer_sample_weight_equals_repeated_items():
+    Z, Y, _ = _dm_problem(300, seed=13)
+    w = np.random.RandomState(0).randint(0, 4, size=300)
+    weighted = AlphaCalibrator(solver="lbfgs").fit(Z, Y, sample_weight=w)
+    rows = np.repeat(np.arange(300), w)
+    repeated = AlphaCalibrator(solver="lbfgs").fit(Z[rows], Y[rows])
+    np.testing.assert_allclose(weighted.feature_mean_, repeated.feature_mean_)
+    np.testing.assert_allclose(weighted.feature_scale_, repeated.feature_scale_)
+    np.testing.assert_allclose(
+        weighted.predict_concentration(Z), repeated.predict_concentration(Z), rtol=1e-5
+    )
+    assert weighted.loss_ == pytest.approx(repeated.loss_, rel=1e-8)
+    unweighted = AlphaCalibrator(solver="lbfgs").fit(Z, Y)
+    assert (
+        np.abs(
+            np.log(
+                unweighted.predict_concentration(Z) / weighted.predict_concentration(Z)
+            )
+        ).max()
+        > 1e-3
+    )
+
+
+def test_degenerate_fit_at_the_clip_bound_warns():
+    # unanimous annotators on items where f hesitates: without a penalty the
+    # likelihood pushes α0 towards 0 for every item
+    rng = np.random.RandomState(0)
+    Z = 0.35 * rng.randn(600, 10)
+    Y = np.zeros((600, 10), int)
+    Y[np.arange(600), rng.randint(10, size=600)] = 10
+    with pytest.warns(UserWarning, match="alpha0 is below 1e-6.*100%"):
+        cal = AlphaCalibrator(alpha_reg=0.0).fit(Z, Y)
+    assert np.all(cal.predict_concentration(Z) < 1e-6)
+    # the default penalty keeps α0 away from the bound: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        AlphaCalibrator().fit(Z, Y)
+        # nor does a well-specified problem warn
+        AlphaCalibrator(alpha_reg=0.0).fit(*_dm_problem(300, seed=14)[:2])
+
+
+def test_input_parameter_forces_the_reading_of_X():
+    Z, Y, _ = _dm_problem(300, seed=15)
+    P = softmax(Z, axis=1)
+    as_logits = AlphaCalibrator(input="logits").fit(P, Y)
+    assert as_logits.input_type_ == "logits"
+    np.testing.assert_allclose(as_logits.predict_proba(P), softmax(P, axis=1))
+    with pytest.raises(ValueError, match="probabilities.*row 0"):
+        AlphaCalibrator(input="proba").fit(Z, Y)

@@ -133,9 +133,15 @@ def test_input_columns_named_like_the_histograms_are_aligned():
 
 
 # -- case 4: Pipelines first-class -----------------------------------------------
-def _expanded_weighted_fit(pipe, X, Y, step):
+def _expanded_weighted_fit(pipe, X, Y, steps):
+    # one row per (item, class) weighted by the count, the weights given to
+    # every step that takes them (the scaler too: the rows are repeats)
     rows, cols = np.nonzero(Y)
-    return clone(pipe).fit(X[rows], cols, **{f"{step}__sample_weight": Y[rows, cols]})
+    weights = {f"{step}__sample_weight": Y[rows, cols] for step in steps}
+    return clone(pipe).fit(X[rows], cols, **weights)
+
+
+STEPS = ["standardscaler", "logisticregression"]
 
 
 def test_soft_label_classifier_routes_weights_to_the_final_step():
@@ -146,7 +152,7 @@ def test_soft_label_classifier_routes_weights_to_the_final_step():
         warnings.simplefilter("error")  # the auto strategy must not fall back
         auto = SoftLabelClassifier(pipe).fit(X, Y)
     assert auto.strategy_ == "weighted"
-    ref = _expanded_weighted_fit(pipe, X, Y, "logisticregression")
+    ref = _expanded_weighted_fit(pipe, X, Y, STEPS)
     np.testing.assert_allclose(auto.predict_proba(X), ref.predict_proba(X), atol=1e-8)
     weighted = SoftLabelClassifier(pipe, strategy="weighted").fit(X, Y)
     np.testing.assert_allclose(weighted.predict_proba(X), auto.predict_proba(X))
@@ -155,12 +161,17 @@ def test_soft_label_classifier_routes_weights_to_the_final_step():
     assert (
         np.abs(majority.fit(X, Y).predict_proba(X) - ref.predict_proba(X)).max() > 1e-3
     )
+    # the scaler is weighted as well: its mean is the per-annotation mean
+    scaler = auto.estimator_[0]
+    np.testing.assert_allclose(scaler.mean_, Y.sum(1) @ X / Y.sum())
     # nested pipelines: <outer step>__<inner step>__sample_weight
     nested = make_pipeline(
         StandardScaler(), make_pipeline(PCA(n_components=3), LogisticRegression())
     )
     fitted = SoftLabelClassifier(nested).fit(X, Y)
-    ref = _expanded_weighted_fit(nested, X, Y, "pipeline__logisticregression")
+    ref = _expanded_weighted_fit(
+        nested, X, Y, ["standardscaler", "pipeline__logisticregression"]
+    )
     np.testing.assert_allclose(fitted.predict_proba(X), ref.predict_proba(X), atol=1e-8)
 
 
@@ -187,14 +198,14 @@ def test_crossfitted_calibrators_train_a_pipeline_on_the_histograms(Cal):
         cal = _calibrator(Cal, pipe).set_params(cv=3).fit(X, Y)
     assert isinstance(cal.estimator_, SoftLabelClassifier)
     assert cal.estimator_.strategy_ == "weighted"
-    ref = _expanded_weighted_fit(pipe, X, Y, "logisticregression")
+    ref = _expanded_weighted_fit(pipe, X, Y, STEPS)
     np.testing.assert_allclose(
         cal.estimator_.predict_proba(X), ref.predict_proba(X), atol=1e-8
     )
     # the calibrator was trained on the out-of-fold scores of such fits
     oof = np.empty(Y.shape)
     for train, test in KFold(3).split(X):
-        fold = _expanded_weighted_fit(pipe, X[train], Y[train], "logisticregression")
+        fold = _expanded_weighted_fit(pipe, X[train], Y[train], STEPS)
         oof[test] = fold.decision_function(X[test])
     direct = _calibrator(Cal, None).fit(oof, Y)
     np.testing.assert_allclose(_fitted_state(cal), _fitted_state(direct), rtol=1e-5)

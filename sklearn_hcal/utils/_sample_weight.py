@@ -5,8 +5,8 @@ weighted rows, and the cross-fitted calibrators pass the user's
 ``sample_weight`` on to the classifier they train. A
 :class:`~sklearn.pipeline.Pipeline` has no ``sample_weight`` in its ``fit``
 signature: it routes fit parameters by step name
-(``<step>__sample_weight``). :func:`sample_weight_key` finds that name, through
-nested pipelines, and :func:`fit_with_sample_weight` uses it.
+(``<step>__sample_weight``). :func:`sample_weight_keys` finds those names,
+through nested pipelines, and :func:`fit_with_sample_weight` uses them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from sklearn import config_context
 from sklearn.utils.validation import has_fit_parameter
 
-__all__ = ["fit_with_sample_weight", "sample_weight_key"]
+__all__ = ["fit_with_sample_weight", "sample_weight_key", "sample_weight_keys"]
 
 
 def _accepts_sample_weight(estimator) -> bool:
@@ -24,8 +24,43 @@ def _accepts_sample_weight(estimator) -> bool:
         return False
 
 
+def _is_step(step) -> bool:
+    return step is not None and not (isinstance(step, str) and step == "passthrough")
+
+
+def sample_weight_keys(estimator) -> list[str]:
+    """Every ``fit`` keyword that carries per-row weights into ``estimator``.
+
+    ``["sample_weight"]`` when ``estimator.fit`` accepts it. For a Pipeline
+    (nested ones too): the step-routed names of all its steps whose ``fit``
+    accepts ``sample_weight``, e.g. ``["standardscaler__sample_weight",
+    "logisticregression__sample_weight"]``, provided the final step is one
+    of them; ``[]`` otherwise.
+
+    Weighting the transformers too matters when the weights stand for
+    repeated rows (:class:`~sklearn_hcal.SoftLabelClassifier` repeats an item
+    once per class it received): a scaler fitted unweighted on the repeated
+    rows would count each item once per distinct class.
+    """
+    from sklearn.pipeline import Pipeline
+
+    if _accepts_sample_weight(estimator):
+        return ["sample_weight"]
+    if not (isinstance(estimator, Pipeline) and estimator.steps):
+        return []
+    name, last = estimator.steps[-1]
+    final = sample_weight_keys(last) if _is_step(last) else []
+    if not final:
+        return []
+    keys = []
+    for step_name, step in estimator.steps[:-1]:
+        if _is_step(step):
+            keys += [f"{step_name}__{k}" for k in sample_weight_keys(step)]
+    return keys + [f"{name}__{k}" for k in final]
+
+
 def sample_weight_key(estimator) -> str | None:
-    """Name of the ``fit`` keyword that carries per-row weights, or None.
+    """The keyword that carries per-row weights to the final estimator.
 
     ``"sample_weight"`` when ``estimator.fit`` accepts it; for a Pipeline
     (nested ones too) whose final step accepts it, the step-routed name
@@ -44,17 +79,8 @@ def sample_weight_key(estimator) -> str | None:
     'logisticregression__sample_weight'
     >>> sample_weight_key(make_pipeline(StandardScaler(), KNeighborsClassifier()))
     """
-    from sklearn.pipeline import Pipeline
-
-    if _accepts_sample_weight(estimator):
-        return "sample_weight"
-    if isinstance(estimator, Pipeline) and estimator.steps:
-        name, last = estimator.steps[-1]
-        if last is None or (isinstance(last, str) and last == "passthrough"):
-            return None
-        inner = sample_weight_key(last)
-        return None if inner is None else f"{name}__{inner}"
-    return None
+    keys = sample_weight_keys(estimator)
+    return keys[-1] if keys else None
 
 
 def fit_with_sample_weight(estimator, X, y, sample_weight=None, **fit_params):
@@ -68,7 +94,8 @@ def fit_with_sample_weight(estimator, X, y, sample_weight=None, **fit_params):
         Training data.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights; passed as ``sample_weight`` or, for a Pipeline, to its
-        final step (see :func:`sample_weight_key`).
+        final step and every other step whose ``fit`` takes them (see
+        :func:`sample_weight_keys`).
     **fit_params : dict
         Further fit parameters, passed unchanged.
 
@@ -91,14 +118,14 @@ def fit_with_sample_weight(estimator, X, y, sample_weight=None, **fit_params):
     """
     if sample_weight is None:
         return estimator.fit(X, y, **fit_params)
-    key = sample_weight_key(estimator)
-    if key is None:
+    keys = sample_weight_keys(estimator)
+    if not keys:
         raise ValueError(
             f"{type(estimator).__name__}.fit does not accept sample_weight (nor "
             "does the final step of a Pipeline), so per-row weights cannot be "
             "passed to it."
         )
-    if key == "sample_weight":
+    if keys == ["sample_weight"]:
         return estimator.fit(X, y, sample_weight=sample_weight, **fit_params)
     with config_context(enable_metadata_routing=False):
-        return estimator.fit(X, y, **{key: sample_weight}, **fit_params)
+        return estimator.fit(X, y, **dict.fromkeys(keys, sample_weight), **fit_params)
