@@ -266,13 +266,14 @@ def test_majority_ties_broken_at_random():
 
 def test_auto_strategy():
     X, Y = _three_class_data()
-    knn = SoftLabelClassifier(KNeighborsClassifier(n_neighbors=3)).fit(X, Y)
+    with pytest.warns(UserWarning, match="majority label of each histogram"):
+        knn = SoftLabelClassifier(KNeighborsClassifier(n_neighbors=3)).fit(X, Y)
     assert knn.strategy_ == "majority"
     assert knn.predict_proba(X).shape == (len(X), 3)
     assert SoftLabelClassifier(LogisticRegression()).fit(X, Y).strategy_ == "weighted"
     with pytest.raises(ValueError, match="sample_weight"):
         SoftLabelClassifier(KNeighborsClassifier(), strategy="weighted").fit(X, Y)
-    with pytest.raises(ValueError, match="sample_weight"):
+    with pytest.raises(ValueError, match="sample_weight"), pytest.warns(UserWarning):
         SoftLabelClassifier(KNeighborsClassifier()).fit(
             X, Y, sample_weight=np.ones(len(X))
         )
