@@ -96,9 +96,10 @@ def _estimator_classes(estimator, n_classes):
     return np.asarray(classes)
 
 
-def _n_rows_and_classes(outputs):
+def _n_classes(outputs):
+    """Number of classes (last axis) of the hooks' outputs."""
     first = outputs[0] if isinstance(outputs, tuple) else outputs
-    return first.shape[0], first.shape[-1]
+    return first.shape[-1]
 
 
 class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -115,6 +116,9 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     _fits_histograms = True
     #: prefix of the names of ``transform``'s columns, one per class
     _feature_prefix = "logit"
+    #: whether rows of probabilities are accepted as targets (soft labels);
+    #: α-calibration needs counts
+    _allow_probability_targets = True
 
     _parameter_constraints: dict = {
         "estimator": [
@@ -216,6 +220,51 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         )
         return outputs
 
+    def _outputs_and_reference(self, X, y, is_hist, sample_weight):
+        """The training outputs of the chosen mode and the reference classes.
+
+        Returns ``(outputs, reference, sample_weight)``: ``reference`` is the
+        class of each output column when it is known by name (the wrapped
+        classifier's ``classes_``, or ``X``'s column names when they carry
+        ``y``'s), else None.
+        """
+        mode = self._mode()
+        if mode == "input":
+            X = self._validate_input(X, reset=True)
+            check_consistent_length(X, y)
+            self.estimator_ = None
+            x_names = getattr(self, "feature_names_in_", None)
+            y_names = frame_classes(y) if is_hist else None
+            reference = None
+            if x_names is not None and y_names is not None:
+                # X's columns name the classes when they carry y's names
+                if sorted(map(str, x_names)) == sorted(map(str, y_names)):
+                    reference = x_names
+            return self._input_outputs(X), reference, sample_weight
+        check_consistent_length(X, y)
+        n = _num_samples(X)
+        if n < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 samples to fit; got {n} "
+                f"sample(s) (n_samples={n})."
+            )
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+        if mode == "frozen":
+            self.estimator_ = self.estimator
+            outputs = self._outputs(self.estimator_, X)
+        else:
+            self._check_crossfit_estimator()
+            outputs = self._crossfit(X, y, is_hist, sample_weight)
+        for attr in ("n_features_in_", "feature_names_in_"):
+            value = getattr(unwrap_frozen(self.estimator_), attr, None)
+            if value is not None:
+                setattr(self, attr, value)
+        reference = _estimator_classes(self.estimator_, _n_classes(outputs))
+        return outputs, reference, sample_weight
+
     def _fit(self, X, y, sample_weight=None, counts=None):
         """Resolve outputs and targets, then call ``_fit_outputs``."""
         name = type(self).__name__
@@ -232,46 +281,13 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         else:
             y, is_hist = check_target(y, name="y")
             target_name = "y"
-        mode = self._mode()
         self.input_type_ = None
-        reference = None
-        if mode == "input":
-            X = self._validate_input(X, reset=True)
-            check_consistent_length(X, y)
-            outputs = self._input_outputs(X)
-            self.estimator_ = None
-            x_names = getattr(self, "feature_names_in_", None)
-            y_names = frame_classes(y) if is_hist else None
-            if x_names is not None and y_names is not None:
-                # X's columns name the classes when they carry y's names
-                if sorted(map(str, x_names)) == sorted(map(str, y_names)):
-                    reference = x_names
-        else:
-            check_consistent_length(X, y)
-            n = _num_samples(X)
-            if n < 2:
-                raise ValueError(
-                    f"{name} needs at least 2 samples to fit; got {n} sample(s) "
-                    f"(n_samples={n})."
-                )
-            if sample_weight is not None:
-                sample_weight = _check_sample_weight(
-                    sample_weight, X, dtype=np.float64, ensure_non_negative=True
-                )
-            if mode == "frozen":
-                self.estimator_ = self.estimator
-                outputs = self._outputs(self.estimator_, X)
-            else:
-                self._check_crossfit_estimator()
-                outputs = self._crossfit(X, y, is_hist, sample_weight)
-            reference = _estimator_classes(
-                self.estimator_, _n_rows_and_classes(outputs)[1]
-            )
-            for attr in ("n_features_in_", "feature_names_in_"):
-                value = getattr(unwrap_frozen(self.estimator_), attr, None)
-                if value is not None:
-                    setattr(self, attr, value)
-        n_rows, n_classes = _n_rows_and_classes(outputs)
+        for attr in ("n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(attr, None)  # from an earlier fit in another mode
+        outputs, reference, sample_weight = self._outputs_and_reference(
+            X, y, is_hist, sample_weight
+        )
+        n_classes = _n_classes(outputs)
         Y, classes = resolve_targets(
             y,
             n_classes=n_classes,
@@ -280,7 +296,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
             allow_probabilities=self._allow_probability_targets,
             name=target_name,
             reference_name=(
-                "X's columns" if mode == "input" else "the estimator's classes_"
+                "X's columns" if self.estimator is None else "the estimator's classes_"
             ),
         )
         if Y.shape[1] != n_classes:
@@ -302,8 +318,6 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._fit_outputs(outputs, Y, sample_weight)
         return self
 
-    _allow_probability_targets = True
-
     def _predict_outputs(self, X):
         """The hooks' outputs for ``X`` at prediction time."""
         check_is_fitted(self)
@@ -311,9 +325,9 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
             outputs = self._input_outputs(self._validate_input(X, reset=False))
         else:
             outputs = self._outputs(self.estimator_, X)
-        if _n_rows_and_classes(outputs)[1] != self.n_classes_:
+        if _n_classes(outputs) != self.n_classes_:
             raise ValueError(
-                f"The scores have {_n_rows_and_classes(outputs)[1]} columns but "
+                f"The scores have {_n_classes(outputs)} columns but "
                 f"the calibrator was fitted with {self.n_classes_} classes "
                 "(class-count mismatch)."
             )
