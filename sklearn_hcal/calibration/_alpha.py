@@ -166,9 +166,14 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        Class of each column of ``predict_proba`` (the wrapped classifier's
+        ``classes_``; a DataFrame's columns or ``classes`` otherwise).
+    n_classes_ : int
     estimator_ : estimator or None
         The classifier that produces ``f`` (refit on all data when
         cross-fitted).
+    input_type_ : {"logits", "proba"} or None
+        How ``X`` is read when ``estimator=None``.
     coefs_, intercepts_ : list of ndarray
         Weights of the concentration model (on standardised features).
     feature_mean_, feature_scale_ : ndarray of shape (n_features_g,)
@@ -180,10 +185,16 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
     loss_ : float
         Final training objective.
     n_features_in_ : int
-        Columns of ``X`` (when ``X`` is 2-D).
+        Number of features seen during ``fit`` (when known).
 
     Notes
     -----
+    **Degenerate fits.** When the fitted α0 is below 1e-6 or above 1e6 (half
+    way, in log, to the clip bound of 1e-12 / 1e12) for most training items, a
+    warning says so: the histograms are then far from ``f`` everywhere or the
+    features separate the items perfectly, and the predicted disagreements
+    will be extreme.
+
     **Items with a single annotation.** The Dirichlet-multinomial probability
     of one label is ``f_y`` whatever α0 is, so such items carry no information
     about the concentration: they add a constant to the NLL and only the

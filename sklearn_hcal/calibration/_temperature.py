@@ -248,8 +248,9 @@ class TemperatureScaler(_BaseLogitCalibrator):
     n_iter_ : int
         Number of Newton–Halley iterations.
     classes_ : ndarray of shape (n_classes,)
-        Class of each column (DataFrame columns, the labels, or the wrapped
-        classifier's ``classes_``).
+        Class of each column of ``predict_proba``: the wrapped classifier's
+        ``classes_``; with ``estimator=None`` ``classes``, a DataFrame's
+        columns, the sorted labels or ``0 .. n_classes - 1``.
     n_classes_ : int
     estimator_ : estimator or None
         The classifier used at prediction time.
