@@ -184,7 +184,15 @@ def resolve_targets(
     if reference is None:
         return Y, (names if names is not None else np.arange(Y.shape[1]))
     if names is not None:
-        order = column_order(names, reference, name=name, target_name=reference_name)
+        try:
+            order = column_order(
+                names, reference, name=name, target_name=reference_name
+            )
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc} To match the columns by position instead, pass {name} as "
+                "an array (without classes=)."
+            ) from None
         if order is not None:
             Y = Y[:, order]
     elif len(reference) != Y.shape[1]:
