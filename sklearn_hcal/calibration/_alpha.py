@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._optional import resolve_device
-from ._alpha_features import extract_features
+from ._alpha_features import extract_features, weighted_standardisation
 from ._alpha_predict import _DirichletPredictionsMixin
 from ._alpha_solvers import (
     LOG_ALPHA0_BOUND,
@@ -31,7 +31,7 @@ from ._alpha_solvers import (
     predict_log_alpha0,
 )
 from ._base import _BaseCalibrator
-from ._scores import get_scores, power_of_two_scale, scores_from_input
+from ._scores import get_scores, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
 
@@ -44,23 +44,6 @@ _AT_BOUND = LOG_ALPHA0_BOUND / 2
 
 def _is_ensemble(estimator):
     return estimator is not None and hasattr(estimator, "predict_proba_samples")
-
-
-def _weighted_standardisation(G, sample_weight):
-    """Column means and standard deviations, weighted, overflow-free.
-
-    Each column is divided by a power of two first (exact), so features of any
-    finite magnitude give a finite scale; integer weights equal repeated rows.
-    Constant columns get scale 1.
-    """
-    c = np.array([power_of_two_scale(col) for col in G.T]) if G.size else 1.0
-    U = G / c
-    mean = np.average(U, axis=0, weights=sample_weight)
-    var = np.average((U - mean) ** 2, axis=0, weights=sample_weight)
-    scale = np.sqrt(var)
-    constant = scale < 1e-12  # relative to the column's magnitude
-    scale[constant] = 1.0 / np.broadcast_to(c, scale.shape)[constant]
-    return mean * c, scale * c
 
 
 class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
@@ -401,7 +384,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             Y = np.tile(Y, (S, 1))
             if sample_weight is not None:
                 sample_weight = np.tile(sample_weight, S)
-        self.feature_mean_, self.feature_scale_ = _weighted_standardisation(
+        self.feature_mean_, self.feature_scale_ = weighted_standardisation(
             G, sample_weight
         )
         H = (G - self.feature_mean_) / self.feature_scale_
