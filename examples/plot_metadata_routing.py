@@ -114,19 +114,31 @@ print(f"refitted with C = {search.best_params_['logisticregression__C']:.3g}")
 # ----------------------------------------------
 # ``cross_validate`` routes the histograms through ``params``. A
 # :class:`~sklearn_hcal.TemperatureScaler` with an unfitted classifier is
-# cross-fitted inside each training fold; it is trained on the labels (it
-# does not request ``counts``) and scored against the histograms.
+# cross-fitted inside each training fold. Its ``fit`` accepts the routed
+# histograms, so it must say whether it wants them (scikit-learn refuses to
+# drop metadata silently): with ``set_fit_request(counts=False)`` it trains on
+# the labels ``y``; with ``set_fit_request(counts=True)`` on the histograms --
+# ``fit(X, y, counts=Y)`` is then the fit of convention A, ``fit(X, Y)``: the
+# classifier learns from the soft labels (through
+# :class:`~sklearn_hcal.SoftLabelClassifier`, whose row weights reach the
+# Pipeline's steps) and the temperature from the held-out histograms.
 from sklearn.model_selection import cross_validate
 
 from sklearn_hcal import TemperatureScaler
+
+
+def calibrated():
+    return TemperatureScaler(
+        make_pipeline(StandardScaler(), LogisticRegression(C=10)), cv=3
+    )
+
 
 candidates = {
     "logistic regression, C=10": make_pipeline(
         StandardScaler(), LogisticRegression(C=10)
     ),
-    "+ temperature scaling": TemperatureScaler(
-        make_pipeline(StandardScaler(), LogisticRegression(C=10)), cv=3
-    ),
+    "+ temperature scaling (labels)": calibrated().set_fit_request(counts=False),
+    "+ temperature scaling (histograms)": calibrated().set_fit_request(counts=True),
 }
 summary = {}
 for name, estimator in candidates.items():
@@ -138,7 +150,9 @@ pd.DataFrame(summary).T.round(4)
 
 # %%
 # The temperature leaves the accuracy unchanged and nearly halves the KL
-# divergence.
+# divergence; learning from the histograms as well lowers the KL divergence
+# and the distribution calibration error further, while the Jensen-Shannon
+# distance barely moves.
 #
 # Routing is a global setting; switch it off again when done.
 sklearn.set_config(enable_metadata_routing=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import (
     BaseEstimator,
@@ -15,17 +17,16 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
     _num_samples,
+    check_consistent_length,
     check_is_fitted,
-    column_or_1d,
-    has_fit_parameter,
     validate_data,
 )
 
-from ._validation import check_label_histograms, is_histogram_target
+from ._targets import check_target, human_score, resolve_targets
+from .utils._sample_weight import fit_with_sample_weight, sample_weight_key
 
 __all__ = ["SoftLabelClassifier"]
 
@@ -57,17 +58,19 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : classifier
-        An unfitted scikit-learn classifier. It is cloned in :meth:`fit`.
+        An unfitted scikit-learn classifier, or a Pipeline ending in one. It
+        is cloned in :meth:`fit`. Row weights go to ``fit``'s
+        ``sample_weight``, or to a Pipeline's final step
+        (``<step>__sample_weight``, nested Pipelines too).
     strategy : {"auto", "weighted", "majority", "sample"}, default="auto"
         How histograms become training rows.
 
-        - ``"weighted"``: one row per (item, class with a count > 0), with
-          ``sample_weight = count`` (times the user's ``sample_weight``). The
-          weighted log-likelihood is then ``sum_i sum_k Y_ik log q_k(x_i)``,
-          the exact multinomial (soft-label) likelihood of the histograms
-          (Mimori et al. 2021, eq. 82). Items with more annotations weigh
-          more; pass ``sample_weight=1 / n_i`` to weigh items equally (the
-          soft cross-entropy against ``Y / n``). Needs an estimator whose
+        - ``"weighted"``: one row per (item, class with a count > 0),
+          weighted according to ``weighting`` (times the user's
+          ``sample_weight``). With ``weighting="annotation"`` the weighted
+          log-likelihood is ``sum_i sum_k Y_ik log q_k(x_i)``, the exact
+          multinomial (soft-label) likelihood of the histograms (Mimori et al.
+          2021, eq. 82). Needs an estimator (or a Pipeline's final step) whose
           ``fit`` accepts ``sample_weight``.
         - ``"majority"``: one row per item labelled with its most frequent
           class. Ties are broken **uniformly at random** among the tied
@@ -77,11 +80,29 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
           drawn from the histogram (class ``k`` with probability
           ``Y_ik / n_i``) using ``random_state`` -- the single-label setting
           of Mimori et al. (2021, §7.1).
-        - ``"auto"``: ``"weighted"`` when the estimator's ``fit`` accepts
-          ``sample_weight``, else ``"majority"``.
+        - ``"auto"``: ``"weighted"`` when the estimator (or a Pipeline's
+          final step) accepts ``sample_weight``, else ``"majority"`` **with a
+          UserWarning** (the histograms are then reduced to majority votes).
 
         With 1-D labels ``y`` (one annotation per item) all strategies fit the
         estimator on the labels directly.
+    weighting : {"annotation", "item"}, default="annotation"
+        Weights of the rows of ``strategy="weighted"``.
+
+        - ``"annotation"``: row ``(i, k)`` weighs the count ``Y_ik``: every
+          annotation counts once, so items with more annotations weigh more
+          and the total weight is the number of annotations.
+        - ``"item"``: row ``(i, k)`` weighs ``Y_ik / n_i``: every item weighs
+          1 in total, split by its human distribution (the soft cross-entropy
+          against ``Y / n``). The total weight is the number of items, as
+          with majority labels, so a regularisation strength (e.g. ``C``)
+          tuned on majority labels keeps its meaning.
+    classes : array-like of shape (n_classes,), default=None
+        The class names: of the columns of an array histogram (which are
+        otherwise ``0 .. n_classes - 1``), or of 1-D labels (which are then
+        looked up by name, and a class without labels still gets a column).
+        A DataFrame histogram's columns are reordered to ``classes`` (their
+        name sets must agree).
     random_state : int, RandomState instance or None, default=None
         Seeds the tie breaking of ``"majority"`` and the draws of
         ``"sample"``. It is not passed to the wrapped estimator.
@@ -93,9 +114,9 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (positions in ``classes_``), so its own ``classes_`` holds the
         indices of the classes it saw.
     classes_ : ndarray of shape (n_classes,)
-        The histogram classes in column order (the columns of a DataFrame
-        ``y``, else ``0 .. n_classes - 1``), or the sorted labels of a 1-D
-        ``y``.
+        The classes in column order: ``classes`` if given, else the columns of
+        a DataFrame ``y`` (``0 .. n_classes - 1`` for an array), or the sorted
+        labels of a 1-D ``y``.
     strategy_ : str
         The strategy that was used (``"auto"`` resolved).
     n_features_in_ : int
@@ -117,7 +138,9 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     A 2-D ``y`` makes scikit-learn's model selection use ``KFold`` instead of
     ``StratifiedKFold``; :meth:`score` then returns the accuracy against the
-    human majority.
+    human majority. With metadata routing, ``set_fit_request(counts=True)``
+    lets ``y`` stay 1-D labels (e.g. for stratified splits) while ``fit``
+    trains on the histograms passed as ``counts`` (SPEC §4, convention B).
 
     Examples
     --------
@@ -137,34 +160,75 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     array([0, 0, 1, 1])
     """
 
+    #: fits on label histograms (cross-fitting calibrators do not wrap it)
+    _fits_histograms = True
+
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
         "strategy": [StrOptions({"auto", "weighted", "majority", "sample"})],
+        "weighting": [StrOptions({"annotation", "item"})],
+        "classes": ["array-like", None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator, *, strategy="auto", random_state=None):
+    def __init__(
+        self,
+        estimator,
+        *,
+        strategy="auto",
+        weighting="annotation",
+        classes=None,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.strategy = strategy
+        self.weighting = weighting
+        self.classes = classes
         self.random_state = random_state
+
+    def _resolve_strategy(self, is_hist, weight_key):
+        strategy = self.strategy
+        name = type(self.estimator).__name__
+        if strategy == "auto":
+            strategy = "weighted" if weight_key is not None else "majority"
+            if strategy == "majority" and is_hist:
+                warnings.warn(
+                    f"SoftLabelClassifier(strategy='auto'): {name}.fit accepts "
+                    "no sample_weight (nor does a Pipeline's final step), so it "
+                    "is trained on the majority label of each histogram, not on "
+                    "the histograms. Pass strategy='majority' to say that this "
+                    "is intended, or use a classifier that takes sample_weight.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+        if strategy == "weighted" and weight_key is None:
+            raise ValueError(
+                "strategy='weighted' needs an estimator whose fit accepts "
+                f"sample_weight (or a Pipeline whose final step does); {name}.fit "
+                "does not. Use strategy='majority' or 'sample'."
+            )
+        return strategy
 
     @_fit_context(
         # the wrapped estimator is user-supplied and must validate itself
         prefer_skip_nested_validation=False
     )
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit the wrapped classifier on label histograms or labels.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data, in any form the wrapped estimator accepts.
-        y : array-like or DataFrame of shape (n_samples, n_classes) or (n_samples,)
+        y : array-like of shape (n_samples, n_classes) or (n_samples,)
             Label histograms (non-negative integer counts, at least one
-            annotation per row; a DataFrame's columns are the classes) or
-            1-D class labels.
+            annotation per row; a DataFrame's columns name the classes; a
+            sparse matrix is densified) or 1-D class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-item weights, multiplied into the rows of each item.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Label histograms routed as metadata (convention B, request with
+            ``set_fit_request(counts=True)``); they replace ``y``.
 
         Returns
         -------
@@ -176,35 +240,41 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "estimator must be a scikit-learn classifier (is_classifier() is "
                 f"False for {type(self.estimator).__name__})."
             )
+        if y is None and counts is None:
+            raise ValueError(
+                "SoftLabelClassifier requires y to be passed, but the target y is "
+                "None (pass labels or label histograms, or histograms as counts=)."
+            )
+        if counts is not None:
+            if y is not None:
+                check_consistent_length(counts, y)
+            y, name = counts, "counts"
+        else:
+            name = "y"
         validate_data(self, X, skip_check_array=True, reset=True)
         n_samples = _num_samples(X)
-        supports_weight = has_fit_parameter(self.estimator, "sample_weight")
-        strategy = self.strategy
-        if strategy == "auto":
-            strategy = "weighted" if supports_weight else "majority"
-        if strategy == "weighted" and not supports_weight:
-            raise ValueError(
-                "strategy='weighted' needs an estimator whose fit accepts "
-                f"sample_weight; {type(self.estimator).__name__}.fit does not. "
-                "Use strategy='majority' or 'sample'."
-            )
-        if sample_weight is not None and not supports_weight:
+        y, is_hist = check_target(y, name=name)
+        weight_key = sample_weight_key(self.estimator)
+        strategy = self._resolve_strategy(is_hist, weight_key)
+        if sample_weight is not None and weight_key is None:
             raise ValueError(
                 "sample_weight was given but "
-                f"{type(self.estimator).__name__}.fit does not accept it."
+                f"{type(self.estimator).__name__}.fit does not accept it (nor "
+                "does a Pipeline's final step)."
             )
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, ensure_non_negative=True
             )
-
-        if is_histogram_target(y):
-            Y, classes = check_label_histograms(y, name="y", return_classes=True)
-            if Y.shape[0] != n_samples:
-                raise ValueError(
-                    f"X and y have different numbers of samples: {n_samples} and "
-                    f"{Y.shape[0]}."
-                )
+        Y, classes = resolve_targets(
+            y, classes=self.classes, allow_probabilities=False, name=name
+        )
+        if Y.shape[0] != n_samples:
+            raise ValueError(
+                f"X and {name} have different numbers of samples: {n_samples} and "
+                f"{Y.shape[0]}."
+            )
+        if is_hist:
             rows, y_fit, weight = self._histogram_rows(Y, strategy)
             if sample_weight is not None:
                 weight = (
@@ -214,29 +284,24 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 )
             X_fit = X if rows is None else _safe_indexing(X, rows)
         else:
-            y_arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-            y_arr = column_or_1d(y_arr, warn=True)
-            check_classification_targets(y_arr)
-            if y_arr.shape[0] != n_samples:
-                raise ValueError(
-                    f"X and y have different numbers of samples: {n_samples} and "
-                    f"{y_arr.shape[0]}."
-                )
-            classes, y_fit = np.unique(y_arr, return_inverse=True)
+            y_fit = Y.argmax(axis=1)
             X_fit, weight = X, sample_weight
 
         self.classes_ = np.asarray(classes)
         self.strategy_ = strategy
-        self.estimator_ = clone(self.estimator)
-        if weight is None:
-            self.estimator_.fit(X_fit, y_fit)
-        else:
-            self.estimator_.fit(X_fit, y_fit, sample_weight=weight)
+        self.estimator_ = fit_with_sample_weight(
+            clone(self.estimator), X_fit, y_fit, weight
+        )
         seen = np.asarray(self.estimator_.classes_)
         if not np.issubdtype(seen.dtype, np.integer):
             seen = seen.astype(np.intp)
         self._seen = seen
         return self
+
+    def __sklearn_is_fitted__(self):
+        # fitted once the wrapped estimator is (a failed fit may have set
+        # n_features_in_ already)
+        return hasattr(self, "estimator_")
 
     def _histogram_rows(self, Y, strategy):
         """Training rows ``(item index or None, class index, weight or None)``."""
@@ -244,7 +309,10 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if strategy == "weighted":
             # row-major: the rows of one item stay together, classes in order
             rows, cols = np.nonzero(Y)
-            return rows, cols, Y[rows, cols]
+            weight = Y[rows, cols]
+            if self.weighting == "item":
+                weight = weight / Y.sum(axis=1)[rows]
+            return rows, cols, weight
         rng = check_random_state(self.random_state)
         if strategy == "majority":
             top = Y == Y.max(axis=1, keepdims=True)
@@ -378,33 +446,31 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             idx = np.asarray(self.estimator_.predict(X)).astype(np.intp)
         return self.classes_[idx]
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X, y, sample_weight=None, counts=None):
         """Accuracy against the human majority (histograms) or the labels.
 
         For a histogram ``y`` a prediction is correct when it is the most
         frequent class of the item, ties going to the first tied class
-        (``majority_accuracy_score(..., ties="first")``).
+        (``majority_accuracy_score(..., ties="first")``). Histogram columns
+        are matched to ``classes_`` by name, as in :meth:`fit`.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Input data.
         y : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms in ``classes_`` order, or labels.
+            Label histograms, or labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Item weights.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Histograms routed as metadata; they replace ``y``.
 
         Returns
         -------
         score : float
         """
         check_is_fitted(self)
-        if not is_histogram_target(y):
-            return super().score(X, y, sample_weight=sample_weight)
-        Y = check_label_histograms(
-            y, name="y", allow_probabilities=True, n_classes=len(self.classes_)
-        )
-        return _majority_accuracy(Y, self.predict_proba(X), sample_weight)
+        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from sklearn_hcal.calibration import AlphaCalibrator  # noqa: E402
 from sklearn_hcal.datasets import make_label_histograms  # noqa: E402
+from tests._calibrator_checks import expected_failed_checks  # noqa: E402
 
 
 def _dm_problem(n, K=3, n_labels=5, a=(0.3, -0.2, 0.1), b=1.6094379124341003, seed=0):
@@ -348,32 +349,12 @@ def test_skorch_penultimate_and_named_layer_features():
         AlphaCalibrator(FrozenEstimator(net), features="nope").fit(X, Y)
 
 
-def _expected_failed_checks(estimator):
-    # With estimator=None, X *is* the logits: one column per class. The
-    # generic checks feed arbitrary feature matrices whose width differs from
-    # the number of classes, which is rightly rejected.
-    reason = "X must be logits with one column per class (estimator=None)"
-    return {
-        "check_classifiers_train": reason,
-        "check_estimators_overwrite_params": reason,
-        "check_estimators_fit_returns_self": reason,
-        "check_readonly_memmap_input": reason,
-        "check_classifiers_classes": reason,
-        "check_classifiers_one_label": "one class: logits need >= 2 columns",
-        "check_classifier_multioutput": "y 2-D is a label histogram here",
-        "check_classifiers_regression_target": reason,
-        "check_fit2d_1feature": "logits need at least two columns",
-        "check_dtype_object": reason,
-        "check_classifiers_multilabel_representation_invariance": reason,
-        "check_classifiers_multilabel_output_format_predict": reason,
-        "check_classifiers_multilabel_output_format_predict_proba": reason,
-        "check_classifiers_multilabel_output_format_decision_function": reason,
-    }
-
-
 @parametrize_with_checks(
-    [AlphaCalibrator(random_state=0, max_iter=20)],
-    expected_failed_checks=_expected_failed_checks,
+    [
+        AlphaCalibrator(random_state=0, max_iter=20),
+        AlphaCalibrator(LogisticRegression(), cv=2, random_state=0, max_iter=20),
+    ],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
@@ -420,3 +401,54 @@ def test_verbose_progress_goes_to_stderr_not_stdout(capsys):
     assert "AlphaCalibrator: solver=" in err
     AlphaCalibrator(verbose=0, random_state=0).fit(X, Y)
     assert capsys.readouterr() == ("", "")
+
+
+def test_integer_sample_weight_equals_repeated_items():
+    Z, Y, _ = _dm_problem(300, seed=13)
+    w = np.random.RandomState(0).randint(0, 4, size=300)
+    weighted = AlphaCalibrator(solver="lbfgs").fit(Z, Y, sample_weight=w)
+    rows = np.repeat(np.arange(300), w)
+    repeated = AlphaCalibrator(solver="lbfgs").fit(Z[rows], Y[rows])
+    np.testing.assert_allclose(weighted.feature_mean_, repeated.feature_mean_)
+    np.testing.assert_allclose(weighted.feature_scale_, repeated.feature_scale_)
+    np.testing.assert_allclose(
+        weighted.predict_concentration(Z), repeated.predict_concentration(Z), rtol=1e-5
+    )
+    assert weighted.loss_ == pytest.approx(repeated.loss_, rel=1e-8)
+    unweighted = AlphaCalibrator(solver="lbfgs").fit(Z, Y)
+    assert (
+        np.abs(
+            np.log(
+                unweighted.predict_concentration(Z) / weighted.predict_concentration(Z)
+            )
+        ).max()
+        > 1e-3
+    )
+
+
+def test_degenerate_fit_at_the_clip_bound_warns():
+    # unanimous annotators on items where f hesitates: without a penalty the
+    # likelihood pushes α0 towards 0 for every item
+    rng = np.random.RandomState(0)
+    Z = 0.35 * rng.randn(600, 10)
+    Y = np.zeros((600, 10), int)
+    Y[np.arange(600), rng.randint(10, size=600)] = 10
+    with pytest.warns(UserWarning, match="alpha0 is below 1e-6.*100%"):
+        cal = AlphaCalibrator(alpha_reg=0.0).fit(Z, Y)
+    assert np.all(cal.predict_concentration(Z) < 1e-6)
+    # the default penalty keeps α0 away from the bound: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        AlphaCalibrator().fit(Z, Y)
+        # nor does a well-specified problem warn
+        AlphaCalibrator(alpha_reg=0.0).fit(*_dm_problem(300, seed=14)[:2])
+
+
+def test_input_parameter_forces_the_reading_of_X():
+    Z, Y, _ = _dm_problem(300, seed=15)
+    P = softmax(Z, axis=1)
+    as_logits = AlphaCalibrator(input="logits").fit(P, Y)
+    assert as_logits.input_type_ == "logits"
+    np.testing.assert_allclose(as_logits.predict_proba(P), softmax(P, axis=1))
+    with pytest.raises(ValueError, match="probabilities.*row 0"):
+        AlphaCalibrator(input="proba").fit(Z, Y)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -224,3 +224,61 @@ def test_class_count_mismatch_with_frozen_estimator(features_and_histograms):
         TemperatureScaler(FrozenEstimator(clf)).fit(X, np.c_[Y, Y[:, :1]])
     with pytest.raises(NotFittedError):
         TemperatureScaler(FrozenEstimator(LogisticRegression())).fit(X, Y)
+
+
+# -- the core: nesting, names, score ------------------------------------------------
+def test_nested_calibrators_receive_histograms_unwrapped(features_and_histograms):
+    from sklearn_hcal import SoftLabelClassifier
+
+    X, Y = features_and_histograms
+    inner = TemperatureScaler(LogisticRegression(), cv=2)
+    outer = VectorScaler(inner, cv=2).fit(X, Y)
+    # the inner calibrator fits on the histograms itself (a SoftLabelClassifier
+    # around it would repeat items across its own folds)
+    assert isinstance(outer.estimator_, TemperatureScaler)
+    assert isinstance(outer.estimator_.estimator_, SoftLabelClassifier)
+    ref = clone(inner).fit(X, Y)
+    assert outer.estimator_.temperature_ == pytest.approx(ref.temperature_)
+
+
+def test_feature_names_out_and_input_feature_check(features_and_histograms):
+    X, Y = features_and_histograms
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    cal = MatrixScaler(LogisticRegression(), cv=2).fit(
+        frame, pd.DataFrame(Y, columns=["x", "y", "z"])
+    )
+    np.testing.assert_array_equal(
+        cal.get_feature_names_out(), ["logit_x", "logit_y", "logit_z"]
+    )
+    np.testing.assert_array_equal(
+        cal.get_feature_names_out(["a", "b", "c", "d"]), cal.get_feature_names_out()
+    )
+    with pytest.raises(ValueError, match="input_features"):
+        cal.get_feature_names_out(["a", "b", "c", "e"])
+    with pytest.raises(NotFittedError):
+        MatrixScaler().get_feature_names_out()
+
+
+def test_score_with_counts_and_named_columns(features_and_histograms):
+    X, Y = features_and_histograms
+    names = ["x", "y", "z"]
+    cal = TemperatureScaler(LogisticRegression(), cv=2).fit(
+        X, pd.DataFrame(Y, columns=names)
+    )
+    expected = np.mean(cal.predict_proba(X).argmax(1) == Y.argmax(1))
+    shuffled = pd.DataFrame(Y, columns=names)[["z", "x", "y"]]
+    assert cal.score(X, shuffled) == pytest.approx(expected)
+    labels = np.array(names)[Y.argmax(1)]
+    assert cal.score(X, labels, counts=Y) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="do not match"):
+        cal.score(X, pd.DataFrame(Y, columns=["x", "y", "w"]))
+
+
+def test_crossfit_requires_a_partition(features_and_histograms):
+    from sklearn.model_selection import ShuffleSplit
+
+    X, Y = features_and_histograms
+    with pytest.raises(ValueError, match="partition.*sample \\d+ is in 0 test folds"):
+        TemperatureScaler(LogisticRegression(), cv=ShuffleSplit(2, random_state=0)).fit(
+            X, Y
+        )

@@ -349,3 +349,31 @@ def test_cross_val_predict_proba_labels_frames_params_and_errors():
     np.testing.assert_allclose(proba.sum(1), 1.0)
     with pytest.raises(ValueError, match="partition"):
         cross_val_predict_proba(est, X, Y, cv=ShuffleSplit(3, random_state=0))
+
+
+def test_cross_val_predict_proba_other_methods_through_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_hcal import AlphaCalibrator
+
+    X, Y, _ = _data(n=150, seed=11)
+    pipe = make_pipeline(
+        StandardScaler(), AlphaCalibrator(LogisticRegression(), cv=2, random_state=0)
+    )
+    kf = KFold(3, shuffle=True, random_state=0)
+    phi = cross_val_predict_proba(pipe, X, Y, cv=kf, method="predict_disagreement")
+    want = np.empty(len(X))
+    for train, test in kf.split(X):
+        fitted = clone(pipe).fit(X[train], Y[train])
+        want[test] = fitted[-1].predict_disagreement(fitted[0].transform(X[test]))
+    np.testing.assert_allclose(phi, want)
+    assert phi.shape == (150,)
+    with pytest.raises(ValueError, match="no method 'predict_posterior_typo'"):
+        cross_val_predict_proba(pipe, X, Y, cv=kf, method="predict_posterior_typo")
+    # decision_function of a fold missing a class has no column to fill
+    y2 = np.array([0] * 60 + [1] * 87 + [2] * 3)
+    with pytest.raises(ValueError, match=r"lacks class\(es\) \[2\]"):
+        cross_val_predict_proba(
+            LogisticRegression(), X, y2, cv=KFold(3), method="decision_function"
+        )

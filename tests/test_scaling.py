@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_hcal.calibration import MatrixScaler, TemperatureScaler, VectorScaler
 from sklearn_hcal.datasets import make_label_histograms
+from tests._calibrator_checks import expected_failed_checks
 
 
 def _nll(U, Y, w):
@@ -236,27 +237,6 @@ def test_grid_search_matrix_regularisation_with_human_scorer():
     assert isinstance(search.best_estimator_, MatrixScaler)
 
 
-def _expected_failed_checks(estimator):
-    if estimator.estimator is not None:
-        return {}
-    why = (
-        "with estimator=None, X must be one score column per class; the check's "
-        "features and labels do not describe logits of its classes"
-    )
-    return {
-        "check_estimators_overwrite_params": why,
-        "check_estimators_fit_returns_self": why,
-        "check_readonly_memmap_input": why,
-        "check_classifiers_classes": why,
-        "check_classifiers_train": why,
-        "check_sample_weight_equivalence_on_dense_data": (
-            "with estimator=None the check's 30 features are 30 classes for 15 "
-            "items: the unpenalised scales are not identifiable and L-BFGS stops "
-            "at tolerance-dependent points"
-        ),
-    }
-
-
 @parametrize_with_checks(
     [
         VectorScaler(LogisticRegression(), cv=2),
@@ -264,7 +244,7 @@ def _expected_failed_checks(estimator):
         VectorScaler(),
         MatrixScaler(),
     ],
-    expected_failed_checks=_expected_failed_checks,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():

@@ -266,13 +266,14 @@ def test_majority_ties_broken_at_random():
 
 def test_auto_strategy():
     X, Y = _three_class_data()
-    knn = SoftLabelClassifier(KNeighborsClassifier(n_neighbors=3)).fit(X, Y)
+    with pytest.warns(UserWarning, match="majority label of each histogram"):
+        knn = SoftLabelClassifier(KNeighborsClassifier(n_neighbors=3)).fit(X, Y)
     assert knn.strategy_ == "majority"
     assert knn.predict_proba(X).shape == (len(X), 3)
     assert SoftLabelClassifier(LogisticRegression()).fit(X, Y).strategy_ == "weighted"
     with pytest.raises(ValueError, match="sample_weight"):
         SoftLabelClassifier(KNeighborsClassifier(), strategy="weighted").fit(X, Y)
-    with pytest.raises(ValueError, match="sample_weight"):
+    with pytest.raises(ValueError, match="sample_weight"), pytest.warns(UserWarning):
         SoftLabelClassifier(KNeighborsClassifier()).fit(
             X, Y, sample_weight=np.ones(len(X))
         )
@@ -441,8 +442,39 @@ def test_dummy_prior_matches_weighted_class_frequencies():
 
 
 @parametrize_with_checks(
-    [SoftLabelClassifier(LogisticRegression())],
+    [
+        SoftLabelClassifier(LogisticRegression()),
+        SoftLabelClassifier(LogisticRegression(), weighting="item"),
+        SoftLabelClassifier(make_pipeline(StandardScaler(), LogisticRegression())),
+    ],
     expected_failed_checks=lambda est: {},
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_item_weighting_splits_one_unit_per_item():
+    X, Y, _ = make_label_histograms(150, 3, 5, n_features=3, random_state=4)
+    item = SoftLabelClassifier(LogisticRegression(C=0.3), weighting="item").fit(X, Y)
+    # the direct weighted fit: one row per (item, class), weight Y_ik / n_i
+    rows, cols = np.nonzero(Y)
+    direct = LogisticRegression(C=0.3).fit(
+        X[rows], cols, sample_weight=Y[rows, cols] / Y.sum(axis=1)[rows]
+    )
+    np.testing.assert_allclose(item.predict_proba(X), direct.predict_proba(X))
+    # the total weight is the number of items, as with majority labels: with
+    # 5 annotations per item, annotation weights are 5 × item weights, so
+    # LogisticRegression's C/5 under "annotation" is C under "item"
+    annotation = SoftLabelClassifier(LogisticRegression(C=0.3 / 5)).fit(X, Y)
+    np.testing.assert_allclose(
+        annotation.predict_proba(X), item.predict_proba(X), atol=1e-6
+    )
+    # one annotation per item: "item" weighting is the plain fit on labels
+    onehot = np.eye(3, dtype=int)[Y.argmax(axis=1)]
+    np.testing.assert_allclose(
+        SoftLabelClassifier(LogisticRegression(), weighting="item")
+        .fit(X, onehot)
+        .predict_proba(X),
+        LogisticRegression().fit(X, Y.argmax(axis=1)).predict_proba(X),
+        atol=1e-6,
+    )

@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_hcal.calibration import TemperatureScaler
 from sklearn_hcal.datasets import make_label_histograms
+from tests._calibrator_checks import expected_failed_checks
 
 
 def _sklearn_beta(clf, X, y, sample_weight=None):
@@ -216,18 +217,7 @@ def test_pipeline_cross_validate_with_human_scorers():
 
 def _expected_failed_checks(estimator):
     if estimator.estimator is None:
-        why = (
-            "with estimator=None, X must be one score column per class; the "
-            "check's features and labels do not describe logits of its classes"
-        )
-        return {
-            "check_estimators_overwrite_params": why,
-            "check_estimators_fit_returns_self": why,
-            "check_readonly_memmap_input": why,
-            "check_classifiers_one_label": why,
-            "check_classifiers_classes": why,
-            "check_classifiers_train": why,
-        }
+        return expected_failed_checks(estimator)
     return {
         "check_transformer_n_iter": (
             "the check's blobs are separable, so the temperature is set in "

@@ -2,6 +2,12 @@
 
 Mimori, Sasada, Matsui and Sato (2021), *Diagnostic Uncertainty Calibration:
 Towards Reliable Machine Predictions in Medical Domain*, §5.3 and App. D.2–D.5.
+
+The estimator modes, targets, classes, ``sample_weight``, ``counts`` routing
+and ``score`` come from the calibration core (:mod:`._base`); this module
+supplies what α-calibration takes from a classifier -- its probabilities
+``f`` and the features ``g`` -- and the fit of the concentration model
+(:mod:`._alpha_solvers`).
 """
 
 from __future__ import annotations
@@ -11,42 +17,36 @@ import warnings
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.model_selection import check_cv
-from sklearn.utils import check_random_state
+from sklearn.base import _fit_context
+from sklearn.utils import TransformerTags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import (
-    _num_samples,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    check_label_histograms,
-    labels_to_histograms,
-    looks_like_probabilities,
-    probabilities_to_logits,
+from ..utils._optional import resolve_device
+from ._alpha_features import extract_features, weighted_standardisation
+from ._alpha_predict import _DirichletPredictionsMixin
+from ._alpha_solvers import (
+    LOG_ALPHA0_BOUND,
+    fit_concentration_model,
+    predict_log_alpha0,
 )
-from ..utils._optional import import_optional, is_skorch_net, resolve_device
-from ._alpha_features import extract_features
-from ._alpha_solvers import fit_concentration_model, predict_log_alpha0
-from ._base import _integer_codes
+from ._base import _BaseCalibrator
+from ._scores import get_scores, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
 
-
-def _scores(estimator, X):
-    """Logit-like scores of a fitted classifier (SPEC §3, shared helper)."""
-    from ._base import _get_scores
-
-    return _get_scores(estimator, X)
+#: A fitted |log α0| beyond this counts as "at the clip bound": half way to
+#: ±LOG_ALPHA0_BOUND (α0 < 1e-6 or > 1e6). L-BFGS stops short of the bound
+#: itself, where the likelihood flattens (unanimous items under a hesitant f
+#: drift to α0 ~ 1e-8 with alpha_reg=0), so the test is on the way there.
+_AT_BOUND = LOG_ALPHA0_BOUND / 2
 
 
 def _is_ensemble(estimator):
     return estimator is not None and hasattr(estimator, "predict_proba_samples")
 
 
-class AlphaCalibrator(ClassifierMixin, BaseEstimator):
+class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
     r"""α-calibration: a Dirichlet distribution over class probabilities.
 
     Models the distribution of the class probability vector ζ given x as
@@ -65,14 +65,18 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
     ----------
     estimator : estimator, default=None
         * None: ``X`` *is* the classifier output, logits of shape
-          ``(n_samples, n_classes)`` (rows of probabilities are detected and
-          converted with a log); ``f = softmax(X)``.
+          ``(n_samples, n_classes)`` (``f = softmax(X)``) or probabilities
+          (see ``input``; ``f`` = the renormalised probabilities, unchanged).
         * a fitted classifier wrapped in :class:`~sklearn.frozen.FrozenEstimator`
           (a raw classifier, a ``TemperatureScaler``, a ``SoftLabelClassifier``,
-          a skorch net, an :class:`MCDropoutClassifier` ...).
-        * an unfitted classifier: cross-fitted on ``cv`` folds (out-of-fold
-          outputs train the calibrator), then refit on all the data; histogram
-          targets are fitted through ``SoftLabelClassifier``.
+          a skorch net, an :class:`MCDropoutClassifier` ...). Only
+          ``FrozenEstimator`` means prefit.
+        * any other classifier (fitted or not; a fitted one warns): cloned
+          and cross-fitted on ``cv`` folds (out-of-fold outputs train the
+          calibrator), then refit on all the data; histogram targets are
+          fitted through ``SoftLabelClassifier``. skorch nets and ensembles
+          are not cross-fitted (a ``ValueError`` explains why): fit them, then
+          pass ``FrozenEstimator(...)``.
 
         When the estimator has ``predict_proba_samples`` (an ensemble such as
         :class:`MCDropoutClassifier`), ζ follows the mixture
@@ -121,7 +125,16 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         L-BFGS: tolerance on the largest gradient component; Adam: smallest
         loss improvement that counts.
     cv : int, cross-validation generator or iterable, default=None
-        Folds for an unfitted ``estimator`` (None = 5).
+        Folds for a cross-fitted ``estimator`` (None = 5).
+    input : {"auto", "logits", "proba"}, default="auto"
+        With ``estimator=None``: whether ``X`` holds logits or probabilities;
+        ``"auto"`` reads rows in [0, 1] summing to 1 (within the rounding
+        tolerance) as probabilities. Probabilities are ``f`` as they are
+        (renormalised); their floored log is the ``"logits"`` feature.
+    classes : array-like of shape (n_classes,), default=None
+        Names of the columns of an array ``y``; histogram columns are matched
+        to the wrapped classifier's ``classes_`` by name (a DataFrame's
+        columns, or these names), as in :class:`TemperatureScaler`.
     device : {"cpu", "cuda", "auto"} or str, default="cpu"
         Torch device of the fit. Fitted parameters are stored as numpy arrays,
         so a calibrator fitted on a GPU predicts and unpickles on a CPU-only
@@ -136,9 +149,14 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        Class of each column of ``predict_proba`` (the wrapped classifier's
+        ``classes_``; a DataFrame's columns or ``classes`` otherwise).
+    n_classes_ : int
     estimator_ : estimator or None
         The classifier that produces ``f`` (refit on all data when
         cross-fitted).
+    input_type_ : {"logits", "proba"} or None
+        How ``X`` is read when ``estimator=None``.
     coefs_, intercepts_ : list of ndarray
         Weights of the concentration model (on standardised features).
     feature_mean_, feature_scale_ : ndarray of shape (n_features_g,)
@@ -150,10 +168,16 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
     loss_ : float
         Final training objective.
     n_features_in_ : int
-        Columns of ``X`` (when ``X`` is 2-D).
+        Number of features seen during ``fit`` (when known).
 
     Notes
     -----
+    **Degenerate fits.** When the fitted α0 is below 1e-6 or above 1e6 (half
+    way, in log, to the clip bound of 1e-12 / 1e12) for most training items, a
+    warning says so: the histograms are then far from ``f`` everywhere or the
+    features separate the items perfectly, and the predicted disagreements
+    will be extreme.
+
     **Items with a single annotation.** The Dirichlet-multinomial probability
     of one label is ``f_y`` whatever α0 is, so such items carry no information
     about the concentration: they add a constant to the NLL and only the
@@ -187,7 +211,11 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
     (2,)
     """
 
+    _feature_prefix = "alpha"
+    _allow_probability_targets = False  # the likelihood needs counts
+
     _parameter_constraints: dict = {
+        **_BaseCalibrator._parameter_constraints,
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "features": [StrOptions({"logits", "penultimate"}), str, callable],
         "hidden_layer_sizes": ["array-like"],
@@ -203,7 +231,6 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         "early_stopping": ["boolean"],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "cv": ["cv_object"],
         "device": [str],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -225,6 +252,8 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         n_iter_no_change=10,
         tol=1e-7,
         cv=None,
+        input="auto",
+        classes=None,
         device="cpu",
         random_state=None,
         verbose=0,
@@ -242,21 +271,17 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.cv = cv
+        self.input = input
+        self.classes = classes
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
 
     # ------------------------------------------------------------------
-    # outputs of the wrapped classifier
+    # hooks of the calibration core: f(x) and g(x)
     # ------------------------------------------------------------------
-    def _features(self, estimator, X, logits):
-        return extract_features(self.features, estimator, X, logits)
-
     def _outputs(self, estimator, X):
         """``(F, G)``: f(x) and g(x); with a leading member axis for ensembles."""
-        if estimator is None:
-            Z = self._input_logits(X)
-            return softmax(Z, axis=1), self._features(None, X, Z)
         if _is_ensemble(estimator):
             if not (self.features == "logits" or callable(self.features)):
                 raise ValueError(
@@ -265,7 +290,7 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
                 )
             F = np.asarray(estimator.predict_proba_samples(X), dtype=np.float64)
             if callable(self.features):
-                G = self._features(estimator, X, None)
+                G = extract_features(self.features, estimator, X, None)
                 G = np.broadcast_to(G, (F.shape[0],) + G.shape)
             else:
                 G = np.log(np.clip(F, 1e-300, None))
@@ -273,170 +298,103 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         F = np.asarray(estimator.predict_proba(X), dtype=np.float64)
         if F.ndim == 1:
             F = np.column_stack([1.0 - F, F])
-        G = self._features(estimator, X, lambda: _scores(estimator, X))
-        return F, G
-
-    # ------------------------------------------------------------------
-    # fit
-    # ------------------------------------------------------------------
-    def _input_logits(self, X):
-        """Logits from the ``estimator=None`` input (probabilities get a log)."""
-        if self.input_type_ == "proba":
-            return probabilities_to_logits(X)
-        return X
-
-    def _validate_X(self, X, reset):
-        if self.estimator is None:
-            X = validate_data(self, X, reset=reset, dtype=np.float64)
-            if X.shape[1] < 2:
-                raise ValueError(
-                    "With estimator=None, X must be logits of shape (n_samples, "
-                    f"n_classes) with n_classes >= 2, got {X.shape[1]} column(s)."
-                )
-            if reset:
-                self.input_type_ = (
-                    "proba" if looks_like_probabilities(X) else ("logits")
-                )
-            return X
-        if reset and hasattr(X, "shape") and len(X.shape) == 2:
-            self.n_features_in_ = X.shape[1]
-        return X
-
-    def _cross_fit(self, X, Y, y_raw):
-        """Out-of-fold (F, G) for an unfitted estimator, then refit on all."""
-        base = self.estimator
-        if np.ndim(y_raw) == 2 and not is_skorch_net(base):
-            if type(base).__name__ != "SoftLabelClassifier":
-                from .._soft_label import SoftLabelClassifier
-
-                base = SoftLabelClassifier(base)
-            target = Y
-        else:
-            target = y_raw
-        cv = check_cv(
-            self.cv if self.cv is not None else 5,
-            None if np.ndim(target) == 2 else target,
-            classifier=np.ndim(target) == 1,
+        G = extract_features(
+            self.features, estimator, X, lambda: get_scores(estimator, X)
         )
-        F_parts, G_parts, idx_parts = [], [], []
-        for train, test in cv.split(np.zeros(_num_samples(X)), target):
-            est = clone(base).fit(_take(X, train), _take(target, train))
-            F, G = self._outputs(est, _take(X, test))
-            F_parts.append(F)
-            G_parts.append(G)
-            idx_parts.append(test)
-        order = np.concatenate(idx_parts)
-        axis = 1 if F_parts[0].ndim == 3 else 0
-        F = np.concatenate(F_parts, axis=axis)
-        G = np.concatenate(G_parts, axis=axis)
-        inv = np.empty_like(order)
-        inv[order] = np.arange(order.size)
-        F = np.take(F, inv, axis=axis)
-        G = np.take(G, inv, axis=axis)
-        self.estimator_ = clone(base).fit(X, target)
-        return F, G
+        return F, np.asarray(G, dtype=np.float64)
+
+    def _input_logits(self, X):
+        return scores_from_input(X, self.input_type_, fitted_input=self.input)
+
+    def _input_proba(self, X, logits):
+        """f from ``estimator=None`` input: probabilities as they are
+        (renormalised, never passed through a softmax), else softmax(X)."""
+        if self.input_type_ == "proba":
+            X = np.asarray(X, dtype=np.float64)
+            return X / X.sum(axis=1, keepdims=True)
+        return softmax(logits, axis=1)
+
+    def _input_outputs(self, X):
+        logits = self._input_logits(X)
+        G = extract_features(self.features, None, X, logits)
+        return self._input_proba(X, logits), np.asarray(G, dtype=np.float64)
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit the concentration model on label histograms.
 
         Parameters
         ----------
         X : array-like
-            Logits (``estimator=None``) or the estimator's input.
+            Logits or probabilities (``estimator=None``) or the estimator's
+            input.
         y : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms (counts; a DataFrame's columns are the classes) or
-            one label per item.
+            Label histograms (counts; a DataFrame's columns name the classes)
+            or one label per item.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Item weights: the objective is their weighted mean over items
+            (integer weights equal repeated items), and the feature
+            standardisation is weighted too.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Label histograms routed as metadata (convention B, request with
+            ``set_fit_request(counts=True)``); they replace ``y``.
 
         Returns
         -------
         self : AlphaCalibrator
         """
-        if y is None:
-            raise ValueError(
-                "AlphaCalibrator requires y to be passed, but the target y is None."
-            )
-        if not hasattr(y, "columns"):
-            y = np.asarray(y)
-        self.input_type_ = None
-        X = self._validate_X(X, reset=True)
-        n = _num_samples(X)
         hidden = tuple(int(h) for h in np.atleast_1d(self.hidden_layer_sizes))
         if any(h < 1 for h in hidden):
             raise ValueError(
                 "hidden_layer_sizes must hold positive integers, got "
                 f"{self.hidden_layer_sizes!r}."
             )
-        device = resolve_device(self.device)
+        self._device = resolve_device(self.device)  # fail early on bad devices
+        self._hidden = hidden
+        self._fit(X, y, sample_weight, counts)
+        del self._device, self._hidden
+        return self
 
-        if self.estimator is None:
-            n_classes = X.shape[1]
-            self.estimator_ = None
-        else:
-            est = self.estimator
-            if _is_fitted(est):
-                self.estimator_ = est
-            else:
-                self.estimator_ = None
-            n_classes = None
-        if self.estimator_ is not None or self.estimator is None:
-            F, G = self._outputs(self.estimator_, X)
-            n_classes = F.shape[-1]
-            est_classes = _estimator_classes(self.estimator_, n_classes)
-            if est_classes is None and _integer_codes(y, n_classes):
-                # integer labels name the score columns 0 .. K-1
-                est_classes = np.arange(n_classes)
-            Y, classes = check_label_histograms(
-                y,
-                name="y",
-                n_classes=n_classes,
-                return_classes=True,
-                classes=est_classes,
-            )
-            if est_classes is not None and not hasattr(y, "columns"):
-                classes = est_classes
-        else:
-            Y, classes = check_label_histograms(y, name="y", return_classes=True)
-            F, G = self._cross_fit(X, Y, y)
-            n_classes = F.shape[-1]
-        if Y.shape[0] != n:
+    def _fit_outputs(self, outputs, Y, sample_weight):
+        F, G = outputs
+        n = Y.shape[0]
+        if F.shape[-2] != n:
             raise ValueError(
-                f"X and y have inconsistent numbers of samples: {n} and {Y.shape[0]}."
+                f"X and y have inconsistent numbers of samples: {F.shape[-2]} and {n}."
             )
-        if Y.shape[1] != F.shape[-1]:
-            raise ValueError(
-                f"y has {Y.shape[1]} classes but the classifier predicts {F.shape[-1]}."
-            )
+        G = np.asarray(G, dtype=np.float64)
         if not np.all(np.isfinite(G)):
-            raise ValueError("The features g(X) contain NaN or infinity.")
-        self.classes_ = np.asarray(classes)
-        counts = Y.sum(axis=1)
-        if not np.any(counts >= 2):
+            bad = np.flatnonzero(~np.all(np.isfinite(G.reshape(-1, G.shape[-1])), 1))
+            raise ValueError(
+                "The features g(X) contain NaN or infinity (first at row "
+                f"{int(bad[0]) % n})."
+            )
+        if not np.any(Y.sum(axis=1) >= 2):
             warnings.warn(
                 "No item has two or more annotations: the Dirichlet-multinomial "
                 "likelihood of a single label does not depend on alpha0, so the "
                 "concentration cannot be learnt (alpha0 stays at 1).",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=5,
             )
-
         if F.ndim == 3:  # ensemble members stacked as items (weights 1/S each)
             S = F.shape[0]
             F = F.reshape(-1, F.shape[-1])
-            G = np.asarray(G).reshape(S * n, -1)
+            G = G.reshape(S * n, -1)
             Y = np.tile(Y, (S, 1))
-        G = np.asarray(G, dtype=np.float64)
-        mean = G.mean(axis=0)
-        scale = G.std(axis=0)
-        scale[scale < 1e-12] = 1.0
-        self.feature_mean_, self.feature_scale_ = mean, scale
-        H = (G - mean) / scale
+            if sample_weight is not None:
+                sample_weight = np.tile(sample_weight, S)
+        self.feature_mean_, self.feature_scale_ = weighted_standardisation(
+            G, sample_weight
+        )
+        H = (G - self.feature_mean_) / self.feature_scale_
 
         result = fit_concentration_model(
             H,
             F,
             Y,
-            hidden=hidden,
+            sample_weight=sample_weight,
+            hidden=self._hidden,
             solver=self.solver,
             alpha_reg=self.alpha_reg,
             max_iter=self.max_iter,
@@ -446,19 +404,38 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
             validation_fraction=self.validation_fraction,
             early_stopping=self.early_stopping,
             n_iter_no_change=self.n_iter_no_change,
-            device=device,
+            device=self._device,
             random_state=self.random_state,
             verbose=self.verbose,
         )
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts
         self.n_iter_, self.loss_ = result.n_iter, result.loss
-        return self
+        self._warn_if_at_bound(H, sample_weight)
 
-    def _predict_outputs(self, X):
-        check_is_fitted(self, "coefs_")
-        X = self._validate_X(X, reset=False)
-        F, G = self._outputs(self.estimator_, X)
+    def _warn_if_at_bound(self, H, sample_weight):
+        """Rule 4: a fit whose α0 sits at a clip bound for most items is
+        degenerate (e.g. scores on another scale than at prediction time)."""
+        log_a0 = predict_log_alpha0(H, self.coefs_, self.intercepts_)
+        at_bound = np.abs(log_a0) >= _AT_BOUND
+        share = float(np.average(at_bound, weights=sample_weight))
+        if share > 0.5:
+            side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
+            warnings.warn(
+                f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
+                f"1e12), for {share:.0%} of the training items: the "
+                "concentration model is degenerate (the histograms are far "
+                "from what f predicts, or the features separate the items "
+                "perfectly). Predicted disagreements and posteriors will be "
+                "extreme; check that f and the features come from the "
+                "classifier used at prediction time, or raise alpha_reg.",
+                UserWarning,
+                stacklevel=6,
+            )
+
+    def _concentration(self, X):
+        """``(F, α0)`` of ``X``; with a leading member axis for ensembles."""
+        F, G = self._predict_outputs(X)
         G = np.asarray(G, dtype=np.float64)
         if not np.all(np.isfinite(G)):
             raise ValueError("The features g(X) contain NaN or infinity.")
@@ -479,64 +456,21 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like
+            Input of the wrapped estimator, or logits/probabilities when
+            ``estimator=None`` (probabilities come back renormalised).
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self, "coefs_")
-        X = self._validate_X(X, reset=False)
         if self.estimator_ is None:
-            return softmax(self._input_logits(X), axis=1)
+            X = self._validate_input(X, reset=False)
+            return self._input_proba(X, self._input_logits(X))
         P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
         return np.column_stack([1.0 - P, P]) if P.ndim == 1 else P
 
-    def predict(self, X):
-        """Class with the highest ``f(x)``, mapped to ``classes_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input of the wrapped estimator, or logits when ``estimator=None``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    def fit_transform(self, X, y):
-        """Fit, then return the Dirichlet parameters of ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input of the wrapped estimator, or logits when ``estimator=None``.
-        y : array-like of shape (n_samples, n_classes)
-            Label histograms.
-
-        Returns
-        -------
-        alpha : ndarray of shape (n_samples, n_classes)
-        """
-        return self.fit(X, y).transform(X)
-
-    def predict_concentration(self, X):
-        """The concentration α0(x).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input of the wrapped estimator, or logits when ``estimator=None``.
-
-        Returns
-        -------
-        alpha0 : ndarray of shape (n_samples,), or (n_members, n_samples) when
-            the estimator is an ensemble.
-        """
-        return self._predict_outputs(X)[1]
-
+    # defined here, not in the mixin, so that set_output wraps it
     def transform(self, X):
         """Dirichlet parameters ``α0(x)·f(x)``.
 
@@ -550,170 +484,12 @@ class AlphaCalibrator(ClassifierMixin, BaseEstimator):
         alpha : ndarray of shape (n_samples, n_classes), or
             (n_members, n_samples, n_classes) for an ensemble.
         """
-        F, a0 = self._predict_outputs(X)
+        F, a0 = self._concentration(X)
         return a0[..., None] * F
 
-    def predict_disagreement(self, X):
-        r"""Probability that two annotators disagree (eq. 19/71; eq. 73).
-
-        :math:`\varphi = \frac{\alpha_0}{\alpha_0 + 1}(1 - \sum_k f_k^2)`,
-        averaged over members for an ensemble.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input of the wrapped estimator, or logits when ``estimator=None``.
-
-        Returns
-        -------
-        phi : ndarray of shape (n_samples,)
-        """
-        F, a0 = self._predict_outputs(X)
-        phi = a0 / (a0 + 1.0) * (1.0 - np.sum(F**2, axis=-1))
-        return phi.mean(axis=0) if phi.ndim == 2 else phi
-
-    def _check_new_labels(self, Y_new, n):
-        K = self.classes_.shape[0]
-        arr = Y_new.to_numpy() if hasattr(Y_new, "to_numpy") else np.asarray(Y_new)
-        if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1 and K != 1):
-            arr, _ = labels_to_histograms(arr, classes=self.classes_, name="Y_new")
-        arr = np.asarray(arr, dtype=np.float64)
-        if arr.ndim != 2 or arr.shape != (n, K):
-            raise ValueError(
-                f"Y_new must be labels of shape ({n},) or counts of shape ({n}, {K}),"
-                f" got shape {arr.shape}."
-            )
-        if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.any(arr % 1 != 0):
-            raise ValueError("Y_new must hold finite non-negative integer counts.")
-        return arr
-
-    def predict_posterior(self, X, Y_new):
-        r"""Posterior class probabilities after observing new labels.
-
-        The conjugate update of Mimori et al.'s eq. 18–19/79, generalised to
-        several new labels: :math:`E[\zeta|x, y] = (\alpha_0 f + y) /
-        (\alpha_0 + n_{new})`. Items with no new label (a zero row) keep ``f``.
-        For an ensemble the prior is the mixture ``(1/S) Σ_s Dir(α0^(s)f^(s))``
-        and the posterior mean is the mixture of the member posteriors weighted
-        by their Dirichlet-multinomial evidence.
-
-        Parameters
-        ----------
-        X : array-like
-        Y_new : array-like of shape (n_samples, n_classes) or (n_samples,)
-            New label counts (zeros allowed) or one new label per item.
-
-        Returns
-        -------
-        posterior : ndarray of shape (n_samples, n_classes)
-        """
-        F, a0 = self._predict_outputs(X)
-        Yn = self._check_new_labels(Y_new, F.shape[-2])
-        alpha = a0[..., None] * F
-        post = (alpha + Yn) / (a0[..., None] + Yn.sum(axis=1)[:, None])
-        if F.ndim == 2:
-            return post
-        from ._dirichlet import dirichlet_multinomial_log_likelihood
-
-        torch = import_optional("torch")
-        ll = dirichlet_multinomial_log_likelihood(
-            torch.as_tensor(alpha),
-            torch.as_tensor(np.ascontiguousarray(np.broadcast_to(Yn, alpha.shape))),
-        ).numpy()
-        w = softmax(ll, axis=0)
-        return np.einsum("sn,snk->nk", w, post)
-
-    def sample(self, X, n_draws=1, random_state=None):
-        """Draws of ζ from ``Dir(α0(x)·f(x))`` (or the ensemble mixture).
-
-        Parameters
-        ----------
-        X : array-like
-        n_draws : int, default=1
-        random_state : int, RandomState instance or None, default=None
-
-        Returns
-        -------
-        draws : ndarray of shape (n_draws, n_samples, n_classes)
-        """
-        if not isinstance(n_draws, numbers.Integral) or n_draws < 1:
-            raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
-        rng = check_random_state(random_state)
-        alpha = self.transform(X)
-        if alpha.ndim == 3:
-            member = rng.randint(alpha.shape[0], size=(n_draws, alpha.shape[1]))
-            alpha = alpha[member, np.arange(alpha.shape[1])]
-        else:
-            alpha = np.broadcast_to(alpha, (n_draws,) + alpha.shape)
-        g = rng.standard_gamma(np.clip(alpha, 1e-300, None))
-        s = g.sum(axis=-1, keepdims=True)
-        # Tiny concentrations can underflow every gamma draw: the limit of
-        # Dir(α) as α -> 0 puts the mass on a vertex, chosen with prob. f.
-        empty = s[..., 0] == 0
-        if np.any(empty):
-            p = alpha[empty] / alpha[empty].sum(axis=-1, keepdims=True)
-            u = rng.random_sample(p.shape[0])[:, None]
-            pick = (np.cumsum(p, axis=-1) < u).sum(axis=-1)
-            g[empty] = 0.0
-            g[empty, np.minimum(pick, p.shape[-1] - 1)] = 1.0
-            s[empty] = 1.0
-        return g / s
-
-    def score(self, X, y):
-        """Majority accuracy (histograms) or accuracy (labels).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input of the wrapped estimator, or logits when ``estimator=None``.
-        y : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms or labels.
-
-        Returns
-        -------
-        score : float
-        """
-        y_arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-        pred = self.predict(X)
-        if y_arr.ndim == 2 and y_arr.shape[1] > 1:
-            Y = check_label_histograms(y, name="y", n_classes=len(self.classes_))
-            truth = self.classes_[np.argmax(Y, axis=1)]
-        else:
-            truth = y_arr.ravel()
-        return float(np.mean(pred == truth))
-
     def __sklearn_tags__(self):
-        from sklearn.utils import TransformerTags
-
         tags = super().__sklearn_tags__()
         # transform() returns Dirichlet parameters, so it is also a transformer
         tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
         tags.non_deterministic = False
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = True
         return tags
-
-
-def _take(X, idx):
-    if hasattr(X, "iloc"):
-        return X.iloc[idx]
-    return X[idx]
-
-
-def _is_fitted(est):
-    from sklearn.exceptions import NotFittedError
-
-    if is_skorch_net(est):
-        return bool(getattr(est, "initialized_", False))
-    try:
-        check_is_fitted(est)
-        return True
-    except (NotFittedError, TypeError):
-        return False
-
-
-def _estimator_classes(est, n_classes):
-    classes = getattr(est, "classes_", None) if est is not None else None
-    if classes is None or len(classes) != n_classes:
-        return None
-    return np.asarray(classes)

@@ -3,7 +3,8 @@
 ``AlphaCalibrator(features=...)`` reads the classifier's logits, a named layer
 of a skorch module (captured with a forward hook), its penultimate
 representation (the input of the module's last ``torch.nn.Linear``, as Mimori
-et al. 2021 use), or a user callable. This module holds the skorch and torch
+et al. 2021 use), or a user callable; :func:`weighted_standardisation` puts
+them on a unit scale. This module holds the skorch and torch
 introspection, so the estimator never touches a module's internals.
 """
 
@@ -12,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._optional import import_optional, is_skorch_net
+from ._scores import power_of_two_scale
 
-__all__ = ["extract_features", "find_skorch_net"]
+__all__ = ["extract_features", "find_skorch_net", "weighted_standardisation"]
 
 
 def find_skorch_net(estimator):
@@ -119,3 +121,20 @@ def extract_features(features, estimator, X, logits) -> np.ndarray:
             "features='logits' or a callable otherwise."
         )
     return _skorch_layer_features(net, X, features)
+
+
+def weighted_standardisation(G, sample_weight):
+    """Column means and standard deviations, weighted, overflow-free.
+
+    Each column is divided by a power of two first (exact), so features of any
+    finite magnitude give a finite scale; integer weights equal repeated rows.
+    Constant columns get scale 1.
+    """
+    c = np.array([power_of_two_scale(col) for col in G.T]) if G.size else 1.0
+    U = G / c
+    mean = np.average(U, axis=0, weights=sample_weight)
+    var = np.average((U - mean) ** 2, axis=0, weights=sample_weight)
+    scale = np.sqrt(var)
+    constant = scale < 1e-12  # relative to the column's magnitude
+    scale[constant] = 1.0 / np.broadcast_to(c, scale.shape)[constant]
+    return mean * c, scale * c

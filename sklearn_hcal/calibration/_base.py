@@ -1,36 +1,39 @@
-"""Shared machinery of the post-hoc calibrators (SPEC §3).
+"""The one calibration core that every calibrator inherits (SPEC §3).
 
-Every calibrator in :mod:`sklearn_hcal.calibration` works on *scores*: an
-``(n_samples, n_classes)`` matrix of logits produced by a classifier. This
-module resolves where those scores come from and what the training targets
-are, so that a concrete calibrator only implements two hooks:
+:class:`_BaseCalibrator` resolves, once for all calibrators, *what* is
+calibrated and *against what*:
 
-* ``_fit_logits(Z, Y, sample_weight)`` — fit on float64 scores ``Z`` and
-  float64 label histograms ``Y`` (both ``(n, K)``);
-* ``_transform_logits(Z)`` — map scores to calibrated logits.
+* the three ``estimator`` modes -- ``None`` (``X`` is the classifier output),
+  ``FrozenEstimator(fitted_clf)`` (prefit), an unfitted classifier
+  (cross-fitted with :func:`._crossfit.cross_fit`, then refitted on all the
+  data; histograms train it through ``SoftLabelClassifier``). Only
+  ``FrozenEstimator`` means prefit (scikit-learn's rule): a fitted but not
+  frozen classifier is cloned and cross-fitted afresh, with a warning. skorch
+  nets and prediction-time ensembles are never cross-fitted (a clear error
+  says why and what to do);
+* the targets (:mod:`sklearn_hcal._targets`): histograms or labels, classes
+  matched by name with the wrapped classifier's ``classes_``, ``counts=``
+  routed as metadata (convention B), ``sample_weight``;
+* one ``score`` (majority accuracy for histograms, accuracy for labels),
+  ``predict``, ``get_feature_names_out`` / ``set_output`` for ``transform``.
 
-The three ``estimator`` modes (SPEC §3)
----------------------------------------
-``None``
-    ``X`` *is* the classifier output. With ``input="auto"`` (default) a
-    matrix whose entries all lie in ``[0, 1]`` and whose rows all sum to one
-    (within ``1e-6``; ``1e-5`` for float32) is taken as probabilities and
-    converted with ``log(max(p, 1e-12))``; anything else is taken as logits.
-    The decision is made once, in ``fit``, and stored in ``input_type_``;
-    ``input="logits"`` / ``input="proba"`` force it.
-``FrozenEstimator(fitted_clf)``
-    The fitted classifier is used as it is; its scores on ``X`` train the
-    calibrator.
-an unfitted classifier
-    Cross-fitted like ``CalibratedClassifierCV(ensemble=False)``: out-of-fold
-    scores from the ``cv`` splits (stratified for 1-D labels, plain
-    ``KFold`` for histograms, see :func:`sklearn.model_selection.check_cv`)
-    train the calibrator, then the classifier is refitted on all the data.
-    With histogram targets the classifier is trained through
-    :class:`sklearn_hcal.SoftLabelClassifier`.
+A concrete calibrator implements these hooks:
 
-Score order (:func:`_get_scores`): ``decision_function``, else a skorch net's
-logits, else ``log(predict_proba)`` floored at ``1e-12``.
+``_outputs(estimator, X)``
+    What it needs from a fitted classifier on ``X``: an array, or a tuple of
+    arrays, with one row per sample (default: the scores, :func:`get_scores`).
+``_input_outputs(X)``
+    The same from validated ``estimator=None`` input (default: the logits of
+    ``X``, probabilities converted by ``probabilities_to_logits``).
+``_fit_outputs(outputs, Y, sample_weight)``
+    Fit on those outputs and the float64 histograms ``Y`` (in ``classes_``
+    order).
+
+and calls ``self._fit(X, y, sample_weight, counts)`` from a ``fit``
+decorated with ``_fit_context``; ``self._predict_outputs(X)`` gives the
+outputs at prediction time. :class:`_BaseLogitCalibrator` adds the logit
+scalers' ``transform`` / ``predict_proba`` on top of ``_fit_logits`` and
+``_transform_logits``.
 """
 
 from __future__ import annotations
@@ -38,180 +41,84 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.frozen import FrozenEstimator
-from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
+    _check_feature_names_in,
     _check_sample_weight,
     _num_samples,
     check_consistent_length,
     check_is_fitted,
-    column_or_1d,
-    has_fit_parameter,
-    indexable,
     validate_data,
 )
 
-from .._validation import (
-    check_label_histograms,
-    is_histogram_target,
-    labels_to_histograms,
-    looks_like_probabilities,
-    probabilities_to_logits,
+from .._targets import check_target, frame_classes, human_score, resolve_targets
+from ..utils._sample_weight import sample_weight_key
+from ._crossfit import cross_fit, fit_clone
+from ._scores import (
+    contains_skorch_net,
+    get_scores,
+    is_fitted,
+    log_softmax,
+    read_input_type,
+    scores_from_input,
+    softmax,
+    unwrap_frozen,
 )
-from ..utils._optional import is_skorch_net
 
-__all__ = [
-    "_BaseLogitCalibrator",
-    "_get_scores",
-    "_log_softmax",
-    "_softmax",
-]
+__all__ = ["_BaseCalibrator", "_BaseLogitCalibrator", "_get_scores"]
 
+#: Kept under its historical name for callers of the private API.
+_get_scores = get_scores
+_softmax = softmax
+_log_softmax = log_softmax
 
-def _log_softmax(Z: np.ndarray) -> np.ndarray:
-    """Row-wise log-softmax, stable for logits of any magnitude."""
-    Z = np.asarray(Z, dtype=np.float64)
-    shifted = Z - Z.max(axis=1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-
-
-def _softmax(Z: np.ndarray) -> np.ndarray:
-    """Row-wise softmax, stable for logits of any magnitude."""
-    Z = np.asarray(Z, dtype=np.float64)
-    E = np.exp(Z - Z.max(axis=1, keepdims=True))
-    E /= E.sum(axis=1, keepdims=True)
-    return E
+_SKORCH_CROSSFIT = (
+    "{name} cannot cross-fit a skorch net: nets trained for a fixed number of "
+    "epochs on a fraction of the data give out-of-fold logits on another "
+    "scale than the net refitted on all of it (e.g. logit std 0.35 vs 1.8), "
+    "so the calibrator would be fitted to the wrong scale (a cross-fitted "
+    "AlphaCalibrator collapsed alpha0 to its clip bound this way). Fit the "
+    "net first, then calibrate it on held-out data: "
+    "{name}(FrozenEstimator(net)).fit(X_valid, y_valid)."
+)
 
 
-def _integer_codes(y, n_classes: int) -> bool:
-    """Whether 1-D ``y`` holds integer codes ``0 .. n_classes - 1``.
-
-    With ``estimator=None`` the columns of ``X`` are the classes; integer
-    labels in that range name them by position.
-    """
-    y = np.asarray(y)
-    return bool(
-        y.ndim == 1
-        and y.dtype.kind in "biuf"
-        and np.all(np.isfinite(y))
-        and np.all(np.mod(y, 1) == 0)
-        and y.min() >= 0
-        and y.max() < n_classes
-    )
+def _estimator_classes(estimator, n_classes):
+    """``classes_`` of a fitted classifier when it names the score columns."""
+    try:
+        classes = getattr(estimator, "classes_", None)
+    except Exception:  # properties of wrappers that raise when unfitted
+        return None
+    if classes is None or len(classes) != n_classes:
+        return None
+    return np.asarray(classes)
 
 
-def _unwrap_frozen(estimator):
-    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
+def _n_classes(outputs):
+    """Number of classes (last axis) of the hooks' outputs."""
+    first = outputs[0] if isinstance(outputs, tuple) else outputs
+    return first.shape[-1]
 
 
-def _skorch_scores(net, X) -> np.ndarray:
-    """Logits of a fitted skorch net.
-
-    Uses :func:`sklearn_hcal._skorch.skorch_logits` (which knows how the net's
-    output relates to its criterion). Imported lazily so that torch is only
-    loaded for skorch nets.
-    """
-    from .._skorch import skorch_logits
-
-    return np.asarray(skorch_logits(net, X), dtype=np.float64)
-
-
-def _get_scores(estimator, X) -> np.ndarray:
-    """Scores (logits) of a fitted classifier, as an ``(n, K)`` float64 array.
-
-    The order follows SPEC §3:
-
-    1. ``decision_function``: a binary 1-D decision ``d`` becomes the two
-       columns ``[0, d]``, so that their softmax is ``[1 - σ(d), σ(d)]`` (the
-       probability a logistic model assigns). Note that scikit-learn's
-       ``CalibratedClassifierCV(method="temperature")`` uses ``[-d, d]``
-       instead, so its inverse temperature is half of ours on binary
-       decisions.
-    2. a skorch ``NeuralNet`` (possibly inside ``FrozenEstimator``): the
-       module's logits through :func:`sklearn_hcal._skorch.skorch_logits`;
-    3. ``log(predict_proba)``, with probabilities floored at
-       :data:`PROBA_FLOOR` so that a zero probability gives a finite logit.
-
-    Parameters
-    ----------
-    estimator : fitted classifier
-        Any object with ``decision_function`` or ``predict_proba`` (or a skorch
-        net).
-    X : array-like
-        Input of the classifier.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_samples, n_classes)
-
-    Raises
-    ------
-    ValueError
-        If the estimator has none of these methods, or returns non-finite
-        scores.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn_hcal.calibration._base import _get_scores
-    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
-    >>> clf = LogisticRegression().fit(X, [0, 0, 1, 1])
-    >>> _get_scores(clf, X).shape
-    (4, 2)
-    """
-    inner = _unwrap_frozen(estimator)
-    if hasattr(estimator, "decision_function") and not is_skorch_net(inner):
-        scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
-        if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
-            d = scores.reshape(-1)
-            scores = np.column_stack([np.zeros_like(d), d])
-    elif is_skorch_net(inner):
-        scores = _skorch_scores(inner, X)
-    elif hasattr(estimator, "predict_proba"):
-        P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        if P.ndim == 1:
-            P = np.column_stack([1.0 - P, P])
-        scores = probabilities_to_logits(P)
-    else:
-        raise ValueError(
-            f"estimator {type(inner).__name__} provides neither decision_function "
-            "nor predict_proba (nor is it a skorch net), so it gives no scores to "
-            "calibrate."
-        )
-    if scores.ndim != 2:
-        raise ValueError(
-            f"The scores of {type(inner).__name__} must be 2-D, got shape "
-            f"{scores.shape}."
-        )
-    if not np.all(np.isfinite(scores)):
-        raise ValueError(
-            f"The scores of {type(inner).__name__} contain NaN or infinity."
-        )
-    return scores
-
-
-class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
-    """Base class of calibrators that act on a classifier's logits.
-
-    Subclasses define ``__init__`` (storing at least ``estimator``, ``cv`` and
-    ``input``), extend ``_parameter_constraints``, and implement
-    ``_fit_logits(Z, Y, sample_weight)`` and ``_transform_logits(Z)``.
-
-    ``fit`` resolves the targets (``classes_``), the training scores of the
-    chosen ``estimator`` mode (see the module docstring) and calls
-    ``_fit_logits``. ``_calibration_scores(X)`` returns the uncalibrated scores
-    at prediction time, for subclasses (e.g. α-calibration) that need them.
+class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Base of every calibrator; see the module docstring for the hooks.
 
     Fitted attributes set here: ``classes_``, ``n_classes_``, ``input_type_``
-    (``None`` unless ``estimator=None``), ``estimator_`` (the fitted
-    classifier, ``None`` when ``estimator=None``), ``n_features_in_`` (and
-    ``feature_names_in_``) when known.
+    (``None`` unless ``estimator=None``), ``estimator_`` (the classifier used
+    at prediction time, ``None`` when ``estimator=None``),
+    ``n_features_in_`` (and ``feature_names_in_``) when known.
     """
+
+    #: fits on label histograms (so cross-fitting does not wrap it in a
+    #: SoftLabelClassifier)
+    _fits_histograms = True
+    #: prefix of the names of ``transform``'s columns, one per class
+    _feature_prefix = "logit"
+    #: whether rows of probabilities are accepted as targets (soft labels);
+    #: α-calibration needs counts
+    _allow_probability_targets = True
 
     _parameter_constraints: dict = {
         "estimator": [
@@ -222,25 +129,52 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         ],
         "cv": ["cv_object"],
         "input": [StrOptions({"auto", "logits", "proba"})],
+        "classes": ["array-like", None],
     }
 
-    # -- hooks ---------------------------------------------------------------
-    def _fit_logits(self, Z, Y, sample_weight):  # pragma: no cover - abstract
+    # -- hooks -----------------------------------------------------------------
+    def _outputs(self, estimator, X):
+        return get_scores(estimator, X)
+
+    def _input_outputs(self, X):
+        return scores_from_input(X, self.input_type_, fitted_input=self.input)
+
+    def _fit_outputs(self, outputs, Y, sample_weight):  # pragma: no cover
         raise NotImplementedError
 
-    def _transform_logits(self, Z):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _check_crossfit_estimator(self):
+        """Refuse what cannot be cross-fitted; warn about discarded fits."""
+        name = type(self).__name__
+        if contains_skorch_net(self.estimator):
+            raise ValueError(_SKORCH_CROSSFIT.format(name=name))
+        if hasattr(self.estimator, "predict_proba_samples"):
+            raise ValueError(
+                f"{type(self.estimator).__name__} is a prediction-time ensemble "
+                "around a fitted model and trains nothing itself, so "
+                f"{name} cannot cross-fit it; pass "
+                f"FrozenEstimator({type(self.estimator).__name__}(...))."
+            )
+        if is_fitted(self.estimator):
+            warnings.warn(
+                f"The estimator passed to {name} is already fitted but not "
+                "wrapped in FrozenEstimator. As in scikit-learn, only "
+                "FrozenEstimator means prefit: it is cloned and cross-fitted "
+                f"afresh on cv folds. To calibrate the fitted classifier as it "
+                f"is, pass {name}(FrozenEstimator(estimator)).",
+                UserWarning,
+                stacklevel=5,
+            )
 
-    # -- score resolution ----------------------------------------------------
+    # -- modes -----------------------------------------------------------------
     def _mode(self) -> str:
         if self.estimator is None:
-            return "logits"
+            return "input"
         if isinstance(self.estimator, FrozenEstimator):
             return "frozen"
         return "crossfit"
 
-    def _validate_logits_input(self, X, *, reset: bool) -> np.ndarray:
-        """Validate ``X`` as the classifier output (``estimator=None``)."""
+    def _validate_input(self, X, *, reset: bool):
+        """Validate ``estimator=None`` input: one score column per class."""
         X = validate_data(
             self,
             X,
@@ -255,199 +189,238 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "itself (e.g. FrozenEstimator(clf)) for 1-D binary scores."
             )
         if reset:
-            if self.input == "auto":
-                self.input_type_ = "proba" if looks_like_probabilities(X) else "logits"
-            else:
-                self.input_type_ = self.input
-        if self.input_type_ == "proba":
-            if not looks_like_probabilities(X):
-                raise ValueError(
-                    "X must hold probabilities (entries in [0, 1], rows summing "
-                    "to 1) because this calibrator was fitted on probabilities "
-                    f"(input={self.input!r}); pass probabilities or refit with "
-                    "input='logits'."
-                )
-            return probabilities_to_logits(X)
-        return np.asarray(X, dtype=np.float64)
+            self.input_type_ = read_input_type(X, self.input)
+        return X
 
-    def _calibration_scores(self, X) -> np.ndarray:
-        """Uncalibrated scores of ``X`` at prediction time, ``(n, K)`` float64."""
-        check_is_fitted(self)
-        if self.estimator_ is None:
-            Z = self._validate_logits_input(X, reset=False)
-        else:
-            Z = _get_scores(self.estimator_, X)
-        if Z.shape[1] != self.n_classes_:
-            raise ValueError(
-                f"The scores have {Z.shape[1]} columns but the calibrator was "
-                f"fitted with {self.n_classes_} classes (class-count mismatch)."
-            )
-        return Z
-
-    def _resolve_targets(self, y, n_classes, estimator_classes=None):
-        """Targets as a float64 histogram ``(n, K)`` and the ``classes_``."""
-        if is_histogram_target(y):
-            Y, classes = check_label_histograms(
-                y,
-                name="y",
-                allow_probabilities=True,
-                n_classes=n_classes,
-                dtype=(np.float64,),
-                return_classes=True,
-            )
-            if not hasattr(y, "columns") and estimator_classes is not None:
-                classes = np.asarray(estimator_classes)
-            return Y, classes
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        if y.ndim != 1:
-            raise ValueError(
-                "y must be 1-D class labels or an (n_samples, n_classes) label "
-                f"histogram; got shape {y.shape}."
-            )
-        if estimator_classes is not None:
-            return labels_to_histograms(y, classes=estimator_classes, name="y")
-        if _integer_codes(y, n_classes):
-            # X holds the scores themselves (estimator=None): integer labels
-            # name the score columns 0 .. K-1.
-            return labels_to_histograms(y, classes=np.arange(n_classes), name="y")
-        return labels_to_histograms(y, n_classes=n_classes, name="y")
-
-    def _crossfit_scores(self, X, y, is_hist, sample_weight):
-        """Out-of-fold scores of clones of ``estimator``; refit on all data."""
-        X, y = indexable(X, y)
-        y_cv = np.asarray(y)
-        cv = check_cv(self.cv, y_cv, classifier=not is_hist)
-        n_samples = _num_samples(X)
-        Z = None
-        covered = np.zeros(n_samples, dtype=bool)
-        supports_sw = sample_weight is not None and self._fit_accepts_sample_weight()
-        if sample_weight is not None and not supports_sw:
+    def _crossfit(self, X, y, is_hist, sample_weight):
+        """Out-of-fold outputs; ``estimator_`` refitted on all the data."""
+        inner_weight = sample_weight
+        if sample_weight is not None and sample_weight_key(self.estimator) is None:
             warnings.warn(
                 f"{type(self.estimator).__name__}.fit does not accept "
-                "sample_weight; the weights are used by the calibrator only.",
+                "sample_weight (nor does a Pipeline's final step), so the "
+                "weights are used by the calibrator only.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=5,
             )
-        for train, test in cv.split(X, y_cv if not is_hist else None):
-            model = self._fit_inner(
-                _safe_indexing(X, train),
-                _safe_indexing(y, train),
-                is_hist,
-                None if not supports_sw else sample_weight[train],
-            )
-            scores = _get_scores(model, _safe_indexing(X, test))
-            if Z is None:
-                Z = np.empty((n_samples, scores.shape[1]), dtype=np.float64)
-            if scores.shape[1] != Z.shape[1] or (
-                not is_hist and not np.array_equal(model.classes_, np.unique(y_cv))
-            ):
-                raise ValueError(
-                    "A cross-validation fold's training part does not contain "
-                    "every class, so its scores do not cover all classes; use "
-                    "fewer folds (cv) or more data per class."
-                )
-            Z[test] = scores
-            covered[test] = True
-        if not np.all(covered):
-            raise ValueError(
-                "cv must be a partition: every sample needs an out-of-fold score."
-            )
-        self.estimator_ = self._fit_inner(
-            X, y, is_hist, sample_weight if supports_sw else None
+            inner_weight = None
+        classes = None if self.classes is None else np.asarray(self.classes)
+        outputs = cross_fit(
+            self.estimator,
+            X,
+            y,
+            cv=self.cv,
+            outputs=self._outputs,
+            sample_weight=inner_weight,
+            classes=classes,
+            require_classes=None if is_hist else np.unique(y),
         )
-        return Z
+        self.estimator_ = fit_clone(
+            self.estimator, X, y, sample_weight=inner_weight, classes=classes
+        )
+        return outputs
 
-    def _fit_accepts_sample_weight(self) -> bool:
-        try:
-            return has_fit_parameter(self.estimator, "sample_weight")
-        except Exception:  # pragma: no cover - exotic fit signatures
-            return False
+    def _outputs_and_reference(self, X, y, is_hist, sample_weight):
+        """The training outputs of the chosen mode and the reference classes.
 
-    def _fit_inner(self, X, y, is_hist, sample_weight):
-        model = clone(self.estimator)
-        if is_hist:
-            from .._soft_label import SoftLabelClassifier
-
-            model = SoftLabelClassifier(model)
-        if sample_weight is None:
-            return model.fit(X, y)
-        return model.fit(X, y, sample_weight=sample_weight)
-
-    # -- public API ------------------------------------------------------------
-    def _fit(self, X, y, sample_weight=None):
-        """Resolve scores and targets, then call ``_fit_logits``.
-
-        Subclasses decorate their public ``fit`` with ``_fit_context`` and call
-        this.
+        Returns ``(outputs, reference, sample_weight)``: ``reference`` is the
+        class of each output column when it is known by name (the wrapped
+        classifier's ``classes_``, or ``X``'s column names when they carry
+        ``y``'s), else None.
         """
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y "
-                "is None (pass class labels or label histograms)."
-            )
         mode = self._mode()
-        is_hist = is_histogram_target(y)
-        if not is_hist:
-            # scikit-learn's conventions for labels: an (n, 1) column warns,
-            # continuous or unknown targets raise
-            y = column_or_1d(y, warn=True)
-            check_classification_targets(y)
-        self.input_type_ = None
-        if mode == "logits":
-            Z = self._validate_logits_input(X, reset=True)
-            check_consistent_length(Z, y)
-            Y, classes = self._resolve_targets(y, n_classes=Z.shape[1])
-            self.estimator_ = None
-        else:
+        if mode == "input":
+            X = self._validate_input(X, reset=True)
             check_consistent_length(X, y)
-            if _num_samples(X) < 2:
-                raise ValueError(
-                    f"{type(self).__name__} needs at least 2 samples to fit, got "
-                    f"n_samples={_num_samples(X)}."
-                )
-            if mode == "frozen":
-                self.estimator_ = self.estimator
-                Z = _get_scores(self.estimator_, X)
-                est_classes = getattr(self.estimator_, "classes_", None)
-                if est_classes is not None and len(est_classes) != Z.shape[1]:
-                    est_classes = None
-                Y, classes = self._resolve_targets(
-                    y, n_classes=Z.shape[1], estimator_classes=est_classes
-                )
-            else:
-                if sample_weight is not None:
-                    sample_weight = _check_sample_weight(sample_weight, X)
-                Z = self._crossfit_scores(X, y, is_hist, sample_weight)
-                est_classes = getattr(self.estimator_, "classes_", None)
-                if est_classes is not None and len(est_classes) != Z.shape[1]:
-                    est_classes = None
-                Y, classes = self._resolve_targets(
-                    y, n_classes=Z.shape[1], estimator_classes=est_classes
-                )
-            for attr in ("n_features_in_", "feature_names_in_"):
-                if hasattr(self.estimator_, attr):
-                    setattr(self, attr, getattr(self.estimator_, attr))
-        if Y.shape[1] != Z.shape[1]:
+            self.estimator_ = None
+            x_names = getattr(self, "feature_names_in_", None)
+            y_names = frame_classes(y) if is_hist else None
+            reference = None
+            if x_names is not None and y_names is not None:
+                # X's columns name the classes when they carry y's names
+                if sorted(map(str, x_names)) == sorted(map(str, y_names)):
+                    reference = x_names
+            return self._input_outputs(X), reference, sample_weight
+        check_consistent_length(X, y)
+        n = _num_samples(X)
+        if n < 2:
             raise ValueError(
-                f"y has {Y.shape[1]} classes but the scores have {Z.shape[1]} "
-                "columns (class-count mismatch)."
+                f"{type(self).__name__} needs at least 2 samples to fit; got {n} "
+                f"sample(s) (n_samples={n})."
+            )
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+        if mode == "frozen":
+            self.estimator_ = self.estimator
+            outputs = self._outputs(self.estimator_, X)
+        else:
+            self._check_crossfit_estimator()
+            outputs = self._crossfit(X, y, is_hist, sample_weight)
+        for attr in ("n_features_in_", "feature_names_in_"):
+            value = getattr(unwrap_frozen(self.estimator_), attr, None)
+            if value is not None:
+                setattr(self, attr, value)
+        reference = _estimator_classes(self.estimator_, _n_classes(outputs))
+        return outputs, reference, sample_weight
+
+    def _fit(self, X, y, sample_weight=None, counts=None):
+        """Resolve outputs and targets, then call ``_fit_outputs``."""
+        name = type(self).__name__
+        if y is None and counts is None:
+            raise ValueError(
+                f"{name} requires y to be passed, but the target y is None (pass "
+                "class labels or label histograms, or the histograms as counts=)."
+            )
+        if counts is not None:
+            if y is not None:
+                check_consistent_length(counts, y)
+            y, is_hist = check_target(counts, name="counts")
+            target_name = "counts"
+        else:
+            y, is_hist = check_target(y, name="y")
+            target_name = "y"
+        self.input_type_ = None
+        for attr in ("n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(attr, None)  # from an earlier fit in another mode
+        outputs, reference, sample_weight = self._outputs_and_reference(
+            X, y, is_hist, sample_weight
+        )
+        n_classes = _n_classes(outputs)
+        Y, classes = resolve_targets(
+            y,
+            n_classes=n_classes,
+            reference=reference,
+            classes=self.classes,
+            allow_probabilities=self._allow_probability_targets,
+            name=target_name,
+            reference_name=(
+                "X's columns" if self.estimator is None else "the estimator's classes_"
+            ),
+        )
+        if Y.shape[1] != n_classes:
+            raise ValueError(
+                f"{target_name} has {Y.shape[1]} classes but the scores have "
+                f"{n_classes} columns (class-count mismatch)."
             )
         if Y.shape[0] < 2:
             raise ValueError(
-                f"{type(self).__name__} needs at least 2 samples to fit, got "
-                f"n_samples={Y.shape[0]}."
+                f"{name} needs at least 2 samples to fit; got {Y.shape[0]} "
+                f"sample(s) (n_samples={Y.shape[0]})."
             )
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, Y, dtype=np.float64)
+            sample_weight = _check_sample_weight(
+                sample_weight, Y, dtype=np.float64, ensure_non_negative=True
+            )
         self.classes_ = np.asarray(classes)
-        self.n_classes_ = int(Z.shape[1])
-        self._fit_logits(np.asarray(Z, dtype=np.float64), Y, sample_weight)
+        self.n_classes_ = int(n_classes)
+        self._fit_outputs(outputs, Y, sample_weight)
         return self
 
+    def _predict_outputs(self, X):
+        """The hooks' outputs for ``X`` at prediction time."""
+        check_is_fitted(self)
+        if self.estimator_ is None:
+            outputs = self._input_outputs(self._validate_input(X, reset=False))
+        else:
+            outputs = self._outputs(self.estimator_, X)
+        if _n_classes(outputs) != self.n_classes_:
+            raise ValueError(
+                f"The scores have {_n_classes(outputs)} columns but "
+                f"the calibrator was fitted with {self.n_classes_} classes "
+                "(class-count mismatch)."
+            )
+        return outputs
+
+    # -- shared public API --------------------------------------------------------
+    def predict(self, X) -> np.ndarray:
+        """Most probable class (first on ties), mapped to ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like
+            Scores (``estimator=None``) or input of the wrapped classifier.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)  # checks that self is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X, y, sample_weight=None, counts=None) -> float:
+        """Majority accuracy for histograms, accuracy for 1-D labels.
+
+        Histogram columns are matched to ``classes_`` by name, as in ``fit``.
+
+        Parameters
+        ----------
+        X : array-like
+            Scores (``estimator=None``) or input of the wrapped classifier.
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Labels or label histograms.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Item weights.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Histograms routed as metadata; they replace ``y``.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of ``transform``'s columns: ``"<prefix>_<class>"`` per class.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Checked against ``feature_names_in_`` when given.
+
+        Returns
+        -------
+        names : ndarray of str objects
+        """
+        check_is_fitted(self)
+        if input_features is not None and hasattr(self, "n_features_in_"):
+            _check_feature_names_in(self, input_features)
+        prefix = self._feature_prefix
+        return np.asarray([f"{prefix}_{c}" for c in self.classes_], dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.single_output = True
+        if self.estimator is not None:
+            try:
+                inner = unwrap_frozen(self.estimator).__sklearn_tags__()
+            except AttributeError:  # pragma: no cover - non-sklearn objects
+                inner = None
+            if inner is not None:
+                tags.input_tags = inner.input_tags
+        return tags
+
+
+class _BaseLogitCalibrator(_BaseCalibrator):
+    """Calibrators that map scores to calibrated logits.
+
+    Subclasses implement ``_fit_logits(Z, Y, sample_weight)`` (on float64
+    scores ``Z`` and histograms ``Y``) and ``_transform_logits(Z)``.
+    """
+
+    def _fit_logits(self, Z, Y, sample_weight):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _transform_logits(self, Z):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _fit_outputs(self, outputs, Y, sample_weight):
+        self._fit_logits(np.asarray(outputs, dtype=np.float64), Y, sample_weight)
+
     def transform(self, X) -> np.ndarray:
-        """Calibrated logits.
+        """Calibrated logits, one column per class of ``classes_``.
 
         Parameters
         ----------
@@ -458,7 +431,7 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         logits : ndarray of shape (n_samples, n_classes)
         """
-        return self._transform_logits(self._calibration_scores(X))
+        return self._transform_logits(self._predict_outputs(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Calibrated class probabilities, the softmax of :meth:`transform`.
@@ -472,56 +445,18 @@ class _BaseLogitCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        return _softmax(self.transform(X))
+        return softmax(self._transform_logits(self._predict_outputs(X)))
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log of :meth:`predict_proba`, computed stably."""
-        return _log_softmax(self.transform(X))
-
-    def predict(self, X) -> np.ndarray:
-        """Most probable class (first on ties), mapped to ``classes_``."""
-        logits = self.transform(X)
-        return self.classes_[np.argmax(logits, axis=1)]
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """Majority accuracy for histograms, accuracy for 1-D labels.
+        """Log of :meth:`predict_proba`, computed stably.
 
         Parameters
         ----------
         X : array-like
             Scores (``estimator=None``) or input of the wrapped classifier.
-        y : array-like of shape (n_samples,) or (n_samples, n_classes)
-            Labels or label histograms.
-        sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
         -------
-        score : float
+        log_proba : ndarray of shape (n_samples, n_classes)
         """
-        if is_histogram_target(y):
-            P = self.predict_proba(X)
-            if sample_weight is None:
-                from ..metrics import majority_accuracy_score
-
-                return float(majority_accuracy_score(y, P))
-            from ..metrics._majority import _majority_correct_per_item
-
-            Y = check_label_histograms(
-                y, name="y", allow_probabilities=True, n_classes=P.shape[1]
-            )
-            sample_weight = _check_sample_weight(sample_weight, Y)
-            correct = _majority_correct_per_item(Y, P, "first")
-            return float(np.average(correct, weights=sample_weight))
-        return super().score(X, y, sample_weight=sample_weight)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        if self.estimator is not None:
-            inner = _unwrap_frozen(self.estimator)
-            try:
-                inner_tags = inner.__sklearn_tags__()
-            except AttributeError:  # pragma: no cover - non-sklearn objects
-                inner_tags = None
-            if inner_tags is not None:
-                tags.input_tags = inner_tags.input_tags
-        return tags
+        return log_softmax(self._transform_logits(self._predict_outputs(X)))

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from ._base import _BaseLogitCalibrator, _log_softmax
+from ._scores import power_of_two_scale
 
 __all__ = ["MatrixScaler", "VectorScaler"]
 
@@ -47,6 +48,34 @@ def _score_scale(Z, w):
         return 1.0
     scale = float(np.sqrt(w @ np.mean(centred * centred, axis=1) / total))
     return scale if scale > 0 and np.isfinite(scale) else 1.0
+
+
+class _Scale:
+    """The score scale ``unit * c`` of :class:`_BaseLinearScaler`.
+
+    The optimiser works on ``Zs = Z / (unit * c)`` with parameters
+    ``theta = W * unit * c``; :meth:`divide` maps ``theta`` back to ``W``
+    dividing by ``unit`` and ``c`` in turn, never by their product (which
+    overflows for logits near the float range).
+    """
+
+    def __init__(self, unit: float, c: float):
+        self.unit, self.c = unit, c
+
+    @property
+    def start(self) -> float:
+        """``theta`` of the starting map: the identity, or the map to unit
+        RMS when the scores are larger (a saturated softmax has vanishing
+        gradients, so L-BFGS would stop at once)."""
+        return min(self.unit * self.c, 1.0)
+
+    def divide(self, A):
+        return A / self.unit / self.c
+
+
+def _divide(A, scale):
+    """``A / scale`` for a float or a :class:`_Scale`."""
+    return scale.divide(A) if isinstance(scale, _Scale) else A / scale
 
 
 class _BaseLinearScaler(_BaseLogitCalibrator):
@@ -83,8 +112,12 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
         K = Z.shape[1]
         n = Y.sum(axis=1)
         w = np.ones(Z.shape[0]) if sample_weight is None else sample_weight
-        scale = _score_scale(Z, w)
-        Zs = Z / scale
+        # The RMS is taken of Z / c (c a power of two, an exact division), so
+        # logits of ±1e300 give a finite scale instead of an overflow.
+        c = power_of_two_scale(Z)
+        unit = _score_scale(Z / c, w)
+        scale = _Scale(unit, c)
+        Zs = (Z / c) / unit
         total = w @ n
         if not total > 0:
             raise ValueError(
@@ -93,7 +126,7 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
             )
         result = minimize(
             self._objective,
-            self._initial_parameters(K, scale),
+            self._initial_parameters(K, scale.start),
             args=(Zs, scale, Y, w, n, total),
             jac=True,
             method="L-BFGS-B",
@@ -108,7 +141,7 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
                 f"{type(self).__name__} did not converge in {self.max_iter} "
                 "iterations; increase max_iter.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=6,
             )
         self.n_iter_ = int(result.nit)
         self._store_parameters(result.x, K, scale)
@@ -125,19 +158,24 @@ class VectorScaler(_BaseLinearScaler):
 
     added to the per-annotation mean (so ``reg_bias`` does not scale with the
     number of items). L-BFGS with analytic gradients, started at the identity
-    map (``v = 1``, ``b = 0``). Unlike temperature scaling it can change the
-    predicted class.
+    map (``v = 1``, ``b = 0``), or at the map to unit RMS for scores with a
+    larger RMS (where the softmax would be saturated). Unlike temperature
+    scaling it can change the predicted class.
 
     Parameters
     ----------
     estimator : estimator instance or None, default=None
         As in :class:`TemperatureScaler`: ``None`` (``X`` are scores),
-        ``FrozenEstimator(fitted_clf)``, or an unfitted classifier that is
-        cross-fitted.
+        ``FrozenEstimator(fitted_clf)`` (prefit), or any other classifier,
+        which is cloned and cross-fitted.
     cv : int, cross-validation generator or iterable, default=None
         Splits for the cross-fitted mode.
     input : {"auto", "logits", "proba"}, default="auto"
         With ``estimator=None``: whether ``X`` holds logits or probabilities.
+    classes : array-like of shape (n_classes,), default=None
+        Names of the columns of an array ``y``; columns are matched to the
+        wrapped classifier's ``classes_`` by name, as in
+        :class:`TemperatureScaler`.
     reg_bias : float, default=0.1
         λ_b, the intercept penalty (Mimori et al. chose 0.1 on MDS, App. F.3).
     tol : float, default=1e-8
@@ -187,6 +225,7 @@ class VectorScaler(_BaseLinearScaler):
         *,
         cv=None,
         input="auto",
+        classes=None,
         reg_bias=0.1,
         tol=1e-8,
         max_iter=1000,
@@ -194,12 +233,13 @@ class VectorScaler(_BaseLinearScaler):
         self.estimator = estimator
         self.cv = cv
         self.input = input
+        self.classes = classes
         self.reg_bias = reg_bias
         self.tol = tol
         self.max_iter = max_iter
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit ``v`` and ``b``.
 
         Parameters
@@ -208,15 +248,20 @@ class VectorScaler(_BaseLinearScaler):
             Scores of shape (n_samples, n_classes) when ``estimator=None``,
             else the input of the classifier.
         y : array-like of shape (n_samples,) or (n_samples, n_classes)
-            Class labels or label histograms.
+            Class labels or label histograms (a DataFrame's columns name the
+            classes).
         sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
+            Item weights (also passed to a cross-fitted classifier that
+            accepts them).
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Label histograms routed as metadata (convention B, request with
+            ``set_fit_request(counts=True)``); they replace ``y``.
 
         Returns
         -------
         self : VectorScaler
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, counts)
 
     def _initial_parameters(self, K, scale):
         return np.concatenate([np.full(K, scale), np.zeros(K)])
@@ -231,7 +276,7 @@ class VectorScaler(_BaseLinearScaler):
         return loss, np.concatenate([grad_v, grad_b])
 
     def _store_parameters(self, theta, K, scale):
-        self.coef_ = theta[:K] / scale
+        self.coef_ = scale.divide(theta[:K])
         self.intercept_ = theta[K:].copy()
 
     def _transform_logits(self, Z):
@@ -249,8 +294,9 @@ class MatrixScaler(_BaseLinearScaler):
 
     added to the per-annotation mean (the penalty does not scale with the
     number of items). L-BFGS with analytic gradients, started at the identity
-    map. With a very large ``reg_weight`` the off-diagonal entries vanish and
-    matrix scaling becomes :class:`VectorScaler` with the same ``reg_bias``.
+    map (or the map to unit RMS for larger scores). With a very large
+    ``reg_weight`` the off-diagonal entries vanish and matrix scaling becomes
+    :class:`VectorScaler` with the same ``reg_bias``.
 
     Parameters
     ----------
@@ -260,6 +306,10 @@ class MatrixScaler(_BaseLinearScaler):
         Splits for the cross-fitted mode.
     input : {"auto", "logits", "proba"}, default="auto"
         With ``estimator=None``: whether ``X`` holds logits or probabilities.
+    classes : array-like of shape (n_classes,), default=None
+        Names of the columns of an array ``y``; columns are matched to the
+        wrapped classifier's ``classes_`` by name, as in
+        :class:`TemperatureScaler`.
     reg_weight : float, default=10.0
         λ_w, the off-diagonal penalty (Mimori et al. chose 10 on MDS,
         App. F.3).
@@ -317,6 +367,7 @@ class MatrixScaler(_BaseLinearScaler):
         *,
         cv=None,
         input="auto",
+        classes=None,
         reg_weight=10.0,
         reg_bias=0.1,
         tol=1e-8,
@@ -325,13 +376,14 @@ class MatrixScaler(_BaseLinearScaler):
         self.estimator = estimator
         self.cv = cv
         self.input = input
+        self.classes = classes
         self.reg_weight = reg_weight
         self.reg_bias = reg_bias
         self.tol = tol
         self.max_iter = max_iter
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit ``W`` and ``b``.
 
         Parameters
@@ -340,15 +392,20 @@ class MatrixScaler(_BaseLinearScaler):
             Scores of shape (n_samples, n_classes) when ``estimator=None``,
             else the input of the classifier.
         y : array-like of shape (n_samples,) or (n_samples, n_classes)
-            Class labels or label histograms.
+            Class labels or label histograms (a DataFrame's columns name the
+            classes).
         sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
+            Item weights (also passed to a cross-fitted classifier that
+            accepts them).
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Label histograms routed as metadata (convention B, request with
+            ``set_fit_request(counts=True)``); they replace ``y``.
 
         Returns
         -------
         self : MatrixScaler
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, counts)
 
     def _initial_parameters(self, K, scale):
         return np.concatenate([(scale * np.eye(K)).ravel(), np.zeros(K)])
@@ -361,14 +418,16 @@ class MatrixScaler(_BaseLinearScaler):
         b = theta[K * K :]
         loss, G = _histogram_nll_and_grad(Zs @ Ws.T + b, Y, w, n, total)
         off = Ws - np.diag(np.diag(Ws))
-        coef_w = self.reg_weight / (K * (K - 1) * scale * scale)
+        # 1 / (unit·c)² in turn: 0 rather than an overflow for huge scores
+        coef_w = self.reg_weight / (K * (K - 1))
+        coef_w = _divide(_divide(coef_w, scale), scale)
         loss += coef_w * np.sum(off * off) + self.reg_bias / K * (b @ b)
         grad_W = G.T @ Zs + 2.0 * coef_w * off
         grad_b = G.sum(axis=0) + 2.0 * self.reg_bias / K * b
         return loss, np.concatenate([grad_W.ravel(), grad_b])
 
     def _store_parameters(self, theta, K, scale):
-        self.coef_ = theta[: K * K].reshape(K, K) / scale
+        self.coef_ = scale.divide(theta[: K * K].reshape(K, K))
         self.intercept_ = theta[K * K :].copy()
 
     def _transform_logits(self, Z):

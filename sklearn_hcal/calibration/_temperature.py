@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from ._base import _BaseLogitCalibrator
+from ._scores import power_of_two_scale
 
 __all__ = ["TemperatureScaler"]
 
@@ -124,7 +125,12 @@ def _fit_inverse_temperature(
     n_iter : int
         Number of Newton–Halley (or bisection) iterations.
     """
-    Zc = Z - Z.max(axis=1, keepdims=True)
+    # Work on Z / c (c a power of two, so exactly): logits of any finite
+    # magnitude, ±1e300 included, neither overflow in the moments below nor
+    # change the result, since β(Z / c) = c·β(Z).
+    c = power_of_two_scale(Z)
+    Zc = Z / c
+    Zc -= Zc.max(axis=1, keepdims=True)
     n = Y @ np.ones(Y.shape[1])
     w = np.ones(Z.shape[0]) if sample_weight is None else sample_weight
     wn = w * n
@@ -142,18 +148,18 @@ def _fit_inverse_temperature(
                 "Every row of scores is constant, so the temperature does not "
                 "change the predictions; temperature_ is set to 1.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=7,
             )
             return 1.0, 0
         spread = -Zc.min()
         warnings.warn(
             "Every annotation falls on a top-scoring class, so the likelihood "
             "increases as the temperature goes to 0; temperature_ is set to "
-            f"{spread / _SEPARABLE_BETA_RANGE:.3g} (near one-hot predictions).",
+            f"{spread * c / _SEPARABLE_BETA_RANGE:.3g} (near one-hot predictions).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=7,
         )
-        return float(_SEPARABLE_BETA_RANGE / spread), 0
+        return float(_SEPARABLE_BETA_RANGE / spread / c), 0
 
     buf = np.empty_like(Zc)
     _, g0, h0, _ = _inverse_temperature_derivatives(0.0, Zc, wn, A, W, buf)
@@ -164,7 +170,7 @@ def _fit_inverse_temperature(
             "temperature is infinite; temperature_ is set to inf (uniform "
             "predictions).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=7,
         )
         return 0.0, 0
 
@@ -177,9 +183,9 @@ def _fit_inverse_temperature(
             f"Temperature scaling did not converge in {max_iter} iterations; "
             "increase max_iter.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=7,
         )
-    return float(beta), n_iter
+    return float(beta / c), n_iter
 
 
 class TemperatureScaler(_BaseLogitCalibrator):
@@ -203,18 +209,31 @@ class TemperatureScaler(_BaseLogitCalibrator):
     estimator : estimator instance or None, default=None
         ``None``: ``X`` is the classifier output (logits, or probabilities, see
         ``input``). ``FrozenEstimator(fitted_clf)``: calibrate a fitted
-        classifier. An unfitted classifier: cross-fitted (out-of-fold scores
-        train the temperature, then the classifier is refitted on all data;
-        histogram targets go through :class:`~sklearn_hcal.SoftLabelClassifier`).
-        Scores are taken from ``decision_function``, else a skorch net's
-        logits, else ``log(predict_proba)``.
+        classifier (only ``FrozenEstimator`` means prefit). Any other
+        classifier -- fitted or not -- is cloned and cross-fitted: out-of-fold
+        scores train the temperature, then the classifier is refitted on all
+        data; histogram targets go through
+        :class:`~sklearn_hcal.SoftLabelClassifier`, row weights reach a
+        Pipeline's final step. A fitted one warns; a skorch net raises (fit it,
+        then pass ``FrozenEstimator(net)``). Scores are taken from
+        ``decision_function``, else a skorch net's logits, else
+        ``log(predict_proba)``.
     cv : int, cross-validation generator or iterable, default=None
         Splits for the cross-fitted mode (5 folds by default; stratified for
         1-D labels, ``KFold`` for histograms). Ignored otherwise.
     input : {"auto", "logits", "proba"}, default="auto"
         With ``estimator=None``: whether ``X`` holds logits or probabilities.
         ``"auto"`` takes ``X`` as probabilities when all entries are in
-        ``[0, 1]`` and all rows sum to 1 (decided in ``fit``).
+        ``[0, 1]`` and all rows sum to 1 within the rounding tolerance of
+        :func:`~sklearn_hcal._validation.row_sum_tolerance` (decided in
+        ``fit``); probabilities are renormalised and floored at 1e-12 before
+        the log.
+    classes : array-like of shape (n_classes,), default=None
+        Names of the columns of an array ``y`` (and of 1-D labels' classes).
+        Histogram columns are matched to the wrapped classifier's
+        ``classes_`` by name: a DataFrame's columns (or, for an array, these
+        names) are reordered to it, and differing name sets raise. Without
+        names an array's columns are positional.
     tol : float, default=1e-10
         Relative tolerance on ``β``.
     max_iter : int, default=100
@@ -229,8 +248,9 @@ class TemperatureScaler(_BaseLogitCalibrator):
     n_iter_ : int
         Number of Newton–Halley iterations.
     classes_ : ndarray of shape (n_classes,)
-        Class of each column (DataFrame columns, the labels, or the wrapped
-        classifier's ``classes_``).
+        Class of each column of ``predict_proba``: the wrapped classifier's
+        ``classes_``; with ``estimator=None`` ``classes``, a DataFrame's
+        columns, the sorted labels or ``0 .. n_classes - 1``.
     n_classes_ : int
     estimator_ : estimator or None
         The classifier used at prediction time.
@@ -271,11 +291,19 @@ class TemperatureScaler(_BaseLogitCalibrator):
     }
 
     def __init__(
-        self, estimator=None, *, cv=None, input="auto", tol=1e-10, max_iter=100
+        self,
+        estimator=None,
+        *,
+        cv=None,
+        input="auto",
+        classes=None,
+        tol=1e-10,
+        max_iter=100,
     ):
         self.estimator = estimator
         self.cv = cv
         self.input = input
+        self.classes = classes
         self.tol = tol
         self.max_iter = max_iter
 
@@ -283,7 +311,7 @@ class TemperatureScaler(_BaseLogitCalibrator):
         # the wrapped estimator is validated when it is fitted
         prefer_skip_nested_validation=False
     )
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit the temperature.
 
         Parameters
@@ -293,15 +321,19 @@ class TemperatureScaler(_BaseLogitCalibrator):
             else the input of the classifier.
         y : array-like of shape (n_samples,) or (n_samples, n_classes)
             Class labels, or label histograms (counts; a DataFrame's columns
-            are the classes).
+            name the classes).
         sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
+            Item weights (also passed to a cross-fitted classifier that
+            accepts them).
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Label histograms routed as metadata (convention B, request with
+            ``set_fit_request(counts=True)``); they replace ``y``.
 
         Returns
         -------
         self : TemperatureScaler
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, counts)
 
     def _fit_logits(self, Z, Y, sample_weight):
         beta, n_iter = _fit_inverse_temperature(

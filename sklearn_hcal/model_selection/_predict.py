@@ -5,38 +5,79 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import clone, is_classifier
-from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, indexable
+from sklearn.base import is_classifier
 from sklearn.utils._param_validation import HasMethods, validate_params
-from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import _check_method_params
+from sklearn.utils.validation import _num_samples
+
+from .._targets import check_target
+from ..calibration._crossfit import cross_fit
+from ..utils._pipeline import final_estimator, get_method
 
 __all__ = ["cross_val_predict_proba"]
 
+#: Methods whose columns are the fitted model's ``classes_`` (a class absent
+#: from a training fold needs a filler column).
+_CLASS_COLUMN_METHODS = ("predict_proba", "predict_log_proba", "decision_function")
 
-def _fit_and_predict_proba(estimator, X, y, train, test, params):
-    fit_params = _check_method_params(X, params=params or {}, indices=train)
-    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
-    return estimator, estimator.predict_proba(_safe_indexing(X, test))
+
+def _fold_method(method, classes):
+    """``outputs`` callback of the cross-fitting core for ``method``."""
+
+    def outputs(model, X_test):
+        call = get_method(model, method)
+        if call is None:
+            raise ValueError(
+                f"{type(final_estimator(model)).__name__} has no method {method!r} "
+                "(looked up on the estimator and, through Pipelines, on the final "
+                "step)."
+            )
+        out = np.asarray(call(X_test))
+        if classes is None or method not in _CLASS_COLUMN_METHODS:
+            return out
+        fitted = np.asarray(final_estimator(model).classes_)
+        if np.array_equal(fitted, classes):
+            return out
+        if method != "predict_proba":
+            missing = [c for c in classes.tolist() if c not in set(fitted.tolist())]
+            raise ValueError(
+                f"A training fold lacks class(es) {missing[:10]}, so its "
+                f"{method} has no column for them; use a stratified cv or "
+                "method='predict_proba' (absent classes get probability 0)."
+            )
+        if out.ndim == 1:  # P(second class) of a binary fold
+            out = np.column_stack([1.0 - out, out])
+        full = np.zeros((out.shape[0], len(classes)), dtype=np.float64)
+        full[:, np.searchsorted(classes, fitted)] = out
+        return full
+
+    return outputs
 
 
 @validate_params(
     {
-        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "estimator": [HasMethods(["fit"])],
         "X": ["array-like", "sparse matrix"],
-        "y": ["array-like"],
+        "y": ["array-like", "sparse matrix"],
         "cv": ["cv_object"],
         "groups": ["array-like", None],
         "n_jobs": [Integral, None],
         "params": [dict, None],
+        "method": [str],
     },
     prefer_skip_nested_validation=False,
 )
 def cross_val_predict_proba(
-    estimator, X, y, *, cv=None, groups=None, n_jobs: int | None = None, params=None
+    estimator,
+    X,
+    y,
+    *,
+    cv=None,
+    groups=None,
+    n_jobs: int | None = None,
+    params=None,
+    method: str = "predict_proba",
 ) -> np.ndarray:
-    """Out-of-fold class probabilities for label histograms or labels.
+    """Out-of-fold class probabilities (or another method) for histograms.
 
     :func:`sklearn.model_selection.cross_val_predict` with
     ``method="predict_proba"`` *label-encodes* a 2-D ``y`` column by column
@@ -44,14 +85,15 @@ def cross_val_predict_proba(
     matrix this silently rewrites the histograms whenever a column's counts
     are not the consecutive integers 0, 1, 2, …: counts {0, 1, 7} become
     {0, 1, 2}, so the folds are trained on the wrong human distributions.
-    This function fits on ``y`` untouched.
+    This function fits on ``y`` untouched, with the cross-fitting of the
+    calibrators (:mod:`sklearn_hcal.calibration._crossfit`).
 
     Parameters
     ----------
     estimator : estimator object
-        Unfitted estimator with ``fit`` and ``predict_proba``; with a 2-D
-        ``y`` it must accept histograms (e.g.
-        :class:`sklearn_hcal.SoftLabelClassifier`). It is cloned per fold.
+        Unfitted estimator; with a 2-D ``y`` it must accept histograms (e.g.
+        :class:`sklearn_hcal.SoftLabelClassifier`, a calibrator, or a Pipeline
+        ending in one). It is cloned per fold.
     X : array-like or sparse matrix of shape (n_samples, n_features)
         Features.
     y : array-like of shape (n_samples, n_classes) or (n_samples,)
@@ -66,13 +108,18 @@ def cross_val_predict_proba(
         Folds fitted in parallel (joblib).
     params : dict, default=None
         Fit parameters (e.g. ``sample_weight``), indexed per fold.
+    method : str, default="predict_proba"
+        The method whose out-of-fold output is returned, looked up on the
+        estimator or, through (nested) Pipelines, on the final step --
+        e.g. ``"predict_disagreement"`` or ``"predict_concentration"`` of an
+        :class:`~sklearn_hcal.AlphaCalibrator` at the end of a Pipeline.
 
     Returns
     -------
-    proba : ndarray of shape (n_samples, n_classes)
-        Out-of-fold probabilities; columns in the order of ``y``'s columns
-        (histograms) or of the sorted unique labels (1-D ``y``; a class
-        absent from a training fold gets probability 0 there).
+    predictions : ndarray of shape (n_samples, n_classes) or (n_samples, ...)
+        Out-of-fold outputs. For ``predict_proba``: columns in the order of
+        ``y``'s columns (histograms) or of the sorted unique labels (1-D
+        ``y``; a class absent from a training fold gets probability 0 there).
 
     Examples
     --------
@@ -86,41 +133,29 @@ def cross_val_predict_proba(
     >>> proba.shape
     (40, 2)
     """
-    X, y, groups = indexable(X, y, groups)
-    raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-    is_histogram = raw.ndim == 2 and raw.shape[1] > 1
-    if is_histogram:
-        classes = None
-        n_classes = raw.shape[1]
-    else:
-        if raw.ndim == 2:
-            raw = raw[:, 0]
-        classes = np.unique(raw)
-        n_classes = len(classes)
-    cv = check_cv(cv, raw, classifier=is_classifier(estimator))
-    splits = list(cv.split(X, raw, groups))
-    test_indices = np.concatenate([test for _, test in splits])
-    if np.sort(test_indices).tolist() != list(range(raw.shape[0])):
+    y, is_hist = check_target(y, name="y")
+    if _num_samples(X) != _num_samples(y):
         raise ValueError(
-            "cv must split the samples into test folds that partition them "
-            "(each sample in exactly one test fold)."
+            f"X and y have different numbers of samples: {_num_samples(X)} and "
+            f"{_num_samples(y)}."
         )
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_and_predict_proba)(clone(estimator), X, y, train, test, params)
-        for train, test in splits
+    classes = None if is_hist else np.unique(y)
+    out = cross_fit(
+        estimator,
+        X,
+        y,
+        cv=cv,
+        outputs=_fold_method(method, classes),
+        fit_params=params,
+        groups=groups,
+        n_jobs=n_jobs,
+        wrap_histograms=False,
+        classifier=is_classifier(estimator),
     )
-    proba = np.zeros((raw.shape[0], n_classes), dtype=np.float64)
-    for (fitted, fold_proba), (_, test) in zip(results, splits):
-        fold_proba = np.asarray(fold_proba, dtype=np.float64)
-        if is_histogram:
-            if fold_proba.shape != (len(test), n_classes):
-                raise ValueError(
-                    f"{type(fitted).__name__}.predict_proba returned shape "
-                    f"{fold_proba.shape}, expected ({len(test)}, {n_classes}): "
-                    "one column per histogram class."
-                )
-            proba[test] = fold_proba
-        else:
-            columns = np.searchsorted(classes, np.asarray(fitted.classes_))
-            proba[np.ix_(test, columns)] = fold_proba
-    return proba
+    if is_hist and method == "predict_proba" and out.shape[1] != y.shape[1]:
+        raise ValueError(
+            f"{type(estimator).__name__}.predict_proba returned "
+            f"{out.shape[1]} columns, expected {y.shape[1]}: one column per "
+            "histogram class."
+        )
+    return out

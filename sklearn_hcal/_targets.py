@@ -1,0 +1,243 @@
+"""Targets of the estimators, matched to classes by name.
+
+Every estimator of the package (:class:`~sklearn_hcal.SoftLabelClassifier`
+and the calibrators) takes the same targets (SPEC §1) and resolves them here:
+
+* a label histogram ``(n_samples, n_classes)`` -- an array, a sparse matrix or
+  a DataFrame whose columns name the classes;
+* 1-D class labels (or an ``(n, 1)`` column), one annotation per item;
+* ``counts=`` (SPEC §4, convention B): histograms routed as metadata, which
+  replace ``y``.
+
+Classes travel by name (DECISIONS rule 1): a DataFrame's columns are aligned
+with the reference classes (a wrapped classifier's ``classes_``) -- reordered,
+or a ``ValueError`` when the two sets of names differ; an array's columns are
+positional, or named by the estimator's ``classes`` parameter; labels are
+looked up by name. A DataFrame with the default ``RangeIndex`` columns
+(``pd.DataFrame(array)``) carries no names and counts as an array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, column_or_1d
+
+from ._validation import (
+    check_label_histograms,
+    column_order,
+    is_histogram_target,
+    labels_to_histograms,
+)
+
+__all__ = [
+    "check_target",
+    "frame_classes",
+    "human_score",
+    "resolve_targets",
+]
+
+
+def frame_classes(y):
+    """Column names of a DataFrame ``y``; None for arrays and unnamed frames."""
+    columns = getattr(y, "columns", None)
+    if columns is None or not hasattr(y, "to_numpy"):
+        return None
+    if (
+        type(columns).__name__ == "RangeIndex"
+        and columns.start == 0
+        and columns.step == 1
+    ):
+        return None  # pd.DataFrame(array): positional, like the array
+    return np.asarray(columns)
+
+
+def check_target(y, *, name: str = "y"):
+    """``(y, is_histogram)``: a dense histogram, or validated 1-D labels.
+
+    Sparse histograms are densified (they have few columns); DataFrames are
+    kept (their columns name the classes). Labels follow scikit-learn: an
+    ``(n, 1)`` column warns and is raveled, continuous targets raise.
+    """
+    if y is None:
+        raise ValueError(
+            f"{name} is None; pass class labels or label histograms (or the "
+            "histograms as counts=)."
+        )
+    if sp.issparse(y):
+        if y.ndim != 2:
+            raise ValueError(f"{name} is a sparse matrix of shape {y.shape}.")
+        y = y.toarray()
+    if is_histogram_target(y):
+        return y, True
+    raw = y.to_numpy() if hasattr(y, "to_numpy") else y
+    try:
+        raw = np.asarray(raw)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{name} could not be read as labels or a label histogram: its rows "
+            f"have different lengths ({exc})."
+        ) from exc
+    if raw.dtype == object and raw.ndim == 1 and len(raw) and _ragged(raw):
+        raise ValueError(
+            f"{name} could not be read as labels or a label histogram: its rows "
+            "have different lengths."
+        )
+    if raw.ndim == 0:
+        raise ValueError(f"{name} must be 1-D labels or a 2-D histogram, got a scalar.")
+    if raw.ndim > 2:
+        raise ValueError(
+            f"{name} must be 1-D labels or a 2-D histogram, got shape {raw.shape}."
+        )
+    labels = column_or_1d(raw, warn=True)
+    check_classification_targets(labels)
+    return labels, False
+
+
+def _ragged(values) -> bool:
+    return any(isinstance(v, (list, tuple, np.ndarray)) for v in values[:100])
+
+
+def resolve_targets(
+    y,
+    *,
+    n_classes: int | None = None,
+    reference=None,
+    classes=None,
+    allow_probabilities: bool = True,
+    name: str = "y",
+    reference_name: str = "the wrapped estimator's classes_",
+):
+    """Targets as a float64 histogram in the order of ``reference``.
+
+    Parameters
+    ----------
+    y : array-like, DataFrame or 1-D labels
+        As returned by :func:`check_target`.
+    n_classes : int, default=None
+        Expected number of columns (e.g. of the scores).
+    reference : array-like of shape (n_classes,), default=None
+        The classes of the predicted columns, in order (a wrapped classifier's
+        ``classes_``). The histogram is put in this order.
+    classes : array-like of shape (n_classes,), default=None
+        The estimator's ``classes`` parameter: the names of an array's
+        columns, and the classes of 1-D labels when there is no reference.
+    allow_probabilities : bool, default=True
+        Also accept rows of probabilities as targets.
+    name, reference_name : str
+        Used in error messages.
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_classes)
+    classes_ : ndarray of shape (n_classes,)
+        ``reference`` when given, else the names of ``y``'s columns (or
+        ``classes``, the sorted labels, ``arange(n_classes)``).
+    """
+    if classes is not None:
+        classes = np.asarray(classes)
+        if classes.ndim != 1 or len(set(map(str, classes.tolist()))) != len(classes):
+            raise ValueError(
+                f"classes must be a 1-D list of distinct class names, got "
+                f"{classes.tolist()!r}."
+            )
+    if reference is not None:
+        reference = np.asarray(reference)
+    if not is_histogram_target(y):
+        lookup = reference if reference is not None else classes
+        if classes is not None and reference is not None:
+            column_order(classes, reference, name="classes", target_name=reference_name)
+        if lookup is None:
+            return labels_to_histograms(
+                y, n_classes=n_classes, name=name, classes_param="classes"
+            )
+        Y, _ = labels_to_histograms(
+            y, classes=lookup, name=name, classes_param="classes"
+        )
+        if n_classes is not None and Y.shape[1] != n_classes:
+            raise ValueError(
+                f"classes has {Y.shape[1]} classes but the scores have {n_classes} "
+                "columns (class-count mismatch)."
+            )
+        return Y, lookup
+    Y = check_label_histograms(
+        y,
+        name=name,
+        allow_probabilities=allow_probabilities,
+        n_classes=n_classes,
+        dtype=(np.float64,),
+    )
+    names = frame_classes(y)
+    if names is not None and classes is not None:
+        order = column_order(names, classes, name=name, target_name="classes")
+        names = classes
+        if order is not None:
+            Y = Y[:, order]
+    elif names is None and classes is not None:
+        if len(classes) != Y.shape[1]:
+            raise ValueError(
+                f"classes names {len(classes)} classes but {name} has {Y.shape[1]} "
+                "columns."
+            )
+        names = classes
+    if reference is None:
+        return Y, (names if names is not None else np.arange(Y.shape[1]))
+    if names is not None:
+        try:
+            order = column_order(
+                names, reference, name=name, target_name=reference_name
+            )
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc} To match the columns by position instead, pass {name} as "
+                "an array (without classes=)."
+            ) from None
+        if order is not None:
+            Y = Y[:, order]
+    elif len(reference) != Y.shape[1]:
+        raise ValueError(
+            f"{name} has {Y.shape[1]} classes (columns) but {reference_name} has "
+            f"{len(reference)}."
+        )
+    return Y, reference
+
+
+def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
+    """The one ``score`` of the package's classifiers (SPEC §3).
+
+    Accuracy against the human majority for histograms (the first tied class
+    on ties, as ``majority_accuracy_score(ties="first")``), plain accuracy for
+    1-D labels. Histogram columns are matched to ``estimator.classes_`` by
+    name, as in ``fit``; ``counts`` replaces ``y`` (convention B).
+    """
+    from sklearn.metrics import accuracy_score
+
+    if counts is not None:
+        y, name = counts, "counts"
+    else:
+        name = "y"
+    y, is_hist = check_target(y, name=name)
+    if not is_hist:
+        return float(
+            accuracy_score(y, estimator.predict(X), sample_weight=sample_weight)
+        )
+    P = np.asarray(estimator.predict_proba(X))
+    Y, _ = resolve_targets(
+        y,
+        n_classes=P.shape[1],
+        reference=estimator.classes_,
+        classes=getattr(estimator, "classes", None),
+        name=name,
+        reference_name=f"{type(estimator).__name__}.classes_",
+    )
+    if Y.shape[0] != P.shape[0]:
+        raise ValueError(
+            f"X and {name} have different numbers of samples: {P.shape[0]} and "
+            f"{Y.shape[0]}."
+        )
+    correct = P.argmax(axis=1) == Y.argmax(axis=1)
+    if sample_weight is None:
+        return float(np.mean(correct))
+    sample_weight = _check_sample_weight(sample_weight, Y, ensure_non_negative=True)
+    return float(np.average(correct, weights=sample_weight))

@@ -1,0 +1,208 @@
+"""Where a calibrator's scores come from (SPEC §3).
+
+Scores are an ``(n_samples, n_classes)`` float64 matrix of logits. A fitted
+classifier gives them through :func:`get_scores`; with ``estimator=None`` the
+input ``X`` is the classifier output, logits or probabilities
+(:func:`scores_from_input`). :func:`power_of_two_scale` lets the fits work on
+scores of any finite magnitude (logits of ±1e300 included) without overflow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import (
+    looks_like_probabilities,
+    probabilities_to_logits,
+    row_sum_tolerance,
+)
+from ..utils._optional import is_skorch_net
+
+__all__ = [
+    "contains_skorch_net",
+    "get_scores",
+    "is_fitted",
+    "log_softmax",
+    "power_of_two_scale",
+    "scores_from_input",
+    "softmax",
+    "unwrap_frozen",
+]
+
+
+def log_softmax(Z: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax, stable for logits of any magnitude."""
+    Z = np.asarray(Z, dtype=np.float64)
+    shifted = Z - Z.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def softmax(Z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, stable for logits of any magnitude."""
+    Z = np.asarray(Z, dtype=np.float64)
+    E = np.exp(Z - Z.max(axis=1, keepdims=True))
+    E /= E.sum(axis=1, keepdims=True)
+    return E
+
+
+def power_of_two_scale(A) -> float:
+    """A power of two ``c`` with ``max |A| / c`` in ``[1, 2)`` (1 for zeros).
+
+    Dividing by a power of two is exact, so a fit on ``A / c`` followed by
+    the inverse rescaling of its parameters gives the same numbers as a fit
+    on ``A`` wherever the latter does not overflow -- and finite numbers
+    where it would (squares of logits of ±1e300).
+    """
+    m = float(np.max(np.abs(A))) if np.size(A) else 0.0
+    if not (m > 0 and np.isfinite(m)):
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
+
+
+def unwrap_frozen(estimator):
+    """The estimator inside a :class:`~sklearn.frozen.FrozenEstimator`."""
+    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
+
+
+def is_fitted(estimator) -> bool:
+    """Whether ``estimator`` (not frozen) is already fitted."""
+    if is_skorch_net(estimator):
+        return bool(getattr(estimator, "initialized_", False))
+    try:
+        check_is_fitted(estimator)
+    except (NotFittedError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def contains_skorch_net(estimator) -> bool:
+    """Whether ``estimator`` is, or contains as a parameter, a skorch net."""
+    if is_skorch_net(estimator):
+        return True
+    try:
+        params = estimator.get_params(deep=True)
+    except Exception:  # not a scikit-learn estimator
+        return False
+    return any(is_skorch_net(value) for value in params.values())
+
+
+def get_scores(estimator, X) -> np.ndarray:
+    """Scores (logits) of a fitted classifier, as an ``(n, K)`` float64 array.
+
+    The order follows SPEC §3:
+
+    1. ``decision_function``: a binary 1-D decision ``d`` becomes the two
+       columns ``[0, d]``, so that their softmax is ``[1 - σ(d), σ(d)]`` (the
+       probability a logistic model assigns). scikit-learn's
+       ``CalibratedClassifierCV(method="temperature")`` uses ``[-d, d]``
+       instead, so its inverse temperature is half of ours on binary
+       decisions.
+    2. a skorch ``NeuralNet`` (possibly inside ``FrozenEstimator``): the
+       module's logits through :func:`sklearn_hcal._skorch.skorch_logits`;
+    3. ``log(predict_proba)`` through
+       :func:`~sklearn_hcal._validation.probabilities_to_logits` (rows
+       renormalised, probabilities floored at ``PROBA_FLOOR``).
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        Any object with ``decision_function`` or ``predict_proba`` (or a skorch
+        net).
+    X : array-like
+        Input of the classifier.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples, n_classes)
+
+    Raises
+    ------
+    ValueError
+        If the estimator has none of these methods, or returns non-finite
+        scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_hcal.calibration._scores import get_scores
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> clf = LogisticRegression().fit(X, [0, 0, 1, 1])
+    >>> get_scores(clf, X).shape
+    (4, 2)
+    """
+    inner = unwrap_frozen(estimator)
+    if is_skorch_net(inner):
+        from .._skorch import skorch_logits  # imports torch: only for nets
+
+        scores = np.asarray(skorch_logits(inner, X), dtype=np.float64)
+    elif hasattr(estimator, "decision_function"):
+        scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
+        if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
+            d = scores.reshape(-1)
+            scores = np.column_stack([np.zeros_like(d), d])
+    elif hasattr(estimator, "predict_proba"):
+        P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+        if P.ndim == 1:
+            P = np.column_stack([1.0 - P, P])
+        scores = probabilities_to_logits(P)
+    else:
+        raise ValueError(
+            f"estimator {type(inner).__name__} provides neither decision_function "
+            "nor predict_proba (nor is it a skorch net), so it gives no scores to "
+            "calibrate."
+        )
+    if scores.ndim != 2:
+        raise ValueError(
+            f"The scores of {type(inner).__name__} must be 2-D, got shape "
+            f"{scores.shape}."
+        )
+    if not np.all(np.isfinite(scores)):
+        rows = np.flatnonzero(~np.all(np.isfinite(scores), axis=1))
+        raise ValueError(
+            f"The scores of {type(inner).__name__} contain NaN or infinity "
+            f"(first at row {int(rows[0])})."
+        )
+    return scores
+
+
+def read_input_type(X, input_param: str) -> str:
+    """``"proba"`` or ``"logits"``: how ``estimator=None`` input is read.
+
+    ``input="auto"`` reads ``X`` as probabilities when
+    :func:`~sklearn_hcal._validation.looks_like_probabilities` says so
+    (entries in [0, 1], rows summing to 1 within the rounding tolerance).
+    """
+    if input_param == "auto":
+        return "proba" if looks_like_probabilities(X) else "logits"
+    return input_param
+
+
+def scores_from_input(X: np.ndarray, input_type: str, *, fitted_input: str):
+    """Logits from validated ``estimator=None`` input ``X``.
+
+    Probabilities go through
+    :func:`~sklearn_hcal._validation.probabilities_to_logits`; a matrix that
+    must be probabilities but is not raises, naming the first bad row.
+    """
+    if input_type != "proba":
+        return np.asarray(X, dtype=np.float64)
+    if not looks_like_probabilities(X):
+        X = np.asarray(X)
+        bad = (
+            (X < 0).any(axis=1)
+            | (X > 1).any(axis=1)
+            | (np.abs(X.sum(axis=1) - 1.0) > row_sum_tolerance(X.shape[1], X.dtype))
+        )
+        row = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+        raise ValueError(
+            "X must hold probabilities (entries in [0, 1], rows summing to 1) "
+            f"because this calibrator reads its input as probabilities "
+            f"(input={fitted_input!r}); row {row} is "
+            f"{np.array2string(X[row], precision=6, threshold=10)}. Pass "
+            "probabilities, or logits with input='logits'."
+        )
+    return probabilities_to_logits(X)
