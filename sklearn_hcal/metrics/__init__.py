@@ -32,9 +32,9 @@ _PUBLIC = {
     "disagreement_calibration_loss": "._disagreement",
     "disagreement_calibration_error": "._disagreement",
     # reports
-    "instance_calibration_errors": "._report",
-    "loss_decomposition": "._report",
-    "metrics_by_agreement": "._report",
+    "instance_calibration_errors": "._tables",
+    "loss_decomposition": "._tables",
+    "metrics_by_agreement": "._tables",
     "human_calibration_report": "._report",
     # scorers
     "make_human_scorer": "._scorer",
