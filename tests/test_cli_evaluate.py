@@ -1,7 +1,7 @@
 """``hcal evaluate``: file formats, uid matching, output formats, errors.
 
 Numbers are checked against the metric functions (and scipy) on arrays built
-here independently of :mod:`sklearn_hcal._io`, and against ChaosNLI's Table 5
+here independently of :mod:`sklearn_hcal.cli._files`, and against ChaosNLI's Table 5
 chance row.
 """
 
@@ -17,7 +17,8 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 from scipy.special import softmax
 
-from sklearn_hcal._cli import EVALUATE_METRICS, main
+from sklearn_hcal.cli import main
+from sklearn_hcal.metrics._registry import default_columns, get_metric
 from sklearn_hcal.metrics import (
     jensen_shannon_distance,
     kl_divergence,
@@ -96,8 +97,8 @@ def test_chaosnli_random_baseline_matches_metric_functions(capsys):
     assert row["jensen_shannon_distance"] == pytest.approx(
         np.mean(jensenshannon(p_hat, P, axis=1)), rel=1e-9
     )
-    # every default metric is named like its function in sklearn_hcal.metrics
-    assert set(row) == set(EVALUATE_METRICS.values())
+    # JSON names every default metric like its function in sklearn_hcal.metrics
+    assert set(row) == {get_metric(c).name for c in default_columns()}
 
 
 def test_chaosnli_prediction_class_order_is_label_count_order():
@@ -279,7 +280,8 @@ def test_output_formats(capsys, synthetic):
     ]
     as_json = _json(capsys, *args)
     csv = pd.read_csv(
-        io.StringIO(_evaluate(capsys, *args, "--format", "csv")), index_col=0
+        io.StringIO(_evaluate(capsys, *args, "--format", "csv", "--names", "long")),
+        index_col=0,
     )
     assert csv.index.name == "prediction"
     assert list(csv.index) == ["model", "uniform"]
@@ -287,7 +289,9 @@ def test_output_formats(capsys, synthetic):
     for name in csv.index:
         assert csv.loc[name].to_dict() == pytest.approx(as_json[name], rel=1e-9)
     md = (
-        _evaluate(capsys, *args, "--format", "markdown", "--digits", "6")
+        _evaluate(
+            capsys, *args, "--format", "markdown", "--digits", "6", "--names", "long"
+        )
         .strip()
         .splitlines()
     )
@@ -333,9 +337,7 @@ def test_bootstrap_intervals(capsys, synthetic):
     csv = pd.read_csv(
         io.StringIO(_evaluate(capsys, *args, *metrics, "--format", "csv")), index_col=0
     )
-    assert csv.loc["m", "kl_divergence_low"] == pytest.approx(
-        row["kl_divergence"]["low"]
-    )
+    assert csv.loc["m", "kl_low"] == pytest.approx(row["kl_divergence"]["low"])
     md = _evaluate(capsys, *args, *metrics)
     assert "[" in md and "]" in md
 
@@ -506,6 +508,8 @@ def test_error_uid_without_ids_and_duplicates(capsys, tmp_path):
         (["--pred", "=x.npy"], "NAME=FILE"),
         (["--format", "xml"], "--format"),
         (["--metrics", "accuracy_of_everything"], "unknown metric"),
+        (["--ties", "middle"], "--ties"),
+        (["--transpose", "--long"], "not allowed with"),
         (["--bootstrap", "-1"], "--bootstrap"),
     ],
 )

@@ -69,7 +69,7 @@ from ..utils._compat import (
     get_response_method_name,
     validate_params,
 )
-from ..utils._pipeline import get_method
+from ..utils._pipeline import get_method, hidden_owner
 from . import _registry
 
 __all__ = [
@@ -82,20 +82,14 @@ __all__ = [
 
 def _metric_functions() -> dict[str, Callable]:
     """``{name: function}`` of the registry's metric functions."""
-    return {
-        m.function.__name__: m.function
-        for m in _registry.metrics().values()
-        if m.function is not None
-    }
+    entries = _registry.metrics().values()
+    return {m.function.__name__: m.function for m in entries if m.function}
 
 
 def _declaration(func) -> _registry.Metric | None:
-    """The registry's declaration of a metric function at its defaults."""
-    func = _unwrap(func)
-    for m in _registry.metrics().values():
-        if m.function is func:
-            return m
-    return None
+    """The registry's declaration of a metric function (first: its defaults)."""
+    entries = _registry.metrics().values()
+    return next((m for m in entries if m.function is _unwrap(func)), None)
 
 
 _HIGHER_IS_BETTER_SUFFIXES = ("_score",)
@@ -128,11 +122,6 @@ def _default_greater_is_better(func) -> bool:
         f"in none of {_HIGHER_IS_BETTER_SUFFIXES + _LOWER_IS_BETTER_SUFFIXES}. "
         "Pass greater_is_better=True or False."
     )
-
-
-def _uses_disagreement(response_method) -> bool:
-    methods = [response_method] if isinstance(response_method, str) else response_method
-    return "predict_disagreement" in methods
 
 
 def _labels_as_histograms(y_true, estimator):
@@ -211,41 +200,6 @@ class _HumanScorer(Scorer):
         return requests
 
 
-def _hidden_owner(estimator, name: str, _depth: int = 0):
-    """A component of ``estimator`` that has ``name`` although
-    :func:`~sklearn_hcal.utils._pipeline.get_method` cannot reach it.
-
-    Looks through Pipeline steps, the estimators a wrapper holds as
-    parameters (``estimator=``, ``base_estimator=``, ...) and its fitted
-    estimators (``estimator_``, ``best_estimator_``, ``estimators_``...).
-    """
-    if _depth > 4:
-        return None
-    children = []
-    steps = getattr(estimator, "steps", None)
-    if isinstance(steps, list):
-        children += [step for _, step in steps]
-    if hasattr(estimator, "get_params"):
-        try:
-            children += list(estimator.get_params(deep=False).values())
-        except Exception:  # an object whose get_params needs more
-            pass
-    for attr, value in (
-        vars(estimator).items() if hasattr(estimator, "__dict__") else ()
-    ):
-        if attr.endswith("_") and not attr.startswith("_"):
-            children += value if isinstance(value, (list, tuple)) else [value]
-    for child in children:
-        if child is None or isinstance(child, (str, int, float, np.ndarray)):
-            continue
-        if callable(getattr(type(child), name, None)):
-            return child
-        found = _hidden_owner(child, name, _depth + 1)
-        if found is not None:
-            return found
-    return None
-
-
 class _DisagreementScorer(_HumanScorer):
     """Scorer for metrics of a predicted disagreement φ (Mimori et al. §4).
 
@@ -258,16 +212,12 @@ class _DisagreementScorer(_HumanScorer):
     """
 
     def _response(self, method_caller, estimator, X):
-        methods = (
-            (self._response_method,)
-            if isinstance(self._response_method, str)
-            else tuple(self._response_method)
-        )
+        methods = _as_tuple(self._response_method)
         if "predict_disagreement" in methods:
             method = get_method(estimator, "predict_disagreement")
             if method is not None:
                 return _as_phi(method(X), estimator), "predict_disagreement"
-            owner = _hidden_owner(estimator, "predict_disagreement")
+            owner = hidden_owner(estimator, "predict_disagreement")
             if owner is not None:
                 raise ValueError(
                     f"{type(owner).__name__}, a component of "
@@ -303,6 +253,10 @@ class _DisagreementScorer(_HumanScorer):
         values = method_caller(estimator, "predict_proba", X, pos_label=None)
         P = check_probabilities(values, name="predict_proba output")
         return np.clip(1.0 - np.sum(P * P, axis=1), 0.0, 1.0), "predict_proba"
+
+
+def _as_tuple(methods) -> tuple:
+    return (methods,) if isinstance(methods, str) else tuple(methods)
 
 
 def _as_phi(values, estimator) -> np.ndarray:
@@ -447,7 +401,7 @@ def make_human_scorer(
     )
     cls = (
         _DisagreementScorer
-        if is_disagreement or _uses_disagreement(response_method)
+        if is_disagreement or "predict_disagreement" in _as_tuple(response_method)
         else _HumanScorer
     )
     return cls(base._score_func, base._sign, base._kwargs, response_method)
