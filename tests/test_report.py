@@ -778,3 +778,15 @@ def test_verbose_bootstrap_shows_progress_on_stderr(data, capsys):
         Y, preds["noisy"], metrics=["jsd"], n_bootstrap=20, random_state=0
     )
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, 65537])
+def test_resamples_are_the_original_sequential_draws(n):
+    from sklearn_hcal.metrics._bootstrap import resample_indices
+
+    a, b = np.random.RandomState(5), np.random.RandomState(5)
+    chunk = resample_indices(a, n, 9)
+    one_by_one = np.array([b.randint(0, n, size=n) for _ in range(9)])
+    np.testing.assert_array_equal(chunk, one_by_one)
+    # and the generator is left where the one-by-one draws leave it
+    np.testing.assert_array_equal(a.randint(0, 99, 5), b.randint(0, 99, 5))

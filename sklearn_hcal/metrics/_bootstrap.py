@@ -28,6 +28,8 @@ depends on ``N`` only, so every replicate is the same number for any
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
@@ -52,13 +54,24 @@ _MAX_CHUNK = 64
 def resample_indices(rng, n_samples: int, n_resamples: int) -> np.ndarray:
     """``n_resamples`` rows of ``rng.randint(0, n_samples, size=n_samples)``.
 
-    Resample ``b`` is the ``b``-th call, as in the original implementation,
-    so the replicates of a ``random_state`` never change.
+    One call for the whole chunk draws the same numbers as a call per
+    resample, in order (NumPy's legacy stream), so resample ``b`` is the
+    ``b``-th draw of the original implementation and the replicates of a
+    ``random_state`` never change.
     """
-    out = np.empty((n_resamples, n_samples), dtype=np.intp)
-    for b in range(n_resamples):
-        out[b] = rng.randint(0, n_samples, size=n_samples)
-    return out
+    return rng.randint(0, n_samples, size=(n_resamples, n_samples))
+
+
+def _chunk_weights(rng, n_samples: int, n_resamples: int) -> np.ndarray:
+    """Item multiplicities of the next resamples, an ``N × B`` float64 matrix.
+
+    Item-major, so that a block of items is a contiguous slice and ``Wt.T``
+    is the ``B × N`` weight matrix of the products.
+    """
+    idx = resample_indices(rng, n_samples, n_resamples)
+    key = idx * n_resamples + np.arange(n_resamples)[:, None]
+    counts = np.bincount(key.ravel(), minlength=n_samples * n_resamples)
+    return counts.reshape(n_samples, n_resamples).astype(np.float64)
 
 
 def _chunk_size(n_samples: int) -> int:
@@ -164,27 +177,23 @@ def _item_blocks(columns, human, n_sources: int) -> list[slice]:
 # --------------------------------------------------------------------------- #
 # One chunk of resamples
 # --------------------------------------------------------------------------- #
-def _chunk_task(columns, human, sources, blocks, cached, idx, limit_threads):
+def _chunk_task(columns, human, sources, blocks, cached, weights, limit_threads):
     if not limit_threads:
-        return _chunk_replicates(columns, human, sources, blocks, cached, idx)
+        return _chunk_replicates(columns, human, sources, blocks, cached, weights)
     with threadpool_limits(limits=1, user_api="blas"):
-        return _chunk_replicates(columns, human, sources, blocks, cached, idx)
+        return _chunk_replicates(columns, human, sources, blocks, cached, weights)
 
 
-def _chunk_replicates(columns, human, sources, blocks, cached, idx) -> np.ndarray:
-    """Replicates of the resamples ``idx`` (rows), shape (B, n_clf, n_cols).
+def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.ndarray:
+    """Replicates of a chunk of resamples, shape (B, n_clf, n_cols).
+
+    ``weights`` is the chunk's ``N × B`` multiplicity matrix.
 
     Run with one BLAS thread: the products are small, a second thread only
     waits on a busy machine, and the sums then do not depend on the number
     of threads of the process that computes them.
     """
-    n_res, n_samples = idx.shape
-    # Multiplicities as an N × B matrix: item-major, so that a block of items
-    # is a contiguous slice.
-    key = idx * n_res + np.arange(n_res)[:, None]
-    weights = np.bincount(key.ravel(), minlength=n_samples * n_res).reshape(
-        n_samples, n_res
-    )
+    n_samples, n_res = weights.shape
     n_cells = _engine.n_cells_of(columns, human)
     means = [c for c in columns if c.metric.per_item is not None]
     sums = [None] * len(sources)
@@ -194,7 +203,7 @@ def _chunk_replicates(columns, human, sources, blocks, cached, idx) -> np.ndarra
             if cached is not None
             else _block_matrices(columns, human, sources, sl)
         )
-        Wt = weights[sl].astype(np.float64)
+        Wt = weights[sl]
         dense = Wt.T @ D  # (B, n_dense)
         sparse = (A.T @ Wt).T  # (B, n_sparse)
         for c, entry in enumerate(layout):
@@ -272,14 +281,23 @@ def bootstrap(
     chunk = _chunk_size(n_samples)
     starts = list(range(0, n_bootstrap, chunk))
 
+    sizes = [min(chunk, n_bootstrap - start) for start in starts]
+
     def tasks():
-        for start in starts:
-            idx = resample_indices(
-                random_state, n_samples, min(chunk, n_bootstrap - start)
-            )
-            yield delayed(_chunk_task)(
-                columns, human, sources, blocks, cached, idx, not in_driver
-            )
+        # The next chunk's resamples are drawn on a second thread while this
+        # one is computed (randint releases the GIL); still one after the
+        # other, in order, from the same generator.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            draw = pool.submit(_chunk_weights, random_state, n_samples, sizes[0])
+            for i in range(len(sizes)):
+                weights = draw.result()
+                if i + 1 < len(sizes):
+                    draw = pool.submit(
+                        _chunk_weights, random_state, n_samples, sizes[i + 1]
+                    )
+                yield delayed(_chunk_task)(
+                    columns, human, sources, blocks, cached, weights, not in_driver
+                )
 
     progress = Progress(enabled=verbose > 0)
     parts = []
