@@ -127,6 +127,20 @@ def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None
     )
 
 
+def _number_row(values, rows, *, where: str, field: str, first: str) -> list:
+    """``values`` if it is a list of numbers as long as the first row."""
+    if not isinstance(values, list) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    ):
+        raise ValueError(f"{where}: {field} must be a list of numbers, got {values!r}.")
+    if rows and len(values) != len(rows[0]):
+        raise ValueError(
+            f"{where} has {len(values)} classes in {field} but {first} has "
+            f"{len(rows[0])}."
+        )
+    return values
+
+
 def read_chaosnli_jsonl(file) -> Bunch:
     """Parse a ChaosNLI JSONL file: the one reader of the format.
 
@@ -178,19 +192,13 @@ def read_chaosnli_jsonl(file) -> Bunch:
                 f"{file}: line {number} lacks 'uid' or 'label_count' (expected the "
                 "ChaosNLI JSONL format)."
             )
-        counts = obj["label_count"]
-        if not isinstance(counts, list) or not all(
-            isinstance(c, (int, float)) and not isinstance(c, bool) for c in counts
-        ):
-            raise ValueError(
-                f"{file}: line {number} (uid {obj['uid']!r}): label_count must be a "
-                f"list of numbers, got {counts!r}."
-            )
-        if rows and len(counts) != len(rows[0]):
-            raise ValueError(
-                f"{file}: line {number} (uid {obj['uid']!r}) has {len(counts)} "
-                f"classes but line {lines[0]} has {len(rows[0])}."
-            )
+        counts = _number_row(
+            obj["label_count"],
+            rows,
+            where=f"{file}: line {number} (uid {obj['uid']!r})",
+            field="label_count",
+            first=f"line {lines[0]}" if lines else "",
+        )
         uid.append(str(obj["uid"]))
         rows.append(counts)
         lines.append(number)
@@ -264,19 +272,13 @@ def read_chaosnli_predictions(file) -> dict:
                     f"{file}: model {model!r}: the record under key {uid!r} has uid "
                     f"{rec['uid']!r}."
                 )
-            probs = rec["predicted_probabilities"]
-            if not isinstance(probs, list) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in probs
-            ):
-                raise ValueError(
-                    f"{file}: model {model!r}, uid {uid!r}: predicted_probabilities "
-                    f"must be a list of numbers, got {probs!r}."
-                )
-            if rows and len(probs) != len(rows[0]):
-                raise ValueError(
-                    f"{file}: model {model!r}, uid {uid!r} has {len(probs)} "
-                    f"probabilities but uid {ids[0]!r} has {len(rows[0])}."
-                )
+            probs = _number_row(
+                rec["predicted_probabilities"],
+                rows,
+                where=f"{file}: model {model!r}, uid {uid!r}",
+                field="predicted_probabilities",
+                first=f"uid {ids[0]!r}" if ids else "",
+            )
             ids.append(str(uid))
             rows.append(probs)
         values = np.asarray(rows, dtype=np.float64)
