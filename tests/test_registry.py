@@ -275,3 +275,13 @@ def test_core_library_never_imports_the_command_line():
         )
     ]
     assert offenders == []
+
+
+def test_compat_exports_resolve():
+    from sklearn_hcal.utils import _compat
+
+    for name in _compat.__all__:
+        assert getattr(_compat, name) is not None, name
+    constraints = _compat.get_parameter_constraints(M.expected_calibration_error)
+    assert "n_bins" in constraints
+    assert _compat.get_parameter_constraints(len) == {}

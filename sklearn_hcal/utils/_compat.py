@@ -16,15 +16,25 @@ What is imported and why:
   ``MethodMetadataRequest`` (``sklearn.utils._metadata_requests``): our
   scorers are scikit-learn scorers, so that ``cross_validate``,
   ``GridSearchCV`` and metadata routing treat them as their own;
-* ``check_response_method``, ``check_sample_weight``
-  (``sklearn.utils.validation``): the same resolution of response methods
-  and the same sample-weight checks as scikit-learn.
+* ``check_response_method``, ``check_sample_weight``, ``num_samples``,
+  ``check_method_params`` (``sklearn.utils.validation``): the same
+  resolution of response methods, sample-weight checks and routing of fit
+  parameters to folds as scikit-learn;
+* ``safe_indexing`` (``sklearn.utils``): rows of arrays, DataFrames and lists
+  alike (cross-fitting);
+* ``fit_context`` (``sklearn.base``): the decorator of ``fit`` that validates
+  ``_parameter_constraints``;
+* ``get_tags`` (``sklearn.utils``, public since 1.6; kept here so that older
+  releases can be served from one place).
 """
 
 from __future__ import annotations
 
+from sklearn.base import _fit_context as fit_context
 from sklearn.metrics._scorer import _get_response_method_name
 from sklearn.metrics._scorer import _Scorer as Scorer
+from sklearn.utils import _safe_indexing as safe_indexing
+from sklearn.utils import get_tags
 from sklearn.utils._metadata_requests import MethodMetadataRequest
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -33,8 +43,10 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
+from sklearn.utils.validation import _check_method_params as check_method_params
 from sklearn.utils.validation import _check_response_method as check_response_method
 from sklearn.utils.validation import _check_sample_weight as check_sample_weight
+from sklearn.utils.validation import _num_samples as num_samples
 
 get_response_method_name = _get_response_method_name
 
@@ -44,10 +56,15 @@ __all__ = [
     "MethodMetadataRequest",
     "Scorer",
     "StrOptions",
+    "check_method_params",
     "check_response_method",
     "check_sample_weight",
+    "fit_context",
     "get_parameter_constraints",
     "get_response_method_name",
+    "get_tags",
+    "num_samples",
+    "safe_indexing",
     "validate_parameter_constraints",
     "validate_params",
 ]
