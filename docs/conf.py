@@ -170,7 +170,8 @@ def _write_metric_table(app):
         lines += [
             f"   * - ``{row['column']}``{default}",
             f"     - {function}{scorer}",
-            f"     - {row['description']}",
+            # "|x|" would be a reST substitution
+            f"     - {row['description'].replace('|', chr(92) + '|')}",
             f"     - {row['source']}",
             f"     - {better if row['scorer'] else '—'}",
             f"     - {needs[row['requires']]}",

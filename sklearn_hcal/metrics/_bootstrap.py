@@ -44,7 +44,7 @@ __all__ = ["bootstrap", "resample_indices", "bootstrap_intervals"]
 #: Bytes of per-item values kept for all chunks (else recomputed per chunk).
 _FEATURE_BUDGET = 2**28
 #: Bytes of one chunk's item multiplicities (``N × B`` float64).
-_WEIGHTS_BUDGET = 2**24
+_WEIGHTS_BUDGET = 2**26
 _MAX_CHUNK = 64
 
 
