@@ -25,17 +25,33 @@ from ._bootstrap import bootstrap, bootstrap_intervals
 from ._disagreement import _check_disagreement_inputs
 from ._engine import Human, Source, evaluate, resolve, warn_debiased
 
-__all__ = ["human_calibration_report", "validate_human", "as_prediction_dict"]
+__all__ = [
+    "human_calibration_report",
+    "validate_human",
+    "check_prediction",
+    "as_prediction_dict",
+]
 
 
 def validate_human(y_true, y_prob, counts=None) -> tuple[Human, np.ndarray]:
     """``(Human, P)``: the human labels and the first classifier, validated.
 
-    The one place the report functions check a (labels, probabilities) pair;
-    class alignment by name (``labels=``) is forwarded from here.
+    With :func:`check_prediction` the one place the report functions check
+    their inputs; class alignment by name (``labels=``) is forwarded here.
     """
     pair = _check_pair(y_true, y_prob, counts=counts)
     return Human(pair), pair.P
+
+
+def check_prediction(human: Human, value, name: str) -> np.ndarray:
+    """A further classifier's probabilities against the validated labels."""
+    P = _probabilities(value, name=name, n_classes=human.n_classes)
+    if P.shape[0] != human.n_samples:
+        raise ValueError(
+            f"{name} has {P.shape[0]} samples but the human labels have "
+            f"{human.n_samples}."
+        )
+    return P
 
 
 def as_prediction_dict(predictions, name="predictions") -> dict:
@@ -61,18 +77,8 @@ def _sources(human: Human, preds: dict, first_P, disagreement, columns) -> list:
     sources = []
     uses_phi = any(c.metric.response == "disagreement" for c in columns)
     for i, (name, value) in enumerate(preds.items()):
-        P = (
-            first_P
-            if i == 0
-            else _probabilities(
-                value, name=f"predictions[{name!r}]", n_classes=human.n_classes
-            )
-        )
-        if P.shape[0] != human.n_samples:
-            raise ValueError(
-                f"predictions[{name!r}] has {P.shape[0]} samples but the human "
-                f"labels have {human.n_samples}."
-            )
+        label = f"predictions[{name!r}]"
+        P = first_P if i == 0 else check_prediction(human, value, label)
         phi = None
         if name in disagreement and uses_phi:
             try:
