@@ -234,6 +234,19 @@ def read_chaosnli_predictions(file) -> dict:
     models : dict of str to Bunch
         Per model: ``uid`` (list of str), ``probabilities`` (n, K) float64,
         ``classes`` (:data:`CHAOSNLI_CLASSES` for K, else None).
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from sklearn_hcal.datasets._chaosnli import read_chaosnli_predictions
+    >>> record = {"predicted_probabilities": [0.7, 0.2, 0.1]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "p.json")
+    ...     with open(path, "w") as f:
+    ...         json.dump({"roberta": {"u1": record}}, f)
+    ...     models = read_chaosnli_predictions(path)
+    >>> models["roberta"].probabilities, models["roberta"].classes
+    (array([[0.7, 0.2, 0.1]]), ['e', 'n', 'c'])
     """
     try:
         with open(file, encoding="utf-8") as f:
