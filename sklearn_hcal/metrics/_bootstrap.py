@@ -195,7 +195,6 @@ def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.nd
     """
     n_samples, n_res = weights.shape
     n_cells = _engine.n_cells_of(columns, human)
-    means = [c for c in columns if c.metric.per_item is not None]
     sums = [None] * len(sources)
     for b, sl in enumerate(blocks):
         D, A, layout = (
@@ -216,14 +215,17 @@ def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.nd
             k: _engine.finish(stats, cells[k], float(n_samples), params)
             for k, (stats, params) in groups.items()
         }
+        m = 0  # position among the mean-type columns
         with np.errstate(invalid="ignore", divide="ignore"):
             for j, col in enumerate(columns):
-                if col.metric.per_item is not None:
-                    m = means.index(col)
-                    d = den[m] if den[m] is not None else float(n_samples)
-                    out[:, c, j] = num[m] / d
-                else:
+                if col.metric.per_item is None:
                     out[:, c, j] = col.value(terms[col.group])
+                    continue
+                # every resample draws n_samples items: a plain mean's
+                # denominator is n_samples
+                d = den[m] if den[m] is not None else float(n_samples)
+                out[:, c, j] = num[m] / d
+                m += 1
     return out
 
 
