@@ -124,27 +124,27 @@ def _cases(Y, P):
 
 
 def _report_breakdown(Y, P, repeat: int) -> None:
-    from sklearn_hcal.metrics import _report as R
+    from sklearn_hcal.metrics import _engine as E
+    from sklearn_hcal.metrics import _registry as R
+    from sklearn_hcal.metrics._report import validate_human
 
-    base = R._validate_pair(Y, P, None)
-    base.mu  # the human side, shared by every column  # noqa: B018
+    human, P0 = validate_human(Y, P)
+    human.mu  # the human side, shared by every column  # noqa: B018
     seen_groups = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        for name in R.DEFAULT_REPORT_METRICS:
-            spec = R._REPORT_METRICS[name]
-            if spec.group is not None and spec.group in seen_groups:
-                print(f"  {name:<24} (computed with group {spec.group!r})")
+        for column in E.resolve(None, human, default=R.default_columns()):
+            name = column.name
+            if column.group is not None and column.group in seen_groups:
+                print(f"  {name:<24} (computed with group {column.group[0]!r})")
                 continue
-            seen_groups.add(spec.group)
+            seen_groups.add(column.group)
 
-            def run(spec=spec, name=name):
-                d = R._Inputs(base.pair, human=base)
-                d.keep_per_item = False
-                R._evaluate({name: spec}, d)
+            def run(column=column):
+                E.evaluate([column], human, E.Source(P0))
 
             t = _best_time(run, repeat)
-            where = f"group {spec.group!r}" if spec.group else "per-item"
+            where = f"group {column.group[0]!r}" if column.group else "per-item"
             print(f"  {name:<24} {t * 1e3:9.1f} ms  ({where})")
 
 

@@ -139,5 +139,50 @@ def _skip_member(app, what, name, obj, skip, options):
     return skip
 
 
+def _write_metric_table(app):
+    # The metric table of metrics.rst is derived from the metric registry, as
+    # the report's columns, the scorers and the CLI names are.
+    from sklearn_hcal.metrics._registry import REQUIREMENTS, metric_table
+
+    needs = {"distribution": "no", "counts": "**yes**", "pairs": "**yes** (n ≥ 2)"}
+    assert set(needs) == set(REQUIREMENTS)
+    lines = [
+        ".. list-table:: Metrics (from the metric registry)",
+        "   :header-rows: 1",
+        "   :widths: 14 30 30 18 8 10",
+        "",
+        "   * - column",
+        "     - function (scorer)",
+        "     - what it measures",
+        "     - source",
+        "     - better",
+        "     - needs counts?",
+    ]
+    for row in metric_table():
+        if row["function"]:
+            kwargs = "".join(f", ``{k}={v!r}``" for k, v in row["kwargs"].items())
+            function = f":func:`{row['function']}`{kwargs}"
+        else:
+            function = ":func:`loss_decomposition` (IL row)"
+        scorer = f" (``{row['scorer']}``)" if row["scorer"] else ""
+        default = " *" if row["default"] else ""
+        better = "higher" if row["greater_is_better"] else "lower"
+        lines += [
+            f"   * - ``{row['column']}``{default}",
+            f"     - {function}{scorer}",
+            # "|x|" would be a reST substitution
+            f"     - {row['description'].replace('|', chr(92) + '|')}",
+            f"     - {row['source']}",
+            f"     - {better if row['scorer'] else '—'}",
+            f"     - {needs[row['requires']]}",
+        ]
+    out = DOCS / "generated" / "metric_table.rst"
+    out.parent.mkdir(exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    if not out.is_file() or out.read_text(encoding="utf-8") != text:
+        out.write_text(text, encoding="utf-8")
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("builder-inited", _write_metric_table)

@@ -126,39 +126,30 @@ print(
 #
 # The predicted disagreement ``φ`` (the probability that two annotators
 # disagree) is ``1 − Σ_k q_k²`` for the network and the temperature-scaled
-# network, and ``α0/(α0 + 1)·(1 − Σ_k f_k²)`` after α-calibration. It is
-# scored by its unbiased squared loss ``L̂_φD`` (eq. 40) and calibration
-# error ``CE_φD`` (eq. 42–45), as in the paper's Tables 1–2.
+# network, and ``α0/(α0 + 1)·(1 − Σ_k f_k²)`` after α-calibration, given to
+# the report with ``disagreement=``. It is scored by its unbiased squared loss
+# ``L̂_φD`` (eq. 40, ``disagreement_sq_loss``) and calibration error
+# ``CE_φD`` (eq. 42–45, ``disagreement_ce``), as in the paper's Tables 1–2.
+# ``hcal demo`` runs this experiment with more methods (MC dropout,
+# α-calibration of the raw network) and bootstrap intervals.
 import pandas as pd
 
-from sklearn_hcal.metrics import (
-    calibration_loss,
-    disagreement_calibration_error,
-    disagreement_squared_loss,
-    epistemic_loss,
-    histogram_log_loss,
-    majority_accuracy_score,
-    predicted_disagreement,
-)
+from sklearn_hcal.metrics import epistemic_loss, human_calibration_report
 
 methods = {"CNN": net, "CNN + TS": ts, "CNN + TS + α": alpha}
-rows = {}
-for name, est in methods.items():
-    P = est.predict_proba(test.images)
-    if hasattr(est, "predict_disagreement"):
-        phi = est.predict_disagreement(test.images)
-    else:
-        phi = predicted_disagreement(P)
-    rows[name] = {
-        "accuracy": majority_accuracy_score(test.counts, P),
-        "log loss": histogram_log_loss(test.counts, P),
-        "EL": epistemic_loss(test.counts, P),
-        "CL": calibration_loss(test.counts, P),
-        "L_φD": disagreement_squared_loss(test.counts, phi),
-        "CE_φD": disagreement_calibration_error(test.counts, phi),
-        "true ‖Q − q‖²": np.mean(np.sum((test.true_proba - P) ** 2, axis=1)),
-    }
-results = pd.DataFrame(rows).T
+probas = {name: est.predict_proba(test.images) for name, est in methods.items()}
+# The α-calibrated model's own φ; the others get 1 − Σ q² from the report.
+phis = {"CNN + TS + α": alpha.predict_disagreement(test.images)}
+results = human_calibration_report(
+    test.counts,
+    probas,
+    disagreement=phis,
+    metrics=["accuracy", "log_loss", "el", "cl", "disagreement_sq_loss"]
+    + ["disagreement_ce"],
+)
+results["true ‖Q − q‖²"] = [
+    np.mean(np.sum((test.true_proba - P) ** 2, axis=1)) for P in probas.values()
+]
 results.round(4)
 
 # %%
@@ -201,7 +192,6 @@ _ = DisagreementReliabilityDisplay.from_estimator(
 # calibration moves a method left, better features move it down.
 from sklearn_hcal.plotting import CalibrationDispersionDisplay
 
-probas = {name: est.predict_proba(test.images) for name, est in methods.items()}
 probas.pop("CNN + TS + α")  # same probabilities as CNN + TS
 _ = CalibrationDispersionDisplay.from_predictions(test.counts, probas)
 

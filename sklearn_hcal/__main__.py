@@ -1,6 +1,6 @@
 """``python -m sklearn_hcal``: the ``hcal`` command line."""
 
-from ._cli import main
+from .cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -16,13 +16,10 @@ import pandas as pd
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from sklearn_hcal._cli import main
-from sklearn_hcal._demo import (
-    DEMO_METHODS,
-    DEMO_TABLES,
-    _Progress,
-    _split_one_label,
-)
+from sklearn_hcal.cli import main
+from sklearn_hcal.cli._demo import DEMO_METHODS, DEMO_TABLES
+from sklearn_hcal.cli._experiment import split_one_label
+from sklearn_hcal.utils._progress import Progress
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("skorch")
@@ -211,7 +208,7 @@ def test_hcal_console_script_runs_demo(tmp_path):
 
 
 def test_run_demo_is_reproducible():
-    from sklearn_hcal._demo import run_demo
+    from sklearn_hcal.cli._demo import run_demo
 
     kw = dict(quick=True, max_epochs=1, n_bootstrap=0, mc_samples=2, progress=False)
     a, b = run_demo(seed=3, **kw), run_demo(seed=3, **kw)
@@ -222,10 +219,10 @@ def test_run_demo_is_reproducible():
     assert a.files == [] and a.figures == []
 
 
-def test_split_one_label():
+def testsplit_one_label():
     rng = np.random.RandomState(0)
     Y = np.tile([[3, 1, 0]], (20000, 1))
-    update, rest = _split_one_label(Y, rng)
+    update, rest = split_one_label(Y, rng)
     np.testing.assert_array_equal(update.sum(1), 1)
     np.testing.assert_array_equal(update + rest, Y)
     assert rest.min() >= 0
@@ -303,7 +300,7 @@ def test_progress_terminal_and_pipe():
             return True
 
     tty = Tty()
-    p = _Progress(tty)
+    p = Progress(tty)
     for i in range(1, 5):
         p.update("epochs", i, 4)
     p.message("next")
@@ -311,7 +308,7 @@ def test_progress_terminal_and_pipe():
     assert text.count("\r") == 4 and "4/4" in text and text.endswith("next\n")
 
     pipe = io.StringIO()
-    p = _Progress(pipe)
+    p = Progress(pipe)
     for i in range(1, 101):
         p.update("epochs", i, 100)
     lines = pipe.getvalue().splitlines()
@@ -324,12 +321,12 @@ def test_progress_terminal_and_pipe():
     ]
 
     silent = io.StringIO()
-    _Progress(silent, enabled=False).message("x")
+    Progress(silent, enabled=False).message("x")
     assert silent.getvalue() == ""
 
 
 def test_run_demo_rejects_file_as_out_before_training(tmp_path):
-    from sklearn_hcal._demo import run_demo
+    from sklearn_hcal.cli._demo import run_demo
 
     target = tmp_path / "file.txt"
     target.write_text("x")

@@ -1,7 +1,7 @@
 """``hcal evaluate``: file formats, uid matching, output formats, errors.
 
 Numbers are checked against the metric functions (and scipy) on arrays built
-here independently of :mod:`sklearn_hcal._io`, and against ChaosNLI's Table 5
+here independently of :mod:`sklearn_hcal.cli._files`, and against ChaosNLI's Table 5
 chance row.
 """
 
@@ -17,12 +17,13 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 from scipy.special import softmax
 
-from sklearn_hcal._cli import EVALUATE_METRICS, main
+from sklearn_hcal.cli import main
 from sklearn_hcal.metrics import (
     jensen_shannon_distance,
     kl_divergence,
     majority_accuracy_score,
 )
+from sklearn_hcal.metrics._registry import default_columns, get_metric
 
 from .conftest import require_data
 
@@ -96,8 +97,8 @@ def test_chaosnli_random_baseline_matches_metric_functions(capsys):
     assert row["jensen_shannon_distance"] == pytest.approx(
         np.mean(jensenshannon(p_hat, P, axis=1)), rel=1e-9
     )
-    # every default metric is named like its function in sklearn_hcal.metrics
-    assert set(row) == set(EVALUATE_METRICS.values())
+    # JSON names every default metric like its function in sklearn_hcal.metrics
+    assert set(row) == {get_metric(c).name for c in default_columns()}
 
 
 def test_chaosnli_prediction_class_order_is_label_count_order():
@@ -279,7 +280,8 @@ def test_output_formats(capsys, synthetic):
     ]
     as_json = _json(capsys, *args)
     csv = pd.read_csv(
-        io.StringIO(_evaluate(capsys, *args, "--format", "csv")), index_col=0
+        io.StringIO(_evaluate(capsys, *args, "--format", "csv", "--names", "long")),
+        index_col=0,
     )
     assert csv.index.name == "prediction"
     assert list(csv.index) == ["model", "uniform"]
@@ -287,7 +289,9 @@ def test_output_formats(capsys, synthetic):
     for name in csv.index:
         assert csv.loc[name].to_dict() == pytest.approx(as_json[name], rel=1e-9)
     md = (
-        _evaluate(capsys, *args, "--format", "markdown", "--digits", "6")
+        _evaluate(
+            capsys, *args, "--format", "markdown", "--digits", "6", "--names", "long"
+        )
         .strip()
         .splitlines()
     )
@@ -333,9 +337,7 @@ def test_bootstrap_intervals(capsys, synthetic):
     csv = pd.read_csv(
         io.StringIO(_evaluate(capsys, *args, *metrics, "--format", "csv")), index_col=0
     )
-    assert csv.loc["m", "kl_divergence_low"] == pytest.approx(
-        row["kl_divergence"]["low"]
-    )
+    assert csv.loc["m", "kl_low"] == pytest.approx(row["kl_divergence"]["low"])
     md = _evaluate(capsys, *args, *metrics)
     assert "[" in md and "]" in md
 
@@ -506,6 +508,8 @@ def test_error_uid_without_ids_and_duplicates(capsys, tmp_path):
         (["--pred", "=x.npy"], "NAME=FILE"),
         (["--format", "xml"], "--format"),
         (["--metrics", "accuracy_of_everything"], "unknown metric"),
+        (["--ties", "middle"], "--ties"),
+        (["--transpose", "--long"], "not allowed with"),
         (["--bootstrap", "-1"], "--bootstrap"),
     ],
 )
@@ -630,3 +634,79 @@ def test_chaosnli_counts_with_csv_predictions_by_long_class_names(capsys, tmp_pa
     )
     row = _json(capsys, counts, "--pred", f"m={tmp_path / 'p.csv'}")["m"]
     assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- #
+# layouts, names, --ties, the one ChaosNLI parser
+# --------------------------------------------------------------------------- #
+def test_short_names_transpose_and_long_layouts(capsys, synthetic):
+    tmp, Y, _, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P)
+    np.save(tmp / "U.npy", np.full_like(P, 1 / 3))
+    args = [tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}", "--pred"]
+    args += [f"u={tmp / 'U.npy'}", "--metrics", "jsd,kl_divergence", "--format", "csv"]
+    wide = pd.read_csv(io.StringIO(_evaluate(capsys, *args)), index_col=0)
+    assert list(wide.columns) == ["jsd", "kl"]  # short names, either input name
+    assert wide.loc["m", "kl"] == pytest.approx(kl_divergence(Y, P), rel=1e-9)
+    tr = pd.read_csv(io.StringIO(_evaluate(capsys, *args, "--transpose")), index_col=0)
+    assert list(tr.index) == ["jsd", "kl"] and list(tr.columns) == ["m", "u"]
+    pd.testing.assert_frame_equal(tr.T, wide, check_names=False)
+    long = pd.read_csv(io.StringIO(_evaluate(capsys, *args, "--long")))
+    assert list(long.columns) == ["prediction", "metric", "value"]
+    assert len(long) == 4
+    got = long.set_index(["prediction", "metric"])["value"]
+    assert got[("u", "jsd")] == pytest.approx(wide.loc["u", "jsd"])
+    md = _evaluate(capsys, *args[:-2], "--transpose", "--metrics", "jsd")
+    assert md.splitlines()[0] == "| metric | m | u |"
+
+
+def test_ties_option_chooses_the_majority_rule(capsys, tmp_path):
+    # Items with tied human majorities: the three rules disagree.
+    Y = np.array([[2, 2, 0], [1, 1, 1], [3, 0, 1], [0, 2, 2]] * 5)
+    P = softmax(np.random.RandomState(0).normal(size=(20, 3)), axis=1)
+    np.save(tmp_path / "Y.npy", Y)
+    np.save(tmp_path / "P.npy", P)
+    values = {}
+    for ties in ("first", "last", "any"):
+        row = _json(
+            capsys,
+            tmp_path / "Y.npy",
+            "--pred",
+            f"m={tmp_path / 'P.npy'}",
+            "--metrics",
+            "accuracy",
+            "--ties",
+            ties,
+        )["m"]
+        values[ties] = row["majority_accuracy_score"]
+        assert values[ties] == pytest.approx(majority_accuracy_score(Y, P, ties=ties))
+    assert len(set(values.values())) > 1
+
+
+def test_alphanli_classes_are_one_and_two_for_csv_predictions(capsys, tmp_path):
+    counts = require_data("chaosnli_v1.0", "chaosNLI_alphanli.jsonl")
+    from sklearn_hcal.datasets import load_chaosnli
+
+    data = load_chaosnli("alphanli", path=counts)
+    assert list(data.classes) == [1, 2]
+    assert set(data.majority_label) <= {1, 2}  # the file's own labels
+    P = softmax(np.random.RandomState(1).normal(size=data.counts.shape), axis=1)
+    frame = pd.DataFrame({"uid": data.uid, "2": P[:, 1], "1": P[:, 0]})
+    frame.to_csv(tmp_path / "p.csv", index=False)  # columns named 2, 1
+    row = _json(capsys, counts, "--pred", f"m={tmp_path / 'p.csv'}")["m"]
+    assert row["kl_divergence"] == pytest.approx(kl_divergence(data.counts, P))
+
+
+def test_library_errors_become_one_line_exit_2(capsys, tmp_path):
+    np.save(tmp_path / "Y.npy", np.eye(3, dtype=int)[[0, 1, 2, 0]])  # one label each
+    np.save(tmp_path / "P.npy", np.full((4, 3), 1 / 3))
+    _error(
+        capsys,
+        tmp_path / "Y.npy",
+        "--pred",
+        f"m={tmp_path / 'P.npy'}",
+        "--metrics",
+        "disagreement_ce",
+        needles=("disagreement_ce", "n_i >= 2"),
+    )

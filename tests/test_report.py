@@ -663,3 +663,130 @@ def test_bias_corrected_interval_covers_the_true_calibration_loss():
         hits += rep["cl_low"].iloc[0] <= truth <= rep["cl_high"].iloc[0]
     # Nominal 0.9; 3 binomial standard errors with 60 replicates is 0.116.
     assert hits / n_rep >= 0.9 - 3 * np.sqrt(0.09 / n_rep)
+
+
+# --------------------------------------------------------------------------- #
+# the bootstrap as matrix products, against a naive per-resample loop
+# --------------------------------------------------------------------------- #
+def test_bootstrap_equals_naive_loop_of_public_functions_for_every_column(data):
+    from sklearn_hcal.metrics._registry import metrics
+
+    Y, _, preds = data
+    preds = {"noisy": preds["noisy"], "over": preds["overconfident"]}
+    phi = 0.7 * predicted_disagreement(preds["over"])  # "over" has its own φ
+    columns = [c for c in metrics() if c not in ("il", "il_plugin")]
+    seed, n, B = 11, Y.shape[0], 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        _, reps = human_calibration_report(
+            Y,
+            preds,
+            metrics=columns,
+            disagreement={"over": phi},
+            n_bootstrap=B,
+            random_state=seed,
+            return_bootstrap=True,
+        )
+        rng = np.random.RandomState(seed)
+        for b in range(B):
+            idx = rng.randint(0, n, size=n)  # the resamples of today's code
+            for name, P in preds.items():
+                for column in columns:
+                    m = metrics()[column]
+                    pred = P[idx]
+                    if m.response == "disagreement":
+                        pred = (
+                            phi[idx] if name == "over" else predicted_disagreement(pred)
+                        )
+                    expected = m.function(Y[idx], pred, **m.kwargs)
+                    assert reps.loc[(b, name), column] == pytest.approx(
+                        expected, rel=1e-12, abs=1e-12
+                    ), (column, name, b)
+
+
+def test_disagreement_argument_is_validated_and_used(data):
+    Y, _, preds = data
+    P = preds["noisy"]
+    phi = np.linspace(0.0, 1.0, Y.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        report = human_calibration_report(Y, {"a": P, "b": P}, disagreement={"a": phi})
+    assert report.loc["a", "disagreement_sq_loss"] == pytest.approx(
+        disagreement_squared_loss(Y, phi), rel=1e-12
+    )
+    assert report.loc["b", "disagreement_sq_loss"] == pytest.approx(
+        disagreement_squared_loss(Y, predicted_disagreement(P)), rel=1e-12
+    )
+    # φ and the class probabilities are one model's: shared columns agree
+    assert report.loc["a", "jsd"] == report.loc["b", "jsd"]
+    with pytest.raises(ValueError, match="not in predictions"):
+        human_calibration_report(Y, {"a": P}, disagreement={"z": phi})
+    bad = phi.copy()
+    bad[3] = 1.5
+    with pytest.raises(ValueError, match=r"disagreement\['a'\]"):
+        human_calibration_report(
+            Y, {"a": P}, disagreement={"a": bad}, metrics=["disagreement_sq_loss"]
+        )
+    with pytest.warns(UserWarning, match="no disagreement metric is computed"):
+        human_calibration_report(Y, {"a": P}, disagreement={"a": phi}, metrics=["jsd"])
+
+
+def test_bin_counts_are_parameters(data):
+    Y, _, preds = data
+    P = preds["noisy"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        report = human_calibration_report(
+            Y,
+            P,
+            metrics=["ece", "classwise_ece", "cl", "dl", "disagreement_ce"],
+            metric_params={
+                "ece": {"n_bins": 15},
+                "classwise_ece": {"n_bins": 5},
+                "cl": {"n_bins": 10},
+                "dl": {"n_bins": 10},
+                "disagreement_ce": {"n_bins": 5},
+            },
+        )
+        row = report.loc["model"]
+        assert row["ece"] == pytest.approx(
+            expected_calibration_error(Y, P, n_bins=15), rel=1e-12
+        )
+        assert row["classwise_ece"] == pytest.approx(
+            classwise_expected_calibration_error(Y, P, n_bins=5), rel=1e-12
+        )
+        assert row["cl"] == pytest.approx(calibration_loss(Y, P, n_bins=10), rel=1e-12)
+        assert row["dl"] == pytest.approx(dispersion_loss(Y, P, n_bins=10), rel=1e-12)
+        assert row["disagreement_ce"] == pytest.approx(
+            disagreement_calibration_error(Y, predicted_disagreement(P), n_bins=5),
+            rel=1e-12,
+        )
+    # and they change the numbers (the test can fail)
+    assert row["ece"] != pytest.approx(expected_calibration_error(Y, P))
+
+
+def test_verbose_bootstrap_shows_progress_on_stderr(data, capsys):
+    Y, _, preds = data
+    human_calibration_report(
+        Y, preds["noisy"], metrics=["jsd"], n_bootstrap=200, random_state=0, verbose=1
+    )
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert lines and lines[-1].endswith("bootstrap resamples 200/200")
+    human_calibration_report(
+        Y, preds["noisy"], metrics=["jsd"], n_bootstrap=20, random_state=0
+    )
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, 65537])
+def test_resamples_are_the_original_sequential_draws(n):
+    from sklearn_hcal.metrics._bootstrap import resample_indices
+
+    a, b = np.random.RandomState(5), np.random.RandomState(5)
+    chunk = resample_indices(a, n, 9)
+    one_by_one = np.array([b.randint(0, n, size=n) for _ in range(9)])
+    np.testing.assert_array_equal(chunk, one_by_one)
+    # and the generator is left where the one-by-one draws leave it
+    np.testing.assert_array_equal(a.randint(0, 99, 5), b.randint(0, 99, 5))

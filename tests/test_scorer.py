@@ -4,6 +4,7 @@ disagreement responses, metadata, registry."""
 import copy
 import pickle
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -50,6 +51,12 @@ DISAGREEMENT = {
     "neg_disagreement_calibration_loss": ("disagreement_calibration_loss", -1),
     "neg_disagreement_calibration_error": ("disagreement_calibration_error", -1),
 }
+# Plug-in variants of Mimori et al.'s estimators: scorers, not in HUMAN_SCORERS.
+PLUGIN = {
+    f"neg_{name}_plugin": (name, -1)
+    for name in ("epistemic_loss", "calibration_loss", "calibration_error")
+    + ("dispersion_loss",)
+}
 
 
 def _data(n_classes, n=120, n_annotations=5, seed=0):
@@ -91,7 +98,7 @@ class HalfDisagreementClassifier(ClassifierMixin, BaseEstimator):
 def test_names_sorted_complete_and_human_scorers_subset():
     names = get_human_scorer_names()
     assert names == sorted(names)
-    assert set(names) == set(EXPECTED) | set(DISAGREEMENT)
+    assert set(names) == set(EXPECTED) | set(DISAGREEMENT) | set(PLUGIN)
     assert set(HUMAN_SCORERS) == set(EXPECTED)
     assert isinstance(HUMAN_SCORERS, dict)
     for scorer in HUMAN_SCORERS.values():
@@ -120,13 +127,17 @@ def test_get_human_scorer_returns_copies_and_passes_callables():
     assert get_human_scorer(M.kl_divergence) is M.kl_divergence
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED) + sorted(DISAGREEMENT))
+@pytest.mark.parametrize(
+    "name", sorted(EXPECTED) + sorted(DISAGREEMENT) + sorted(PLUGIN)
+)
 def test_every_scorer_on_soft_label_classifier(name):
     X, Y = _data(3, n=90, seed=1)
     clf = SoftLabelClassifier(LogisticRegression()).fit(X, Y)
     P = clf.predict_proba(X)
-    metric_name, sign = {**EXPECTED, **DISAGREEMENT}[name]
+    metric_name, sign = {**EXPECTED, **DISAGREEMENT, **PLUGIN}[name]
     metric = getattr(M, metric_name)
+    if name in PLUGIN:
+        metric = partial(metric, debiased=False)
     pred = _gini(P) if name in DISAGREEMENT else P
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -268,7 +279,8 @@ def test_disagreement_uses_predict_disagreement_when_present(name, n_classes):
 
     plain = LogisticRegression().fit(X, y)
     phi = _gini(plain.predict_proba(X))
-    assert scorer(plain, X, Y) == pytest.approx(-metric(Y, phi), abs=1e-12)
+    with pytest.warns(UserWarning, match="has no predict_disagreement"):
+        assert scorer(plain, X, Y) == pytest.approx(-metric(Y, phi), abs=1e-12)
     # The test can fail: halving phi changes the metric.
     assert metric(Y, phi) != pytest.approx(metric(Y, phi_own))
 
@@ -287,7 +299,8 @@ def test_binary_probability_column_is_not_taken_for_phi():
         disagreement_record_loss,
         response_method=("predict_disagreement", "predict_proba"),
     )
-    score = scorer(clf, X, Y)
+    with pytest.warns(UserWarning, match="1 - sum"):
+        score = scorer(clf, X, Y)
     np.testing.assert_allclose(seen[0], 2 * p1 * (1 - p1))
     assert score == pytest.approx(-M.disagreement_squared_loss(Y, 2 * p1 * (1 - p1)))
     assert score != pytest.approx(-M.disagreement_squared_loss(Y, p1))
@@ -314,7 +327,8 @@ def test_disagreement_and_probability_scorers_share_cache():
     }
     multi = _MultimetricScorer(scorers=scorers)
     assert multi._use_cache(clf)
-    out = multi(clf, X, Y)
+    with pytest.warns(UserWarning, match="has no predict_disagreement"):
+        out = multi(clf, X, Y)
     assert out["kl"] == pytest.approx(-M.kl_divergence(Y, P))
     assert out["dsl"] == pytest.approx(-M.disagreement_squared_loss(Y, _gini(P)))
 
@@ -356,7 +370,9 @@ def test_counts_metadata_replaces_labels():
             counts=True
         )
         got = scorer(clf, X, y_major, counts=Y)
-        dscorer = get_human_scorer("neg_disagreement_squared_loss")
+        dscorer = make_human_scorer(
+            "disagreement_squared_loss", response_method="predict_proba"
+        )
         dscorer.set_score_request(counts=True)
         dgot = dscorer(clf, X, y_major, counts=Y)
     assert got == pytest.approx(-M.jensen_shannon_distance(Y, P))
@@ -402,3 +418,104 @@ def test_scorer_clone_of_estimator_is_independent():
     assert s(a, X, Y) == pytest.approx(-M.kl_divergence(Y, a.predict_proba(X)))
     assert s(b, X, Y) == pytest.approx(-M.kl_divergence(Y, b.predict_proba(X)))
     assert s(a, X, Y) != pytest.approx(s(b, X, Y))
+
+
+# ---------------------------------------------- Pipelines (issue 11, case 3)
+
+
+def _alpha_pipeline_search(scoring):
+    from sklearn.model_selection import GridSearchCV, KFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_hcal import AlphaCalibrator
+
+    # X: the logits of a classifier (estimator=None), on another scale, so
+    # that the scaler matters: a check that X is transformed first.
+    Z, Y, _ = make_label_histograms(240, 3, 5, random_state=14)
+    X = Z * 10.0 + 3.0
+    pipe = make_pipeline(StandardScaler(), AlphaCalibrator(random_state=0))
+    search = GridSearchCV(
+        pipe,
+        {"alphacalibrator__alpha_reg": [5e-4, 0.05, 5]},
+        scoring=scoring,
+        cv=KFold(3),
+        refit=False,
+        error_score="raise",
+    )
+    return search, X, Y
+
+
+def test_disagreement_scorer_reaches_predict_disagreement_through_pipeline():
+    pytest.importorskip("torch")
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold
+
+    scorer = get_human_scorer("neg_disagreement_squared_loss")
+    search, X, Y = _alpha_pipeline_search(scorer)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no silent fallback
+        search.fit(X, Y)
+    scores = search.cv_results_["mean_test_score"]
+    # Candidates are told apart (issue 11: all were -0.1900084).
+    assert len(set(np.round(scores, 10))) == 3
+    # Each equals the metric of the last step's own predict_disagreement on
+    # the scaled test features, computed directly.
+    for i, params in enumerate(search.cv_results_["params"]):
+        direct = []
+        for train, test in KFold(3).split(X):
+            pipe = clone(search.estimator).set_params(**params).fit(X[train], Y[train])
+            scaler, alpha = pipe.steps[0][1], pipe.steps[-1][1]
+            phi = alpha.predict_disagreement(scaler.transform(X[test]))
+            direct.append(-M.disagreement_squared_loss(Y[test], phi))
+        assert scores[i] == pytest.approx(np.mean(direct), rel=1e-10, abs=1e-12)
+
+
+def test_disagreement_scorer_fallback_warns_and_explicit_proba_does_not():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, Y = _data(3, n=90, seed=15)
+    pipe = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, Y.argmax(1))
+    phi = _gini(pipe.predict_proba(X))
+    want = -M.disagreement_squared_loss(Y, phi)
+    with pytest.warns(UserWarning, match="Pipeline has no predict_disagreement"):
+        assert get_human_scorer("neg_disagreement_squared_loss")(
+            pipe, X, Y
+        ) == pytest.approx(want)
+    explicit = make_human_scorer(
+        "disagreement_squared_loss", response_method="predict_proba"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert explicit(pipe, X, Y) == pytest.approx(want)
+    # A Pipeline whose final step predicts disagreement is used directly.
+    own = make_pipeline(StandardScaler(), HalfDisagreementClassifier()).fit(
+        X, Y.argmax(1)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        got = get_human_scorer("neg_disagreement_squared_loss")(own, X, Y)
+    assert got == pytest.approx(
+        -M.disagreement_squared_loss(Y, 0.5 * _gini(own.predict_proba(X)))
+    )
+
+
+def test_disagreement_scorer_raises_when_a_component_hides_it():
+    from sklearn.model_selection import GridSearchCV
+
+    X, Y = _data(3, n=90, seed=16)
+    y = Y.argmax(1)
+    # A grid search exposes predict_proba but not predict_disagreement of its
+    # best estimator: scoring 1 - sum(q^2) would score another model.
+    search = GridSearchCV(HalfDisagreementClassifier(), {"C": [0.1, 1.0]}, cv=2)
+    search.fit(X, y)
+    with pytest.raises(ValueError, match="HalfDisagreementClassifier.*cannot reach"):
+        get_human_scorer("neg_disagreement_squared_loss")(search, X, Y)
+    # Asking for the point prediction explicitly is allowed.
+    explicit = make_human_scorer(
+        "disagreement_squared_loss", response_method="predict_proba"
+    )
+    assert explicit(search, X, Y) == pytest.approx(
+        -M.disagreement_squared_loss(Y, _gini(search.predict_proba(X)))
+    )

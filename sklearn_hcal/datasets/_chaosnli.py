@@ -26,6 +26,12 @@ _ALIASES = {"mnli_m": "mnli", "abdnli": "alphanli", "alpha": "alphanli"}
 
 CHAOSNLI_FOLDER = "chaosnli_v1.0"
 
+#: Classes in ``label_count`` order by number of classes: ``["e", "n", "c"]``
+#: for SNLI/MNLI, ``[1, 2]`` (integers, as the file's ``majority_label`` and
+#: ``old_label`` of αNLI are) for αNLI. ``hcal evaluate`` matches class names
+#: as text, so a CSV header ``1,2`` names the same classes.
+CHAOSNLI_CLASSES = {len(c): list(c) for _, c, _ in CHAOSNLI_SUBSETS.values()}
+
 
 def _canonical_subset(subset: str) -> str:
     key = _ALIASES.get(str(subset).lower(), str(subset).lower())
@@ -87,30 +93,16 @@ def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None
     subset = _canonical_subset(subset)
     file = _resolve_file(subset, path)
     _, classes, fields = CHAOSNLI_SUBSETS[subset]
-    records = []
-    with open(file, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(
-                    f"{file}: line {lineno} is not valid JSON ({exc.msg})."
-                ) from exc
-    if not records:
-        raise ValueError(f"{file} holds no items.")
-    try:
-        counts = np.array([r["label_count"] for r in records], dtype=np.int64)
-        uid = np.array([r["uid"] for r in records], dtype=object)
-    except (KeyError, ValueError) as exc:
-        raise ValueError(
-            f"{file} is not in the ChaosNLI format (fields uid, label_count): {exc}"
-        ) from exc
-    if counts.ndim != 2 or counts.shape[1] != len(classes):
+    parsed = read_chaosnli_jsonl(file)
+    records, counts = parsed.records, parsed.counts
+    if counts.shape[1] != len(classes):
         raise ValueError(
             f"{file}: label_count must have {len(classes)} entries per item."
         )
+    if not np.all(np.floor(counts) == counts):
+        raise ValueError(f"{file}: label_count must hold integer counts.")
+    counts = counts.astype(np.int64)
+    uid = np.array(parsed.uid, dtype=object)
     text = pd.DataFrame(
         {f: [r.get("example", {}).get(f) for r in records] for f in fields},
         index=pd.Index(uid, name="uid"),
@@ -133,3 +125,179 @@ def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None
             "Licence CC BY-NC 4.0."
         ),
     )
+
+
+def _number_row(values, rows, *, where: str, field: str, first: str) -> list:
+    """``values`` if it is a list of numbers as long as the first row."""
+    if not isinstance(values, list) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    ):
+        raise ValueError(f"{where}: {field} must be a list of numbers, got {values!r}.")
+    if rows and len(values) != len(rows[0]):
+        raise ValueError(
+            f"{where} has {len(values)} classes in {field} but {first} has "
+            f"{len(rows[0])}."
+        )
+    return values
+
+
+def read_chaosnli_jsonl(file) -> Bunch:
+    """Parse a ChaosNLI JSONL file: the one reader of the format.
+
+    Used by :func:`load_chaosnli` and by ``hcal evaluate``. Every error is a
+    ``ValueError`` naming the file and the line (and the item's uid).
+
+    Parameters
+    ----------
+    file : str or path-like
+        One JSON object per line with at least ``uid`` and ``label_count``
+        (blank lines are skipped).
+
+    Returns
+    -------
+    data : Bunch
+        ``counts`` (n, K) float64 ``label_count`` rows; ``uid`` (list of
+        str); ``lines`` (the line number of each item); ``classes``
+        (:data:`CHAOSNLI_CLASSES` for K, else None); ``records`` (the parsed
+        objects).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_hcal.datasets._chaosnli import read_chaosnli_jsonl
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.jsonl")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write('{"uid": "x", "label_count": [3, 1]}\\n')
+    ...     data = read_chaosnli_jsonl(path)
+    >>> data.counts, data.classes
+    (array([[3., 1.]]), [1, 2])
+    """
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{file}: not a UTF-8 text file.") from None
+    uid, rows, lines, records = [], [], [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{file}: line {number} is not valid JSON ({exc.msg})."
+            ) from None
+        if not isinstance(obj, dict) or "uid" not in obj or "label_count" not in obj:
+            raise ValueError(
+                f"{file}: line {number} lacks 'uid' or 'label_count' (expected the "
+                "ChaosNLI JSONL format)."
+            )
+        counts = _number_row(
+            obj["label_count"],
+            rows,
+            where=f"{file}: line {number} (uid {obj['uid']!r})",
+            field="label_count",
+            first=f"line {lines[0]}" if lines else "",
+        )
+        uid.append(str(obj["uid"]))
+        rows.append(counts)
+        lines.append(number)
+        records.append(obj)
+    if not rows:
+        raise ValueError(f"{file}: the file holds no items.")
+    counts = np.asarray(rows, dtype=np.float64)
+    return Bunch(
+        counts=counts,
+        uid=uid,
+        lines=lines,
+        classes=CHAOSNLI_CLASSES.get(counts.shape[1]),
+        records=records,
+    )
+
+
+def read_chaosnli_predictions(file) -> dict:
+    """Parse a ChaosNLI prediction file: ``{model: {uid: record}}``.
+
+    The format of ChaosNLI's released predictions: each record has
+    ``predicted_probabilities`` in ``label_count`` order (``[e, n, c]``, or
+    ``[1, 2]`` for αNLI). A file holding only ``{uid: record}`` is one
+    unnamed model (``""``). Every error is a ``ValueError`` naming the file,
+    the model and the uid.
+
+    Parameters
+    ----------
+    file : str or path-like
+        The JSON file.
+
+    Returns
+    -------
+    models : dict of str to Bunch
+        Per model: ``uid`` (list of str), ``probabilities`` (n, K) float64,
+        ``classes`` (:data:`CHAOSNLI_CLASSES` for K, else None).
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from sklearn_hcal.datasets._chaosnli import read_chaosnli_predictions
+    >>> record = {"predicted_probabilities": [0.7, 0.2, 0.1]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "p.json")
+    ...     with open(path, "w") as f:
+    ...         json.dump({"roberta": {"u1": record}}, f)
+    ...     models = read_chaosnli_predictions(path)
+    >>> models["roberta"].probabilities, models["roberta"].classes
+    (array([[0.7, 0.2, 0.1]]), ['e', 'n', 'c'])
+    """
+    try:
+        with open(file, encoding="utf-8") as f:
+            data = json.load(f)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{file}: not valid JSON (line {exc.lineno}: {exc.msg})."
+        ) from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{file}: not a UTF-8 text file.") from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError(
+            f"{file}: expected the ChaosNLI prediction format {{model: {{uid: "
+            '{"predicted_probabilities": [...]}}}}, got an empty or non-object '
+            "document."
+        )
+    first = next(iter(data.values()))
+    if isinstance(first, dict) and "predicted_probabilities" in first:
+        data = {"": data}  # {uid: record}: one unnamed model
+    out = {}
+    for model, records in data.items():
+        if not isinstance(records, dict) or not records:
+            raise ValueError(
+                f"{file}: model {model!r} must map uids to records with "
+                "'predicted_probabilities'."
+            )
+        ids, rows = [], []
+        for uid, rec in records.items():
+            if not isinstance(rec, dict) or "predicted_probabilities" not in rec:
+                raise ValueError(
+                    f"{file}: model {model!r}, uid {uid!r}: the record has no "
+                    "'predicted_probabilities'."
+                )
+            if "uid" in rec and str(rec["uid"]) != str(uid):
+                raise ValueError(
+                    f"{file}: model {model!r}: the record under key {uid!r} has uid "
+                    f"{rec['uid']!r}."
+                )
+            probs = _number_row(
+                rec["predicted_probabilities"],
+                rows,
+                where=f"{file}: model {model!r}, uid {uid!r}",
+                field="predicted_probabilities",
+                first=f"uid {ids[0]!r}" if ids else "",
+            )
+            ids.append(str(uid))
+            rows.append(probs)
+        values = np.asarray(rows, dtype=np.float64)
+        out[str(model)] = Bunch(
+            uid=ids,
+            probabilities=values,
+            classes=CHAOSNLI_CLASSES.get(values.shape[1]),
+        )
+    return out

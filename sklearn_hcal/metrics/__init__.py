@@ -51,9 +51,9 @@ _PUBLIC = {
     "perspectivist_absolute_distance": "._annotators",
     "annotator_report": "._annotators",
     # reports
-    "instance_calibration_errors": "._report",
-    "loss_decomposition": "._report",
-    "metrics_by_agreement": "._report",
+    "instance_calibration_errors": "._tables",
+    "loss_decomposition": "._tables",
+    "metrics_by_agreement": "._tables",
     "human_calibration_report": "._report",
     # scorers
     "make_human_scorer": "._scorer",

@@ -44,6 +44,7 @@ from .._validation import (
     check_disagreement,
     column_order,
 )
+from ._cells import cell_sums
 from ._mimori import _bin_indices
 
 __all__ = [
@@ -426,32 +427,46 @@ def disagreement_squared_loss(
     return float((mu * (1.0 - mu) + (mu - phi) ** 2).mean())
 
 
+def _disagreement_cl_cells(mu, phi, valid, n_bins: int):
+    """Cells and values of :func:`_disagreement_cl_sums` (see :mod:`._cells`).
+
+    One slot: the bin of ``φ``. Statistics: a count, ``φ``, ``1[valid]``,
+    ``μ̂`` and ``μ̂²`` (both 0 for items with ``n_i < 2``).
+    """
+    cell = _bin_indices(phi, n_bins)[:, None]
+    mu0 = np.where(valid, mu, 0.0)
+    values = np.empty((5, cell.shape[0], 1))
+    values[0] = 1.0
+    values[1, :, 0] = phi
+    values[2, :, 0] = valid
+    values[3, :, 0] = mu0
+    np.multiply(mu0, mu0, out=values[4, :, 0])
+    return cell, values
+
+
 def _disagreement_cl_sums(mu, phi, valid, n_bins: int, weights=None) -> np.ndarray:
     """Per-bin partial sums ``[|B|, Σφ, |B_valid|, Σμ̂, Σμ̂²]``, shape (5, n_bins).
 
     Bins are formed on ``φ``; the ``μ̂`` sums run over the valid items
     (``n_i >= 2``). ``weights`` are item multiplicities (bootstrap).
     """
-    bins = _bin_indices(phi, n_bins)
-    w = np.ones(phi.shape[0]) if weights is None else np.asarray(weights, float)
-    wv = np.where(valid, w, 0.0)
-    mu0 = np.where(valid, mu, 0.0)
-    out = np.empty((5, n_bins))
-    out[0] = np.bincount(bins, weights=w, minlength=n_bins)
-    out[1] = np.bincount(bins, weights=w * phi, minlength=n_bins)
-    out[2] = np.bincount(bins, weights=wv, minlength=n_bins)
-    out[3] = np.bincount(bins, weights=wv * mu0, minlength=n_bins)
-    out[4] = np.bincount(bins, weights=wv * mu0 * mu0, minlength=n_bins)
-    return out
+    return cell_sums(*_disagreement_cl_cells(mu, phi, valid, n_bins), n_bins, weights)
 
 
-def _disagreement_cl_from_sums(sums, n_samples: float, debiased: bool) -> float:
-    """Eq. 42–45 from :func:`_disagreement_cl_sums` of all items."""
-    count, sum_phi, count_valid, sum_mu, sum_mu2 = sums
+def _disagreement_cl_from_sums(sums, n_samples, debiased: bool):
+    """Eq. 42–45 from :func:`_disagreement_cl_sums` of all items.
+
+    ``sums`` of shape ``(..., 5, n_bins)`` may carry leading axes (one set
+    of sums per bootstrap resample, ``n_samples`` of the leading shape); the
+    result then has them too, else it is a float.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    count, sum_phi, count_valid, sum_mu, sum_mu2 = np.moveaxis(sums, -2, 0)
+    N = np.asarray(n_samples, dtype=np.float64)[..., None]
     has_valid = count_valid > 0
     mean_mu = sum_mu / np.where(has_valid, count_valid, 1.0)
     mean_phi = sum_phi / np.where(count > 0, count, 1.0)
-    cl_bins = np.where(has_valid, count / n_samples * (mean_mu - mean_phi) ** 2, 0.0)
+    cl_bins = np.where(has_valid, count / N * (mean_mu - mean_phi) ** 2, 0.0)
     if debiased:
         # ddof=0 variance of μ̂ over the valid items (clipped against rounding)
         ss = np.maximum(sum_mu2 - count_valid * mean_mu**2, 0.0)
@@ -459,9 +474,10 @@ def _disagreement_cl_from_sums(sums, n_samples: float, debiased: bool) -> float:
         multi = count >= 2
         # eq. 44: (|B|/N) σ̄²/(|B| − 1)
         cl_bins = cl_bins - np.where(
-            multi, count / n_samples * var0 / np.where(multi, count - 1.0, 1.0), 0.0
+            multi, count / N * var0 / np.where(multi, count - 1.0, 1.0), 0.0
         )
-    return float(cl_bins.sum())
+    out = cl_bins.sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
 
 
 def _disagreement_cl(
@@ -581,3 +597,80 @@ def disagreement_calibration_error(
     """
     mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     return float(np.sqrt(max(_disagreement_cl(mu, phi, valid, n_bins, debiased), 0.0)))
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry). A report
+# block carries ``mu`` (μ̂), ``valid`` (n_i >= 2) and ``phi`` (the
+# classifier's predicted disagreement).
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, Stats, register  # noqa: E402
+
+
+def _block_disagreement_sq(block):
+    """``(μ̂(1 − μ̂) + (μ̂ − φ)², 1)`` on valid items, ``(0, 0)`` elsewhere (eq. 40)."""
+    valid = block.valid
+    mu = np.nan_to_num(block.mu)  # NaN where n_i < 2; those items weigh 0
+    loss = mu * (1.0 - mu) + (mu - block.phi) ** 2
+    return np.where(valid, loss, 0.0), valid.astype(np.float64)
+
+
+def _disagreement_terms(sums, n_samples, n_bins):
+    # A resample (or agreement bin) without a pair of annotators has no
+    # estimate: NaN, never a silent 0.
+    defined = sums[..., 2, :].sum(axis=-1) > 0
+    terms = {}
+    for debiased, key in ((True, "cl"), (False, "cl_plugin")):
+        cl = _disagreement_cl_from_sums(sums, n_samples, debiased)
+        cl = np.where(defined, cl, np.nan)
+        terms[key] = cl
+        terms[key.replace("cl", "ce")] = np.sqrt(np.maximum(cl, 0.0))
+    return terms
+
+
+_PHI_BINS = Stats(
+    "disagreement_bins",
+    cells=lambda b, n_bins: _disagreement_cl_cells(b.mu, b.phi, b.valid, n_bins),
+    n_cells=lambda n_classes, n_bins: (1, n_bins),
+    finish=_disagreement_terms,
+    params=("n_bins",),
+)
+
+register(
+    Metric(
+        "disagreement_squared_loss",
+        "disagreement_sq_loss",
+        disagreement_squared_loss,
+        greater_is_better=False,
+        description="unbiased squared loss L̂_φD of the predicted disagreement φ",
+        source="Mimori et al. 2021, eq. 40",
+        per_item=_block_disagreement_sq,
+        requires="pairs",
+        response="disagreement",
+        order=150,
+    )
+)
+for _name, _column, _order in (
+    ("disagreement_calibration_error", "disagreement_ce", 160),
+    ("disagreement_calibration_loss", "disagreement_cl", None),
+):
+    register(
+        Metric(
+            _name,
+            _column,
+            disagreement_calibration_error
+            if _column == "disagreement_ce"
+            else disagreement_calibration_loss,
+            greater_is_better=False,
+            description=f"binned calibration {_column[-2:].upper()} of φ (debiased)",
+            source="Mimori et al. 2021, eq. 42–45",
+            stats=_PHI_BINS,
+            value=lambda t, debiased, _k=_column[-2:]: t[
+                _k if debiased else f"{_k}_plugin"
+            ],
+            requires="pairs",
+            response="disagreement",
+            order=_order,
+        )
+    )

@@ -578,3 +578,104 @@ def histogram_log_loss(
         return _pair_mean(pair, lambda b: _cross_entropy_per_item(b.p_hat, b.P, eps))
     total = _pair_sum(pair, lambda b: _cross_entropy_per_item(b.Y, b.P, eps))
     return float(total / pair.n.sum())
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry).
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, register  # noqa: E402
+
+
+def _block_entropy_error(block, absolute, base):
+    """Per-item EntCE of a block, sharing the block's cached entropies."""
+    h_human, h_model = _block_entropies(block)
+    err = (h_model - h_human) / _log_base(base)
+    return np.abs(err) if absolute else err
+
+
+register(
+    Metric(
+        "distribution_calibration_error",
+        "dist_ce",
+        distribution_calibration_error,
+        greater_is_better=False,
+        description="DistCE: mean total variation ½‖q − p̂‖₁",
+        source="Baan et al. 2022, eq. 7",
+        per_item=lambda b: _tvd_per_item(b.p_hat, b.P),
+        order=60,
+    )
+)
+register(
+    Metric(
+        "entropy_calibration_error",
+        "ent_ce",
+        entropy_calibration_error,
+        greater_is_better=False,
+        description="EntCE: mean |H(q) − H(p̂)| (nats)",
+        source="Baan et al. 2022, eq. 5",
+        per_item=_block_entropy_error,
+        order=50,
+    )
+)
+register(
+    Metric(
+        "entropy_calibration_error_signed",
+        "ent_ce_signed",
+        entropy_calibration_error,
+        greater_is_better=False,
+        description="signed EntCE: mean H(q) − H(p̂), > 0 under-confident",
+        source="Baan et al. 2022, eq. 5",
+        per_item=_block_entropy_error,
+        kwargs={"absolute": False},
+        scorer=False,  # a signed error has no better side
+    )
+)
+register(
+    Metric(
+        "ranking_calibration_score",
+        "rank_cs",
+        ranking_calibration_score,
+        greater_is_better=True,
+        description="RankCS: fraction of items whose class ranking matches",
+        source="Baan et al. 2022, eq. 6",
+        per_item=_block_rank_match,
+        order=40,
+    )
+)
+register(
+    Metric(
+        "jensen_shannon_distance",
+        "jsd",
+        jensen_shannon_distance,
+        greater_is_better=False,
+        description="mean Jensen-Shannon distance (natural log)",
+        source="Nie et al. 2020 (ChaosNLI), eq. 2",
+        per_item=lambda b, squared, base: _jsd_per_item(b.p_hat, b.P, base, squared),
+        order=70,
+    )
+)
+register(
+    Metric(
+        "kl_divergence",
+        "kl",
+        kl_divergence,
+        greater_is_better=False,
+        description="mean KL(p̂ ‖ q), q floored at eps",
+        source="Nie et al. 2020 (ChaosNLI), eq. 1",
+        per_item=lambda b, eps: _kl_per_item(b.p_hat, b.P, eps),
+        order=80,
+    )
+)
+register(
+    Metric(
+        "histogram_log_loss",
+        "log_loss",
+        histogram_log_loss,
+        greater_is_better=False,
+        description="negative log-likelihood per annotation",
+        source="Mimori et al. 2021, eq. 82",
+        per_item=lambda b, eps: (_cross_entropy_per_item(b.Y, b.P, eps), b.n),
+        order=90,
+    )
+)

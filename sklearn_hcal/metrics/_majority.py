@@ -30,6 +30,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ._cells import cell_sums
 from ._distribution import _pair_mean, _validate_pair
 
 __all__ = [
@@ -103,36 +104,42 @@ def _bin_index(conf, n_bins):
     return pos
 
 
+def _binned_gap_cells(conf, correct, n_bins):
+    """Cells and values of :func:`_binned_gap_sums` (see :mod:`._cells`).
+
+    One slot; cell 0 collects the unbinned confidences (0), cells
+    ``1..n_bins`` the bins, the last one confidences above 1. Statistics:
+    ``correct − conf`` and a count.
+    """
+    cell = (_bin_index(conf, n_bins) + 1)[:, None]
+    values = np.empty((2, cell.shape[0], 1))
+    np.subtract(correct, conf, out=values[0, :, 0], dtype=np.float64)
+    values[1] = 1.0
+    return cell, values
+
+
 def _binned_gap_sums(conf, correct, n_bins, weights=None) -> np.ndarray:
     """Per-bin partial sums ``[Σ w(correct − conf), Σ w]`` of a block.
 
-    Shape ``(2, n_bins + 2)``: column 0 collects the unbinned confidences
-    (0), columns ``1..n_bins`` the bins, the last one confidences above 1.
+    Shape ``(2, n_bins + 2)``, laid out as in :func:`_binned_gap_cells`.
     ``weights`` are item multiplicities (bootstrap), 1 by default. Partial
     sums of blocks add up to those of the whole data set.
     """
-    pos = _bin_index(conf, n_bins) + 1
-    gap = np.subtract(correct, conf, dtype=np.float64)
-    if weights is not None:
-        gap *= weights
-    out = np.empty((2, n_bins + 2))
-    out[0] = np.bincount(pos, weights=gap, minlength=n_bins + 2)
-    if weights is None:
-        out[1] = np.bincount(pos, minlength=n_bins + 2)
-    else:
-        out[1] = np.bincount(pos, weights=weights, minlength=n_bins + 2)
-    return out
+    return cell_sums(*_binned_gap_cells(conf, correct, n_bins), n_bins + 2, weights)
 
 
-def _binned_gap_from_sums(sums) -> float:
+def _binned_gap_from_sums(sums):
     """``Σ_b (|B_b| / N_binned) |acc_b − conf_b|`` from :func:`_binned_gap_sums`.
 
-    ``|B| · |acc_B − conf_B| = |Σ_{i∈B} (correct_i − conf_i)|``.
+    ``|B| · |acc_B − conf_B| = |Σ_{i∈B} (correct_i − conf_i)|``. ``sums`` may
+    carry leading axes (one set of sums per bootstrap resample); the result
+    then has them too, else it is a float. No binned item gives 0.
     """
-    n_binned = sums[1, 1:].sum()
-    if n_binned == 0:
-        return 0.0
-    return float(np.abs(sums[0, 1:]).sum() / n_binned)
+    sums = np.asarray(sums, dtype=np.float64)
+    n_binned = sums[..., 1, 1:].sum(axis=-1)
+    gap = np.abs(sums[..., 0, 1:]).sum(axis=-1)
+    out = np.divide(gap, n_binned, out=np.zeros_like(gap), where=n_binned > 0)
+    return float(out) if out.ndim == 0 else out
 
 
 def _binned_gap(conf, correct, n_bins, weights=None):
@@ -154,44 +161,54 @@ def _block_top(block):
     return block.cache["top"]
 
 
-def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
-    """Per-(class, bin) partial sums ``[Σ w(1[maj = k] − q_k), Σ w]`` of a block.
+def _classwise_cells(majority, P, n_bins):
+    """Cells and values of :func:`_classwise_sums` (see :mod:`._cells`).
 
-    Shape ``(2, n_classes, n_bins + 2)``, bins laid out as in
-    :func:`_binned_gap_sums`; one ``bincount`` over the flat cell index
-    ``k * (n_bins + 2) + bin + 1`` instead of a loop over classes.
+    One slot per class ``k``, cells laid out as in :func:`_binned_gap_cells`
+    (flat index ``k * (n_bins + 2) + bin + 1``); statistics
+    ``1[majority = k] − q_k`` and a count.
     """
     P = np.asarray(P, dtype=np.float64)
     n_rows, n_classes = P.shape
     width = n_bins + 2
     cell = _bin_index(P, n_bins)
     cell += np.arange(1, n_classes * width, width)
-    gap = -P
-    gap[np.arange(n_rows), majority] += 1.0
-    n_cells = n_classes * width
-    if weights is not None:
-        gap *= weights[:, None]
-    out = np.empty((2, n_cells))
-    out[0] = np.bincount(cell.ravel(), weights=gap.ravel(), minlength=n_cells)
-    if weights is None:
-        out[1] = np.bincount(cell.ravel(), minlength=n_cells)
-    else:
-        w = np.broadcast_to(weights[:, None], P.shape).ravel()
-        out[1] = np.bincount(cell.ravel(), weights=w, minlength=n_cells)
-    return out.reshape(2, n_classes, width)
+    values = np.empty((2, n_rows, n_classes))
+    np.negative(P, out=values[0])
+    values[0, np.arange(n_rows), majority] += 1.0
+    values[1] = 1.0
+    return cell, values
 
 
-def _classwise_from_sums(sums) -> float:
-    """Mean over classes of the per-class ECE (a class never binned adds 0)."""
-    per_class_gap = np.abs(sums[0, :, 1:]).sum(axis=1)
-    n_binned = sums[1, :, 1:].sum(axis=1)
+def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
+    """Per-(class, bin) partial sums ``[Σ w(1[maj = k] − q_k), Σ w]`` of a block.
+
+    Shape ``(2, n_classes, n_bins + 2)``, bins laid out as in
+    :func:`_binned_gap_sums`.
+    """
+    n_classes = np.shape(P)[1]
+    width = n_bins + 2
+    sums = cell_sums(*_classwise_cells(majority, P, n_bins), n_classes * width, weights)
+    return sums.reshape(2, n_classes, width)
+
+
+def _classwise_from_sums(sums):
+    """Mean over classes of the per-class ECE (a class never binned adds 0).
+
+    ``sums`` has shape ``(..., 2, n_classes, n_bins + 2)``; leading axes (one
+    per bootstrap resample) are kept, else the result is a float.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    per_class_gap = np.abs(sums[..., 0, :, 1:]).sum(axis=-1)
+    n_binned = sums[..., 1, :, 1:].sum(axis=-1)
     per_class = np.divide(
         per_class_gap,
         n_binned,
-        out=np.zeros(sums.shape[1], dtype=np.float64),
+        out=np.zeros_like(per_class_gap),
         where=n_binned > 0,
     )
-    return float(per_class.mean())
+    out = per_class.mean(axis=-1)
+    return float(out) if out.ndim == 0 else out
 
 
 def _block_classwise_sums(block, n_bins, weights=None):
@@ -351,3 +368,84 @@ def classwise_expected_calibration_error(
     for partial in pair.map_blocks(lambda block: _block_classwise_sums(block, n_bins)):
         sums = sums + partial
     return _classwise_from_sums(sums)
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry).
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, Stats, register  # noqa: E402
+
+
+def _block_majority_correct(block, ties):
+    """Per-item majority correctness; ``"first"`` reuses the block's top class."""
+    if ties == "first":
+        return _block_top(block)[2]
+    return _majority_correct_per_item(block.Y, block.P, ties)
+
+
+def _block_confidence_cells(block, n_bins):
+    _, conf, correct = _block_top(block)
+    return _binned_gap_cells(conf, correct, n_bins)
+
+
+def _classwise_terms(sums, n_samples, n_bins):
+    width = n_bins + 2
+    shape = sums.shape[:-1] + (sums.shape[-1] // width, width)
+    return {"classwise_ece": _classwise_from_sums(sums.reshape(shape))}
+
+
+_CONFIDENCE_BINS = Stats(
+    "confidence_bins",
+    cells=_block_confidence_cells,
+    n_cells=lambda n_classes, n_bins: (1, n_bins + 2),
+    finish=lambda sums, n_samples, n_bins: {"ece": _binned_gap_from_sums(sums)},
+    params=("n_bins",),
+)
+_CLASSWISE_BINS = Stats(
+    "classwise_confidence_bins",
+    cells=lambda b, n_bins: _classwise_cells(np.argmax(b.Y, axis=1), b.P, n_bins),
+    n_cells=lambda n_classes, n_bins: (n_classes, n_bins + 2),
+    finish=_classwise_terms,
+    params=("n_bins",),
+)
+
+register(
+    Metric(
+        "majority_accuracy_score",
+        "accuracy",
+        majority_accuracy_score,
+        greater_is_better=True,
+        description="accuracy of argmax q against the human majority",
+        source="Nie et al. 2020, Table 5; Baan et al. 2022, Table 1",
+        per_item=_block_majority_correct,
+        scorer="majority_accuracy",
+        order=10,
+    )
+)
+register(
+    Metric(
+        "expected_calibration_error",
+        "ece",
+        expected_calibration_error,
+        greater_is_better=False,
+        description="confidence ECE against the majority label",
+        source="Baan et al. 2022, eq. 3",
+        stats=_CONFIDENCE_BINS,
+        value=lambda t: t["ece"],
+        order=20,
+    )
+)
+register(
+    Metric(
+        "classwise_expected_calibration_error",
+        "classwise_ece",
+        classwise_expected_calibration_error,
+        greater_is_better=False,
+        description="classwise ECE against the majority label",
+        source="Baan et al. 2022, eq. 8",
+        stats=_CLASSWISE_BINS,
+        value=lambda t: t["classwise_ece"],
+        order=30,
+    )
+)

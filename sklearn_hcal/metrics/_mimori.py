@@ -44,6 +44,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import _check_sample_weight
 
 from .._validation import _check_pair, _Pair, _row_blocks, _row_sums
+from ._cells import cell_sums
 
 __all__ = [
     "expected_squared_loss",
@@ -99,6 +100,35 @@ _COUNT, _COUNT_VALID, _SUM_TRUE, _SUM_PRED, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR =
 )
 
 
+def _cell_values(
+    p_hat: np.ndarray, P: np.ndarray, n: np.ndarray, n_bins: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cells and values of :func:`_cell_sums` for a block (see :mod:`._cells`).
+
+    One slot per class; the cell of ``(i, k)`` is ``k * n_bins + bin(q_ik)``.
+    Statistics (the ``_COUNT``... constants): a count, ``1[n_i >= 2]``,
+    ``p̂``, ``q``, ``p̂²``, ``(p̂ − q)²`` and ``p̂(1 − p̂)/(n − 1)`` (0 where
+    ``n_i < 2``).
+    """
+    P = np.asarray(P, dtype=np.float64)
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    n_items, n_classes = P.shape
+    cell = _bin_indices(P, n_bins)
+    cell += np.arange(0, n_classes * n_bins, n_bins)
+    values = np.empty((7, n_items, n_classes))
+    values[_COUNT] = 1.0
+    values[_COUNT_VALID] = (n >= 2)[:, None]
+    values[_SUM_TRUE] = p_hat
+    values[_SUM_PRED] = P
+    np.multiply(p_hat, p_hat, out=values[_SUM_TRUE2])
+    resid = np.subtract(p_hat, P, out=values[_SUM_RESID2])
+    resid *= resid
+    gini = np.subtract(1.0, p_hat, out=values[_SUM_CORR])
+    gini *= p_hat
+    gini *= _correction_factor(n)[:, None]
+    return cell, values
+
+
 def _cell_sums(
     p_hat: np.ndarray,
     P: np.ndarray,
@@ -116,112 +146,92 @@ def _cell_sums(
     :func:`_terms_from_sums`, so the binned losses are computed in one
     chunked pass with ``O(K * n_bins)`` memory besides the block.
     """
-    P = np.asarray(P, dtype=np.float64)
-    p_hat = np.asarray(p_hat, dtype=np.float64)
-    n_classes = P.shape[1]
+    n_items, n_classes = np.shape(P)
     n_cells = n_classes * n_bins
-    flat = _bin_indices(P, n_bins)
-    flat += np.arange(0, n_cells, n_bins)
-    flat = flat.ravel()
-    factor = _correction_factor(n)
-    all_valid = bool(np.all(factor > 0))
-    any_valid = all_valid or bool(np.any(factor > 0))
-    if weights is not None:
-        w_item = np.asarray(weights, dtype=np.float64)
-        factor = factor * w_item
-        w = np.broadcast_to(w_item[:, None], P.shape).ravel()
-    out = np.zeros((7, n_cells))
-
-    def total(values):
-        values = values.ravel()
-        if weights is not None:
-            values = values * w
-        return np.bincount(flat, weights=values, minlength=n_cells)
-
-    if weights is None:
-        out[_COUNT] = np.bincount(flat, minlength=n_cells)
-    else:
-        out[_COUNT] = np.bincount(flat, weights=w, minlength=n_cells)
-    if all_valid:
-        out[_COUNT_VALID] = out[_COUNT]
-    elif any_valid:
-        valid = np.broadcast_to((n >= 2)[:, None], P.shape).ravel()
-        out[_COUNT_VALID] = total(valid.astype(np.float64))
-    out[_SUM_TRUE] = total(p_hat)
-    out[_SUM_PRED] = total(P)
-    out[_SUM_TRUE2] = total(p_hat * p_hat)
-    resid = p_hat - P
-    resid *= resid
-    out[_SUM_RESID2] = total(resid)
-    if any_valid:
-        gini = 1.0 - p_hat
-        gini *= p_hat
-        gini *= factor[:, None]
-        # ``factor`` already carries the weights: bincount them directly.
-        out[_SUM_CORR] = np.bincount(flat, weights=gini.ravel(), minlength=n_cells)
-    return out
+    # The values hold 7 statistics per element: sub-blocks keep them at
+    # about the size of the block's own float64 arrays.
+    step = max(1, 2**16 // (7 * n_classes))
+    sums = np.zeros((7, n_cells))
+    for start in range(0, n_items, step):
+        sl = slice(start, start + step)
+        w = None if weights is None else weights[sl]
+        sums += cell_sums(*_cell_values(p_hat[sl], P[sl], n[sl], n_bins), n_cells, w)
+    return sums
 
 
-def _terms_from_sums(sums: np.ndarray, n_samples: float, n_bins: int) -> dict:
+def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
     """Mimori et al.'s squared-loss terms from the per-cell sums of all items.
 
     See :func:`_binned_calibration_terms` for the keys. With the bin means
     ``c̄ = Σp̂/|B|`` and ``z̄ = Σq/|B|``, the within-bin sums of squares are
     ``Σ (p̂ − c̄)² = Σp̂² − |B| c̄²`` and ``Σ ((p̂ − c̄) − (q − z̄))² =
     Σ (p̂ − q)² − |B| (c̄ − z̄)²`` (clipped at 0 against rounding).
+
+    ``sums`` of shape ``(..., 7, n_cells)`` may carry leading axes (one set
+    of sums per bootstrap resample, ``n_samples`` then of the leading shape):
+    every term then has those axes, else the scalar terms are floats.
     """
-    count = sums[_COUNT]
-    count_valid = sums[_COUNT_VALID]
-    n_cells = count.shape[0]
+    sums = np.asarray(sums, dtype=np.float64)
+    batch = sums.shape[:-2]
+    N = np.asarray(n_samples, dtype=np.float64)
+    n_per_cell = N[..., None]
+    count = sums[..., _COUNT, :]
+    count_valid = sums[..., _COUNT_VALID, :]
+    n_cells = count.shape[-1]
     n_classes = n_cells // n_bins
     nonempty = count > 0
     safe_count = np.where(nonempty, count, 1.0)
-    mean_true = sums[_SUM_TRUE] / safe_count
-    mean_pred = sums[_SUM_PRED] / safe_count
+    mean_true = sums[..., _SUM_TRUE, :] / safe_count
+    mean_pred = sums[..., _SUM_PRED, :] / safe_count
     gap = mean_true - mean_pred
-    ss_true = np.maximum(sums[_SUM_TRUE2] - count * mean_true**2, 0.0)
-    ss_resid = np.maximum(sums[_SUM_RESID2] - count * gap**2, 0.0)
+    ss_true = np.maximum(sums[..., _SUM_TRUE2, :] - count * mean_true**2, 0.0)
+    ss_resid = np.maximum(sums[..., _SUM_RESID2, :] - count * gap**2, 0.0)
     multi = count >= 2
     var_true = np.where(multi, ss_true / np.where(multi, count - 1.0, 1.0), 0.0)
 
     # eq. 13 and Prop. 3: (|B|/N)(c̄ − z̄)² − (|B|/N) σ̄²/(|B| − 1), where
     # σ̄²|B|/(|B| − 1) is the ddof=1 variance, so the correction is var/N.
-    cl_plugin_bins = count / n_samples * gap**2
-    cl_bins = cl_plugin_bins - var_true / n_samples
+    cl_plugin_bins = count / n_per_cell * gap**2
+    cl_bins = cl_plugin_bins - var_true / n_per_cell
     # eq. 35–36; the correction is applied to bins with >= 2 items of which at
     # least one has n_i >= 2 (SPEC §2, the reference implementation's rule).
-    dl_plugin_bins = ss_resid / n_samples
+    dl_plugin_bins = ss_resid / n_per_cell
     dl_corrected = multi & (count_valid > 0)
     dl_bins = dl_plugin_bins - np.where(
-        dl_corrected, (sums[_SUM_CORR] - var_true) / n_samples, 0.0
+        dl_corrected, (sums[..., _SUM_CORR, :] - var_true) / n_per_cell, 0.0
     )
 
-    el_plugin = float(sums[_SUM_RESID2].sum() / n_samples)
-    el = el_plugin - float(sums[_SUM_CORR].sum()) / n_samples
+    el_plugin = sums[..., _SUM_RESID2, :].sum(axis=-1) / N
+    el = el_plugin - sums[..., _SUM_CORR, :].sum(axis=-1) / N
     # Σ_k p̂(1 − p̂) = Σ p̂ − Σ p̂², summed over all cells.
-    il_plugin = float((sums[_SUM_TRUE].sum() - sums[_SUM_TRUE2].sum()) / n_samples)
+    il_plugin = (
+        sums[..., _SUM_TRUE, :].sum(axis=-1) - sums[..., _SUM_TRUE2, :].sum(axis=-1)
+    ) / N
     sq_loss = el_plugin + il_plugin
-    cl_plugin = float(cl_plugin_bins.sum())
-    cl = float(cl_bins.sum())
+    cl_plugin = cl_plugin_bins.sum(axis=-1)
+    cl = cl_bins.sum(axis=-1)
 
-    shape = (n_classes, n_bins)
+    def scalar(x):
+        return float(x) if not batch else x
+
+    shape = batch + (n_classes, n_bins)
     return {
-        "n_samples": int(round(n_samples)),
+        "n_samples": int(round(float(N))) if not batch else N,
         "n_bins": n_bins,
         "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
-        "sq_loss": sq_loss,
-        "el_plugin": el_plugin,
-        "el": el,
-        "il_plugin": il_plugin,
-        "il": sq_loss - el,
-        "cl_plugin": cl_plugin,
-        "cl": cl,
-        "dl_plugin": float(dl_plugin_bins.sum()),
-        "dl": float(dl_bins.sum()),
-        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
-        "ce": float(np.sqrt(max(cl, 0.0))),
-        "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=1),
-        "cl_per_class": cl_bins.reshape(shape).sum(axis=1),
+        "sq_loss": scalar(sq_loss),
+        "el_plugin": scalar(el_plugin),
+        "el": scalar(el),
+        "il_plugin": scalar(il_plugin),
+        "il": scalar(sq_loss - el),
+        "cl_plugin": scalar(cl_plugin),
+        "cl": scalar(cl),
+        "dl_plugin": scalar(dl_plugin_bins.sum(axis=-1)),
+        "dl": scalar(dl_bins.sum(axis=-1)),
+        "ce_plugin": scalar(np.sqrt(np.maximum(cl_plugin, 0.0))),
+        "ce": scalar(np.sqrt(np.maximum(cl, 0.0))),
+        "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=-1),
+        "cl_per_class": cl_bins.reshape(shape).sum(axis=-1),
         "bin_count": np.rint(count).reshape(shape).astype(np.int64),
         "bin_count_valid": np.rint(count_valid).reshape(shape).astype(np.int64),
         "bin_mean_true": np.where(nonempty, mean_true, np.nan).reshape(shape),
@@ -623,3 +633,101 @@ def dispersion_loss(
         return terms["dl_plugin"]
     _warn_single_annotations(n, "dispersion loss")
     return terms["dl"]
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry).
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, Stats, register  # noqa: E402
+
+
+def _gini_per_item(p_hat, n, debiased):
+    """``Σ_k p̂_k(1 − p̂_k)``, times ``n/(n − 1)`` where ``n >= 2`` if debiased.
+
+    The irreducible loss ``IL`` of an item (Mimori et al. 2021, eq. 6): the
+    debiased version is the unbiased disagreement probability.
+    """
+    gini = _row_sums(p_hat * (1.0 - p_hat))
+    return gini * (1.0 + _correction_factor(n)) if debiased else gini
+
+
+def _epistemic_per_item(block, debiased):
+    """``Σ_k (p̂ − q)²`` minus, if debiased, ``Σ_k p̂(1 − p̂)/(n − 1)`` (eq. 9–10)."""
+    resid = block.p_hat - block.P
+    el = _row_sums(resid * resid)
+    if debiased:
+        el -= _gini_per_item(block.p_hat, block.n, False) * _correction_factor(block.n)
+    return el
+
+
+_CLASSWISE_15 = Stats(
+    "classwise_squared_bins",
+    cells=lambda b, n_bins: _cell_values(b.p_hat, b.P, b.n, n_bins),
+    n_cells=lambda n_classes, n_bins: (n_classes, n_bins),
+    finish=_terms_from_sums,
+    params=("n_bins",),
+)
+
+
+def _debiased_term(name):
+    return lambda t, debiased: t[name if debiased else f"{name}_plugin"]
+
+
+register(
+    Metric(
+        "expected_squared_loss",
+        "sq_loss",
+        expected_squared_loss,
+        greater_is_better=False,
+        description="unbiased expected squared loss L̂_sq of one annotation",
+        source="Mimori et al. 2021, Prop. 1",
+        per_item=lambda b: (
+            _row_sums((b.p_hat - b.P) ** 2) + _gini_per_item(b.p_hat, b.n, False)
+        ),
+        requires="counts",
+        order=100,
+    )
+)
+for _column, _function, _source, _order in (
+    ("el", epistemic_loss, "Prop. 2, eq. 9–10", 110),
+    ("cl", calibration_loss, "eq. 12–14", 120),
+    ("ce", calibration_error, "§2.1", 130),
+    ("dl", dispersion_loss, "eq. 35–36", 140),
+):
+    _hooks = (
+        {"per_item": _epistemic_per_item}
+        if _column == "el"
+        else {"stats": _CLASSWISE_15, "value": _debiased_term(_column)}
+    )
+    _what = _function.__name__.replace("_", " ")
+    for _debiased in (True, False):
+        register(
+            Metric(
+                _function.__name__ + ("" if _debiased else "_plugin"),
+                _column + ("" if _debiased else "_plugin"),
+                _function,
+                greater_is_better=False,
+                description=f"{_what} ({'debiased' if _debiased else 'plug-in'})",
+                source=f"Mimori et al. 2021, {_source}",
+                kwargs={} if _debiased else {"debiased": False},
+                requires="counts",
+                order=_order if _debiased else None,
+                **_hooks,
+            )
+        )
+for _debiased in (True, False):
+    register(
+        Metric(
+            "irreducible_loss" + ("" if _debiased else "_plugin"),
+            "il" + ("" if _debiased else "_plugin"),
+            None,  # loss_decomposition's IL row: L̂_sq − EL
+            greater_is_better=False,
+            description="irreducible loss L̂_sq − EL "
+            + ("(debiased)" if _debiased else "(plug-in)"),
+            source="Mimori et al. 2021, eq. 6",
+            per_item=lambda b, debiased: _gini_per_item(b.p_hat, b.n, debiased),
+            kwargs={"debiased": _debiased},
+            requires="counts",
+        )
+    )

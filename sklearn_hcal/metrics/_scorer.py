@@ -10,11 +10,17 @@ set them apart:
   ``predict_proba`` columns, even when a test fold lacks a class or the labels
   are strings.
 * **Disagreement scorers** (Mimori et al. 2021, §4) call
-  ``predict_disagreement`` when the estimator has it, else derive the
-  predicted disagreement φ = 1 − Σ_k q_k² (Mimori eq. 16 applied to the point
-  prediction) from ``predict_proba``. The scorer knows which method produced
-  the values, so a binary classifier's 1-D probability column is never
-  mistaken for φ.
+  ``predict_disagreement`` when the estimator, or the final step of a
+  Pipeline, has it. Otherwise they derive the predicted disagreement
+  φ = 1 − Σ_k q_k² (Mimori eq. 16 applied to the point prediction) from
+  ``predict_proba``, with a ``UserWarning`` unless asked for with
+  ``response_method="predict_proba"``; when some component has
+  ``predict_disagreement`` but it cannot be reached, they raise. The scorer
+  knows which method produced the values, so a binary classifier's 1-D
+  probability column is never mistaken for φ.
+
+Every metric of the registry (:mod:`sklearn_hcal.metrics._registry`) with a
+metric function has a scorer: the function's name, ``neg_`` for losses.
 
 Two target conventions work (SPEC §4):
 
@@ -45,44 +51,26 @@ True
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from functools import partial
 from inspect import signature
 
 import numpy as np
 from sklearn.metrics import make_scorer
-from sklearn.metrics._scorer import _get_response_method_name, _Scorer
-from sklearn.utils._metadata_requests import MethodMetadataRequest
-from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
-from sklearn.utils.validation import _check_response_method
 
 from .._validation import check_probabilities, labels_to_histograms
-from ._disagreement import (
-    disagreement_calibration_error,
-    disagreement_calibration_loss,
-    disagreement_squared_loss,
+from ..utils._compat import (
+    MethodMetadataRequest,
+    Scorer,
+    StrOptions,
+    check_response_method,
+    get_response_method_name,
+    validate_params,
 )
-from ._distribution import (
-    distribution_calibration_error,
-    entropy_calibration_error,
-    histogram_log_loss,
-    jensen_shannon_distance,
-    kl_divergence,
-    ranking_calibration_score,
-)
-from ._majority import (
-    classwise_expected_calibration_error,
-    expected_calibration_error,
-    majority_accuracy_score,
-)
-from ._mimori import (
-    calibration_error,
-    calibration_loss,
-    dispersion_loss,
-    epistemic_loss,
-    expected_squared_loss,
-)
+from ..utils._pipeline import get_method, hidden_owner
+from . import _registry
 
 __all__ = [
     "HUMAN_SCORERS",
@@ -91,36 +79,18 @@ __all__ = [
     "make_human_scorer",
 ]
 
-# Metrics comparing a histogram with class probabilities.
-_PROBABILITY_METRICS: dict[str, Callable] = {
-    f.__name__: f
-    for f in (
-        distribution_calibration_error,
-        entropy_calibration_error,
-        ranking_calibration_score,
-        jensen_shannon_distance,
-        kl_divergence,
-        histogram_log_loss,
-        majority_accuracy_score,
-        expected_calibration_error,
-        classwise_expected_calibration_error,
-        expected_squared_loss,
-        epistemic_loss,
-        calibration_loss,
-        calibration_error,
-        dispersion_loss,
-    )
-}
-# Metrics comparing a histogram with a predicted disagreement φ (1-D).
-_DISAGREEMENT_METRICS: dict[str, Callable] = {
-    f.__name__: f
-    for f in (
-        disagreement_squared_loss,
-        disagreement_calibration_loss,
-        disagreement_calibration_error,
-    )
-}
-_METRICS = {**_PROBABILITY_METRICS, **_DISAGREEMENT_METRICS}
+
+def _metric_functions() -> dict[str, Callable]:
+    """``{name: function}`` of the registry's metric functions."""
+    entries = _registry.metrics().values()
+    return {m.function.__name__: m.function for m in entries if m.function}
+
+
+def _declaration(func) -> _registry.Metric | None:
+    """The registry's declaration of a metric function (first: its defaults)."""
+    entries = _registry.metrics().values()
+    return next((m for m in entries if m.function is _unwrap(func)), None)
+
 
 _HIGHER_IS_BETTER_SUFFIXES = ("_score",)
 _LOWER_IS_BETTER_SUFFIXES = ("_error", "_loss", "_distance", "_divergence")
@@ -139,6 +109,9 @@ def _func_name(func) -> str:
 
 
 def _default_greater_is_better(func) -> bool:
+    declared = _declaration(func)
+    if declared is not None:
+        return declared.greater_is_better
     name = _func_name(func)
     if name.endswith(_HIGHER_IS_BETTER_SUFFIXES):
         return True
@@ -149,11 +122,6 @@ def _default_greater_is_better(func) -> bool:
         f"in none of {_HIGHER_IS_BETTER_SUFFIXES + _LOWER_IS_BETTER_SUFFIXES}. "
         "Pass greater_is_better=True or False."
     )
-
-
-def _uses_disagreement(response_method) -> bool:
-    methods = [response_method] if isinstance(response_method, str) else response_method
-    return "predict_disagreement" in methods
 
 
 def _labels_as_histograms(y_true, estimator):
@@ -169,7 +137,7 @@ def _labels_as_histograms(y_true, estimator):
     return y_true
 
 
-class _HumanScorer(_Scorer):
+class _HumanScorer(Scorer):
     """A ``make_scorer`` scorer whose metric takes label histograms.
 
     Identical to scikit-learn's scorer except that, when the metric receives
@@ -180,11 +148,14 @@ class _HumanScorer(_Scorer):
 
     _probability_methods = ("predict_proba", "predict_disagreement")
 
-    def _response(self, method_caller, estimator, X, method_name):
+    def _response(self, method_caller, estimator, X):
+        """``(prediction, method name)`` of the first available method."""
+        method = check_response_method(estimator, self._response_method)
+        method_name = get_response_method_name(method)
         # pos_label=None: scikit-learn then hands binary classifiers'
         # P(classes_[-1]), i.e. P(second class), which every metric expands
         # back to [1 - p, p] (SPEC §4).
-        return method_caller(estimator, method_name, X, pos_label=None)
+        return method_caller(estimator, method_name, X, pos_label=None), method_name
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
         self._warn_overlap(
@@ -195,9 +166,7 @@ class _HumanScorer(_Scorer):
             ),
             kwargs=kwargs,
         )
-        method = _check_response_method(estimator, self._response_method)
-        method_name = _get_response_method_name(method)
-        y_pred = self._response(method_caller, estimator, X, method_name)
+        y_pred, method_name = self._response(method_caller, estimator, X)
         if kwargs.get("counts") is None and method_name in self._probability_methods:
             y_true = _labels_as_histograms(y_true, estimator)
         scoring_kwargs = {**self._kwargs, **kwargs}
@@ -234,31 +203,72 @@ class _HumanScorer(_Scorer):
 class _DisagreementScorer(_HumanScorer):
     """Scorer for metrics of a predicted disagreement φ (Mimori et al. §4).
 
-    Uses ``predict_disagreement`` when the estimator has it (and the response
-    method lists it), else φ = 1 − Σ_k q_k² from ``predict_proba``.
+    ``predict_disagreement`` is looked up on the estimator or, through
+    Pipelines, on its final step. When it is listed in the response methods
+    but no component has it, φ = 1 − Σ_k q_k² from ``predict_proba`` is used
+    with a ``UserWarning`` (``response_method="predict_proba"`` asks for that
+    φ and gets it silently); when a component has it but it cannot be
+    reached, a ValueError says so rather than scoring the point prediction.
     """
 
-    def _response(self, method_caller, estimator, X, method_name):
-        values = method_caller(estimator, method_name, X, pos_label=None)
-        if method_name == "predict_disagreement":
-            phi = np.asarray(values, dtype=np.float64)
-            if phi.ndim == 2 and phi.shape[1] == 1:
-                phi = phi[:, 0]
-            if phi.ndim != 1:
+    def _response(self, method_caller, estimator, X):
+        methods = _as_tuple(self._response_method)
+        if "predict_disagreement" in methods:
+            method = get_method(estimator, "predict_disagreement")
+            if method is not None:
+                return _as_phi(method(X), estimator), "predict_disagreement"
+            owner = hidden_owner(estimator, "predict_disagreement")
+            if owner is not None:
                 raise ValueError(
-                    f"{type(estimator).__name__}.predict_disagreement must return "
-                    f"one value per sample, got an array of shape {phi.shape}."
+                    f"{type(owner).__name__}, a component of "
+                    f"{type(estimator).__name__}, has predict_disagreement but the "
+                    "scorer cannot reach it (only the final step of a Pipeline is "
+                    "looked through). Scoring 1 - sum(q^2) instead would measure "
+                    "another model: score the component itself, or make it the "
+                    "final step."
                 )
-            return phi
-        if method_name == "predict_proba":
-            # A 1-D array here can only be a binary classifier's P(second
-            # class): we asked predict_proba, never predict_disagreement.
-            P = check_probabilities(values, name="predict_proba output")
-            return 1.0 - np.sum(P * P, axis=1)
+        rest = tuple(m for m in methods if m != "predict_disagreement")
+        if not rest:
+            raise AttributeError(
+                f"{type(estimator).__name__} has no predict_disagreement (neither "
+                "itself nor the final step of a Pipeline)."
+            )
+        method_name = get_response_method_name(check_response_method(estimator, rest))
+        if method_name != "predict_proba":
+            raise ValueError(
+                "A disagreement scorer needs predict_disagreement or predict_proba; "
+                f"the response method resolved to {method_name!r}."
+            )
+        if "predict_disagreement" in methods:
+            warnings.warn(
+                f"{type(estimator).__name__} has no predict_disagreement: the "
+                "disagreement scorer uses the point prediction's 1 - sum(q^2). "
+                "Pass response_method='predict_proba' to make_human_scorer to ask "
+                "for that explicitly.",
+                UserWarning,
+                stacklevel=4,
+            )
+        # A 1-D array here can only be a binary classifier's P(second class):
+        # we asked predict_proba, never predict_disagreement.
+        values = method_caller(estimator, "predict_proba", X, pos_label=None)
+        P = check_probabilities(values, name="predict_proba output")
+        return np.clip(1.0 - np.sum(P * P, axis=1), 0.0, 1.0), "predict_proba"
+
+
+def _as_tuple(methods) -> tuple:
+    return (methods,) if isinstance(methods, str) else tuple(methods)
+
+
+def _as_phi(values, estimator) -> np.ndarray:
+    phi = np.asarray(values, dtype=np.float64)
+    if phi.ndim == 2 and phi.shape[1] == 1:
+        phi = phi[:, 0]
+    if phi.ndim != 1:
         raise ValueError(
-            "A disagreement scorer needs predict_disagreement or predict_proba; "
-            f"the response method resolved to {method_name!r}."
+            f"{type(estimator).__name__}.predict_disagreement must return "
+            f"one value per sample, got an array of shape {phi.shape}."
         )
+    return phi
 
 
 @validate_params(
@@ -351,18 +361,20 @@ def make_human_scorer(
     True
     """
     if isinstance(metric, str):
+        functions = _metric_functions()
         try:
-            func = _METRICS[metric]
+            func = functions[metric]
         except KeyError:
             raise ValueError(
                 f"metric={metric!r} is not a metric of sklearn_hcal.metrics that "
-                f"a scorer can use; valid names: {sorted(_METRICS)}."
+                f"a scorer can use; valid names: {sorted(functions)}."
             ) from None
     else:
         func = metric
     if greater_is_better is None:
         greater_is_better = _default_greater_is_better(func)
-    is_disagreement = any(_unwrap(func) is f for f in _DISAGREEMENT_METRICS.values())
+    declared = _declaration(func)
+    is_disagreement = declared is not None and declared.response == "disagreement"
     if response_method is None:
         response_method = _DISAGREEMENT_RESPONSE if is_disagreement else "predict_proba"
     if isinstance(response_method, list):
@@ -389,43 +401,17 @@ def make_human_scorer(
     )
     cls = (
         _DisagreementScorer
-        if is_disagreement or _uses_disagreement(response_method)
+        if is_disagreement or "predict_disagreement" in _as_tuple(response_method)
         else _HumanScorer
     )
     return cls(base._score_func, base._sign, base._kwargs, response_method)
 
 
-# name -> (metric, fixed kwargs). Names follow scikit-learn: neg_ for losses.
-_SCORER_SPECS: dict[str, tuple[str, dict]] = {
-    "neg_distribution_calibration_error": ("distribution_calibration_error", {}),
-    "neg_entropy_calibration_error": ("entropy_calibration_error", {}),
-    "ranking_calibration_score": ("ranking_calibration_score", {}),
-    "neg_jensen_shannon_distance": ("jensen_shannon_distance", {}),
-    "neg_kl_divergence": ("kl_divergence", {}),
-    "neg_histogram_log_loss": ("histogram_log_loss", {}),
-    "majority_accuracy": ("majority_accuracy_score", {}),
-    "neg_expected_calibration_error": ("expected_calibration_error", {}),
-    "neg_classwise_expected_calibration_error": (
-        "classwise_expected_calibration_error",
-        {},
-    ),
-    "neg_expected_squared_loss": ("expected_squared_loss", {}),
-    "neg_epistemic_loss": ("epistemic_loss", {}),
-    "neg_calibration_loss": ("calibration_loss", {}),
-    "neg_calibration_error": ("calibration_error", {}),
-    "neg_dispersion_loss": ("dispersion_loss", {}),
-}
-# Disagreement scorers need items with at least two annotations; they are
-# registered by name but kept out of HUMAN_SCORERS (see its docstring).
-_DISAGREEMENT_SCORER_SPECS: dict[str, tuple[str, dict]] = {
-    "neg_disagreement_squared_loss": ("disagreement_squared_loss", {}),
-    "neg_disagreement_calibration_loss": ("disagreement_calibration_loss", {}),
-    "neg_disagreement_calibration_error": ("disagreement_calibration_error", {}),
-}
-
+# Scorers of the registry's metrics (names: neg_ for losses, as scikit-learn).
 _SCORERS = {
-    name: make_human_scorer(metric, **kw)
-    for name, (metric, kw) in {**_SCORER_SPECS, **_DISAGREEMENT_SCORER_SPECS}.items()
+    m.scorer_name: make_human_scorer(m.function, **m.kwargs)
+    for m in _registry.metrics().values()
+    if m.scorer_name is not None
 }
 
 #: Scorers (name → scorer) for every metric defined on any label histogram,
@@ -444,7 +430,11 @@ _SCORERS = {
 #: :func:`get_human_scorer`, e.g.
 #: ``{name: get_human_scorer(name).set_score_request(counts=True) for name in
 #: HUMAN_SCORERS}`` for convention B.
-HUMAN_SCORERS: dict = {name: _SCORERS[name] for name in _SCORER_SPECS}
+HUMAN_SCORERS: dict = {
+    m.scorer_name: _SCORERS[m.scorer_name]
+    for m in _registry.metrics().values()
+    if m.in_human_scorers
+}
 
 
 def get_human_scorer_names() -> list[str]:

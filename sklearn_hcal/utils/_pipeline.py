@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["final_estimator", "get_method", "has_method"]
+__all__ = ["final_estimator", "get_method", "has_method", "hidden_owner"]
 
 
 def _final_step(pipeline):
@@ -93,3 +93,41 @@ def final_estimator(estimator):
             return None
         estimator = last
     return estimator
+
+
+def hidden_owner(estimator, name: str, _depth: int = 0):
+    """A component of ``estimator`` that has ``name`` although
+    :func:`get_method` cannot reach it (None when there is none).
+
+    So that a caller never silently uses a weaker prediction when the
+    estimator holds a better one out of reach (DECISIONS, rule 4).
+
+    Looks through Pipeline steps, the estimators a wrapper holds as
+    parameters (``estimator=``, ``base_estimator=``, ...) and its fitted
+    estimators (``estimator_``, ``best_estimator_``, ``estimators_``...).
+    """
+    if _depth > 4:
+        return None
+    children = []
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list):
+        children += [step for _, step in steps]
+    if hasattr(estimator, "get_params"):
+        try:
+            children += list(estimator.get_params(deep=False).values())
+        except Exception:  # an object whose get_params needs more
+            pass
+    for attr, value in (
+        vars(estimator).items() if hasattr(estimator, "__dict__") else ()
+    ):
+        if attr.endswith("_") and not attr.startswith("_"):
+            children += value if isinstance(value, (list, tuple)) else [value]
+    for child in children:
+        if not (hasattr(child, "get_params") or hasattr(child, "steps")):
+            continue  # not an estimator
+        if callable(getattr(type(child), name, None)):
+            return child
+        found = hidden_owner(child, name, _depth + 1)
+        if found is not None:
+            return found
+    return None

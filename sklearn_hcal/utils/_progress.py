@@ -7,6 +7,7 @@ with results a program prints; warnings go through :func:`warnings.warn`.
 from __future__ import annotations
 
 import sys
+import time
 
 
 def report_progress(message: str, verbose: int, level: int = 1) -> None:
@@ -14,3 +15,59 @@ def report_progress(message: str, verbose: int, level: int = 1) -> None:
     if verbose >= level:
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
+
+
+class Progress:
+    """Dependency-free progress on a text stream (standard error by default).
+
+    On a terminal a bar is redrawn in place (``\\r``); otherwise (a log file,
+    a pipe, pytest's capture) only complete lines are written: the stage
+    messages and one line per quarter of a long step. Used by the report's
+    bootstrap (``verbose``) and by the command line.
+    """
+
+    def __init__(self, stream=None, enabled: bool = True) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = enabled
+        isatty = getattr(self.stream, "isatty", None)
+        self.tty = bool(isatty()) if callable(isatty) else False
+        self._open_bar = False
+        self._last_quarter = -1
+        self._start = time.perf_counter()
+
+    def _stamp(self) -> str:
+        return f"[{time.perf_counter() - self._start:6.1f}s]"
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+    def message(self, text: str) -> None:
+        """A line of its own (ends an open bar first)."""
+        if not self.enabled:
+            return
+        if self._open_bar:
+            self._write("\n")
+            self._open_bar = False
+        self._write(f"{self._stamp()} {text}\n")
+
+    def update(self, label: str, done: int, total: int, info: str = "") -> None:
+        """``done`` of ``total`` steps of ``label`` are finished."""
+        if not self.enabled or total <= 0:
+            return
+        info = f" {info}" if info else ""
+        if self.tty:
+            width = 24
+            filled = int(round(width * done / total))
+            bar = "#" * filled + "." * (width - filled)
+            self._write(f"\r{self._stamp()} {label} [{bar}] {done}/{total}{info}\033[K")
+            self._open_bar = done < total
+            if done >= total:
+                self._write("\n")
+            return
+        quarter = (4 * done) // total
+        if done <= 1:
+            self._last_quarter = -1
+        if quarter > self._last_quarter and (quarter > 0 or done == total):
+            self._last_quarter = quarter
+            self._write(f"{self._stamp()} {label} {done}/{total}{info}\n")

@@ -1,10 +1,9 @@
-"""Reading label histograms and predictions from files; writing result tables.
+"""Reading label histograms and predictions from files (``hcal evaluate``).
 
-Used by the ``hcal`` command line (:mod:`sklearn_hcal._cli`) and the demo
-(:mod:`sklearn_hcal._demo`). Every problem with a user's file raises
-:class:`InputError`, a ``ValueError`` whose message names the file and, where
-it applies, the row (``line N`` of a text file, ``row N`` of an array, or the
-item's ``uid``), so that the command line can print it on one line.
+Every problem with a user's file raises :class:`InputError`, a ``ValueError``
+whose message names the file and, where it applies, the row (``line N`` of a
+text file, ``row N`` of an array, or the item's ``uid``), so that the command
+line can print it on one line.
 
 Formats
 -------
@@ -15,33 +14,32 @@ Label histograms (``COUNTS``):
 * ``.csv`` -- a header row of class names, one row per item. A column named
   ``uid`` or ``id`` (or the one given as ``id_column``) holds item ids; every
   other column is a class.
-* ``.jsonl`` -- the official ChaosNLI files: one JSON object per line with
-  ``uid`` and ``label_count``; the classes are ``[e, n, c]`` for three classes
-  (the ``label_count`` order of ChaosNLI-SNLI/MNLI) and ``[1, 2]`` for two
-  (ChaosNLI-αNLI).
+* ``.jsonl`` -- the official ChaosNLI files, read by
+  :func:`sklearn_hcal.datasets._chaosnli.read_chaosnli_jsonl` (the one parser
+  of the format, shared with :func:`~sklearn_hcal.datasets.load_chaosnli`):
+  one JSON object per line with ``uid`` and ``label_count``; the classes are
+  ``[e, n, c]`` for three classes (the ``label_count`` order of
+  ChaosNLI-SNLI/MNLI) and ``[1, 2]`` for two (ChaosNLI-αNLI; class names are
+  compared as text, so a CSV header ``1,2`` matches).
 
 Predictions:
 
 * ``.npy`` -- ``(n_items, n_classes)`` probabilities or logits (a 1-D array is
   P(second class), or its logit, for two classes); matched by position.
 * ``.csv`` -- as for histograms: class-name header, optional id column.
-* ``.json`` -- the official ChaosNLI prediction format,
-  ``{model name: {uid: {"predicted_probabilities": [...], ...}}}`` (a file
-  may hold several models). ``predicted_probabilities`` follows the
-  ``label_count`` order ``[e, n, c]`` (``[1, 2]`` for αNLI): in the released
-  samples the argmax of ``predicted_probabilities`` equals ``predicted_label``
-  under that order on every item without a tie. A file holding only
-  ``{uid: {...}}`` is read as one unnamed model.
+* ``.json`` -- the official ChaosNLI prediction format, read by
+  :func:`sklearn_hcal.datasets._chaosnli.read_chaosnli_predictions`
+  (``predicted_probabilities`` in ``label_count`` order; several models).
 """
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ..datasets._chaosnli import read_chaosnli_jsonl, read_chaosnli_predictions
 
 __all__ = [
     "InputError",
@@ -49,11 +47,7 @@ __all__ = [
     "read_histograms",
     "read_predictions",
     "align_predictions",
-    "markdown_table",
 ]
-
-#: ChaosNLI's class names in ``label_count`` order, by number of classes.
-CHAOSNLI_CLASSES = {3: ["e", "n", "c"], 2: ["1", "2"]}
 
 #: Long class names used by ChaosNLI's ``predicted_label`` and ``old_labels``.
 _CLASS_ALIASES = {"entailment": "e", "neutral": "n", "contradiction": "c"}
@@ -189,58 +183,17 @@ def _read_csv(p: Path, id_column: str | None) -> LabeledArray:
     )
 
 
-def _json_lines(p: Path):
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not a UTF-8 text file.") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{p}: line {number} is not valid JSON ({exc.msg})."
-            ) from None
-
-
 def _read_chaosnli_jsonl(p: Path) -> LabeledArray:
-    ids, rows, lines = [], [], []
-    for number, obj in _json_lines(p):
-        if not isinstance(obj, dict) or "uid" not in obj or "label_count" not in obj:
-            raise InputError(
-                f"{p}: line {number} lacks 'uid' or 'label_count' (expected the "
-                "ChaosNLI JSONL format)."
-            )
-        counts = obj["label_count"]
-        if not isinstance(counts, list) or not all(
-            isinstance(c, (int, float)) and not isinstance(c, bool) for c in counts
-        ):
-            raise InputError(
-                f"{p}: line {number} (uid {obj['uid']!r}): label_count must be a list "
-                f"of numbers, got {counts!r}."
-            )
-        if rows and len(counts) != len(rows[0]):
-            raise InputError(
-                f"{p}: line {number} (uid {obj['uid']!r}) has {len(counts)} classes "
-                f"but line {lines[0]} has {len(rows[0])}."
-            )
-        ids.append(str(obj["uid"]))
-        rows.append(counts)
-        lines.append(number)
-    if not rows:
-        raise InputError(f"{p}: the file holds no items.")
-    values = np.asarray(rows, dtype=np.float64)
+    data = read_chaosnli_jsonl(p)
     table = LabeledArray(
-        values,
+        data.counts,
         str(p),
-        np.asarray(ids),
-        classes=CHAOSNLI_CLASSES.get(values.shape[1]),
+        np.asarray(data.uid),
+        classes=data.classes,
         row_kind="line",
         first_line=1,
     )
-    table.extra["lines"] = lines  # blank lines are skipped
+    table.extra["lines"] = data.lines  # blank lines are skipped
     return table
 
 
@@ -283,7 +236,7 @@ def read_histograms(path, *, id_column: str | None = None) -> LabeledArray:
     Examples
     --------
     >>> import numpy as np, tempfile, os
-    >>> from sklearn_hcal._io import read_histograms
+    >>> from sklearn_hcal.cli._files import read_histograms
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "counts.csv")
     ...     with open(path, "w") as f:
@@ -350,68 +303,16 @@ def _check_histogram_rows(table: LabeledArray) -> None:
 
 
 def _read_chaosnli_predictions(p: Path) -> dict[str, LabeledArray]:
-    try:
-        with p.open(encoding="utf-8") as f:
-            data = json.load(f)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})."
-        ) from None
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not a UTF-8 text file.") from None
-    if not isinstance(data, dict) or not data:
-        raise InputError(
-            f"{p}: expected the ChaosNLI prediction format {{model: {{uid: "
-            '{"predicted_probabilities": [...]}}}}, got an empty or non-object '
-            "document."
-        )
-    first = next(iter(data.values()))
-    if isinstance(first, dict) and "predicted_probabilities" in first:
-        data = {"": data}  # {uid: record}: one unnamed model
-    out = {}
-    for model, records in data.items():
-        if not isinstance(records, dict) or not records:
-            raise InputError(
-                f"{p}: model {model!r} must map uids to records with "
-                "'predicted_probabilities'."
-            )
-        ids, rows = [], []
-        for uid, rec in records.items():
-            if not isinstance(rec, dict) or "predicted_probabilities" not in rec:
-                raise InputError(
-                    f"{p}: model {model!r}, uid {uid!r}: the record has no "
-                    "'predicted_probabilities'."
-                )
-            if "uid" in rec and str(rec["uid"]) != str(uid):
-                raise InputError(
-                    f"{p}: model {model!r}: the record under key {uid!r} has uid "
-                    f"{rec['uid']!r}."
-                )
-            probs = rec["predicted_probabilities"]
-            if not isinstance(probs, list) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in probs
-            ):
-                raise InputError(
-                    f"{p}: model {model!r}, uid {uid!r}: predicted_probabilities "
-                    f"must be a list of numbers, got {probs!r}."
-                )
-            if rows and len(probs) != len(rows[0]):
-                raise InputError(
-                    f"{p}: model {model!r}, uid {uid!r} has {len(probs)} "
-                    f"probabilities but uid {ids[0]!r} has {len(rows[0])}."
-                )
-            ids.append(str(uid))
-            rows.append(probs)
-        values = np.asarray(rows, dtype=np.float64)
-        table = LabeledArray(
-            values,
+    return {
+        model: LabeledArray(
+            data.probabilities,
             str(p),
-            np.asarray(ids),
-            classes=CHAOSNLI_CLASSES.get(values.shape[1]),
+            np.asarray(data.uid),
+            classes=data.classes,
             row_kind="uid",
         )
-        out[str(model)] = table
-    return out
+        for model, data in read_chaosnli_predictions(p).items()
+    }
 
 
 def _softmax_rows(Z: np.ndarray) -> np.ndarray:
@@ -448,7 +349,7 @@ def read_predictions(
     Examples
     --------
     >>> import numpy as np, tempfile, os
-    >>> from sklearn_hcal._io import read_predictions
+    >>> from sklearn_hcal.cli._files import read_predictions
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "z.npy")
     ...     np.save(path, np.array([[0.0, 0.0], [0.0, np.log(3.0)]]))
@@ -595,85 +496,3 @@ def align_predictions(
             f"{n_items} items (rows are matched by position)."
         )
     return P
-
-
-# --------------------------------------------------------------------------- #
-# writing tables
-# --------------------------------------------------------------------------- #
-def format_value(value, digits: int = 4) -> str:
-    """A number for a table cell; ``NA`` for missing values."""
-    if value is None:
-        return "NA"
-    value = float(value)
-    if math.isnan(value):
-        return "NA"
-    return f"{value:.{digits}f}"
-
-
-def markdown_table(frame, columns=None, *, digits: int = 4, index_name=None) -> str:
-    """A GitHub-flavoured Markdown table of a report-like DataFrame.
-
-    When a column ``m`` is followed by ``m_low`` and ``m_high`` (the layout of
-    :func:`~sklearn_hcal.metrics.human_calibration_report` with a bootstrap),
-    the cell reads ``value [low, high]``. No dependency beyond pandas (which
-    ``DataFrame.to_markdown`` would add: ``tabulate``).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        Rows are printed in order; the index is the first column.
-    columns : list of (str, str), default=None
-        ``(column, header)`` pairs to print; default: every column that is not
-        an interval bound, with its own name as header.
-    digits : int, default=4
-        Decimals.
-    index_name : str, default=None
-        Header of the index column (default: the index name).
-
-    Returns
-    -------
-    table : str
-        Lines joined by ``\\n``, without a trailing newline.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from sklearn_hcal._io import markdown_table
-    >>> df = pd.DataFrame({"jsd": [0.1234, 0.2], "jsd_low": [0.1, 0.15],
-    ...                    "jsd_high": [0.15, 0.25]},
-    ...                   index=pd.Index(["a", "b"], name="classifier"))
-    >>> print(markdown_table(df, [("jsd", "JSD")], digits=2))
-    | classifier | JSD |
-    |---|---|
-    | a | 0.12 [0.10, 0.15] |
-    | b | 0.20 [0.15, 0.25] |
-    """
-    if columns is None:
-        columns = [
-            (c, c)
-            for c in frame.columns
-            if not (
-                (str(c).endswith("_low") and str(c)[:-4] in frame.columns)
-                or (str(c).endswith("_high") and str(c)[:-5] in frame.columns)
-            )
-        ]
-    head = index_name or frame.index.name or ""
-    lines = [
-        "| " + " | ".join([head] + [h for _, h in columns]) + " |",
-        "|" + "---|" * (len(columns) + 1),
-    ]
-    for label, row in frame.iterrows():
-        cells = [str(label)]
-        for col, _ in columns:
-            value = row[col] if col in frame.columns else None
-            cell = format_value(value, digits)
-            lo, hi = f"{col}_low", f"{col}_high"
-            if cell != "NA" and lo in frame.columns and hi in frame.columns:
-                if not (math.isnan(float(row[lo])) or math.isnan(float(row[hi]))):
-                    cell += (
-                        f" [{format_value(row[lo], digits)}, "
-                        f"{format_value(row[hi], digits)}]"
-                    )
-            cells.append(cell)
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)

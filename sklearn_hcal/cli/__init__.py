@@ -1,0 +1,9 @@
+"""The ``hcal`` command line (also ``python -m sklearn_hcal``).
+
+An application on top of the library: nothing in :mod:`sklearn_hcal`'s core
+imports this package.
+"""
+
+from ._main import build_parser, main
+
+__all__ = ["build_parser", "main"]

@@ -1,0 +1,482 @@
+"""``hcal demo``: the Mix-Digits experiment, its tables, notes and figures.
+
+The experiment itself is :mod:`sklearn_hcal.cli._experiment`; this module
+runs it with a preset, lays its report out as the tables of the three papers
+and writes them (CSV, Markdown, ``report.md``) and the figures.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import sys
+import time
+from pathlib import Path
+
+from sklearn.utils import Bunch
+
+from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._progress import Progress
+from . import _experiment
+from ._output import markdown_table
+
+__all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
+
+#: Rows of every table, in order.
+DEMO_METHODS = (
+    "Raw",
+    "Raw+ts",
+    "Raw+α",
+    "Raw+ts+α",
+    "MC-dropout",
+    "MC-dropout+α",
+    "Oracle",
+)
+
+#: ``table -> [(column, header in the paper's terms), ...]``. Column names are
+#: those of :func:`~sklearn_hcal.metrics.human_calibration_report`, plus
+#: ``el_prior`` and ``el_posterior``.
+DEMO_TABLES = {
+    "mimori": [
+        ("accuracy", "Acc"),
+        ("sq_loss", "L̂_sq"),
+        ("el", "EL"),
+        ("ce", "CE"),
+        ("disagreement_sq_loss", "L̂_φD"),
+        ("disagreement_ce", "CE_φD"),
+        ("el_prior", "EL prior"),
+        ("el_posterior", "EL post."),
+    ],
+    "baan": [
+        ("accuracy", "Acc"),
+        ("ece", "ECE"),
+        ("rank_cs", "RankCS"),
+        ("ent_ce", "EntCE (abs)"),
+        ("dist_ce", "DistCE"),
+    ],
+    "chaosnli": [("jsd", "JSD"), ("kl", "KL")],
+}
+
+_TITLES = {
+    "mimori": "Mimori et al. (2021): squared-loss decomposition and disagreement",
+    "baan": "Baan et al. (2022): calibration against the human distribution",
+    "chaosnli": "Nie et al. (2020, ChaosNLI): divergence from the human distribution",
+}
+
+#: Settings of the full run and of ``quick=True``.
+_PRESETS = {
+    "full": {"max_epochs": 40, "n_bootstrap": 1000, "mc_samples": 20},
+    "quick": {"max_epochs": 4, "n_bootstrap": 20, "mc_samples": 5},
+}
+_CONFIDENCE = 0.95
+
+
+def _epoch_progress_callback(progress: Progress, total: int):
+    from skorch.callbacks import Callback
+
+    class _EpochProgress(Callback):
+        # Reports each finished epoch and its training loss.
+        def on_epoch_end(self, net, **kwargs):
+            loss = net.history[-1].get("train_loss", float("nan"))
+            progress.update(
+                "training CNN epoch", len(net.history), total, f"loss {loss:.4f}"
+            )
+
+    return _EpochProgress()
+
+
+def _tables(report, with_ci: bool) -> dict:
+    tables = {}
+    for key, spec in DEMO_TABLES.items():
+        cols = []
+        for col, _ in spec:
+            cols += [col, f"{col}_low", f"{col}_high"] if with_ci else [col]
+        tables[key] = report[cols].copy()
+    return tables
+
+
+def _notes(info: Bunch) -> list[str]:
+    c = info.config
+    alpha = ", ".join(
+        f"{name} {value:.3g}" for name, value in info.median_concentration.items()
+    )
+    ci = (
+        f"{int(_CONFIDENCE * 100)}% bias-corrected bootstrap intervals over test items "
+        f"({c['n_bootstrap']} resamples, the same items for every method) in "
+        "brackets."
+        if c["n_bootstrap"]
+        else "No bootstrap (n_bootstrap=0)."
+    )
+    return [
+        f"Mix-Digits (scikit-learn's 8×8 digits, a third of the items mixed), "
+        f"seed {c['seed']}: {info.n_items['train']} training items with 1 label, "
+        f"{info.n_items['valid']} validation items with {c['val_annotations']} "
+        f"labels, {info.n_items['test']} test items with 10 labels.",
+        f"SmallCNN (dropout {_experiment.DROPOUT}) trained {c['max_epochs']} "
+        f"epochs on the single labels (Adam, lr {_experiment.LR}); temperature "
+        f"T = {info.temperature:.3f}; "
+        f"MC dropout with {c['mc_samples']} members; median α0 on the test items: "
+        f"{alpha}.",
+        ci,
+        "Lower is better except Acc and RankCS. EL, CE and the disagreement "
+        "columns are Mimori et al.'s debiased estimators (15 bins); Acc and ECE are "
+        "against the majority of the 10 test labels.",
+        "φ (disagreement probability) = predict_disagreement for α-calibrated and "
+        "MC-dropout methods, 1 − Σq² for Raw and Raw+ts, 1 − ΣQ² for the Oracle.",
+        "α-calibration leaves the class probabilities unchanged, so a method and "
+        "its +α version share every column but L̂_φD, CE_φD and EL post.",
+        "Intervals are bias-corrected: a resample keeps each item's labels, so the "
+        "replicates of the debiased binned estimators (CE, CE_φD) centre on the "
+        "plug-in value and are shifted back by that bias. RankCS (strict ties, "
+        "Baan et al.'s code) is near 0 for a model: "
+        "a full ranking of 10 classes rarely matches the tie order of a 10-label "
+        "histogram.",
+        "EL prior / EL post.: one label is removed at random from each test "
+        "histogram and given to predict_posterior; prior and posterior are scored "
+        "(debiased EL) on the remaining 9 labels. Raw and Raw+ts have no posterior: "
+        "their posterior is their prior (the α0 → ∞ limit of Dir(α0·q), the same "
+        "limit that gives φ = 1 − Σq²). The Oracle's posterior is the true Q.",
+    ]
+
+
+def _check_device(device: str):
+    from ..utils._optional import resolve_device
+
+    return resolve_device(device)
+
+
+@validate_params(
+    {
+        "out": [str, Path, None],
+        "quick": ["boolean"],
+        "seed": [Interval(numbers.Integral, 0, 2**32 - 1, closed="both")],
+        "val_annotations": [Interval(numbers.Integral, 2, None, closed="left")],
+        "device": [StrOptions({"cpu", "cuda", "auto"}), str],
+        "max_epochs": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "mc_samples": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "n_threads": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "figures": ["boolean"],
+        "progress": ["boolean", None],
+        "stream": [None, object],
+    },
+    prefer_skip_nested_validation=True,
+)
+def run_demo(
+    out: str | Path | None = None,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    val_annotations: int = 5,
+    device: str = "cpu",
+    max_epochs: int | None = None,
+    n_bootstrap: int | None = None,
+    mc_samples: int | None = None,
+    n_threads: int | None = 1,
+    figures: bool = True,
+    progress: bool | None = True,
+    stream=None,
+) -> Bunch:
+    """Run the Mix-Digits demo: train on one label, calibrate, evaluate.
+
+    The pipeline of ``hcal demo`` (see the module notes for the steps and the
+    decisions). Needs the ``torch`` extra.
+
+    Parameters
+    ----------
+    out : str or path, default=None
+        Folder for the tables (``mimori``, ``baan``, ``chaosnli`` as ``.csv``
+        and ``.md``, plus ``report.md`` with all three and the notes) and the
+        figures; created if needed. None writes nothing.
+    quick : bool, default=False
+        A seconds-long smoke run: 4 epochs, 20 bootstrap resamples, 5 MC-dropout
+        members (instead of 40, 1000 and 20).
+    seed : int, default=0
+        Seeds the data, the network, the calibrators, the removed test labels
+        and the bootstrap: the same seed gives the same tables on the CPU.
+    val_annotations : int, default=5
+        Labels per validation item (at least 2: α-calibration learns from
+        disagreement between labels).
+    device : {"cpu", "cuda", "auto"} or str, default="cpu"
+        Torch device for training the CNN and fitting α; ``ValueError`` when
+        CUDA is asked for and absent.
+    max_epochs, n_bootstrap, mc_samples : int, default=None
+        Override the preset (training epochs, bootstrap resamples -- 0 for
+        none --, MC-dropout members).
+    n_threads : int or None, default=1
+        Torch CPU threads during the run (restored afterwards); one thread is
+        fastest for this small CNN on a shared machine. None keeps torch's
+        setting.
+    figures : bool, default=True
+        Save figures to ``out`` when matplotlib and
+        :mod:`sklearn_hcal.plotting` are available.
+    progress : bool, default=True
+        Write progress lines (stages, epochs) to ``stream``.
+    stream : file-like, default=None
+        Where progress goes; None is ``sys.stderr``.
+
+    Returns
+    -------
+    result : Bunch
+        ``tables`` (dict ``mimori``/``baan``/``chaosnli`` -> DataFrame, one row
+        per method, each metric ``m`` followed by ``m_low`` and ``m_high``
+        when bootstrapped), ``markdown`` (dict of the Markdown tables),
+        ``notes`` (list of str), ``files`` (paths written), ``figures``
+        (figure paths, possibly empty), ``figures_skipped`` (reason or None),
+        ``config``, ``n_items``, ``temperature``, ``median_concentration``
+        and ``elapsed`` (seconds).
+
+    Examples
+    --------
+    A one-epoch run without bootstrap (seconds; the tables are then rough):
+
+    >>> from sklearn_hcal.cli._demo import run_demo
+    >>> result = run_demo(quick=True, max_epochs=1, n_bootstrap=0, mc_samples=2,
+    ...                   progress=False)
+    >>> list(result.tables)
+    ['mimori', 'baan', 'chaosnli']
+    >>> list(result.tables["chaosnli"].index)
+    ['Raw', 'Raw+ts', 'Raw+α', 'Raw+ts+α', 'MC-dropout', 'MC-dropout+α', 'Oracle']
+    >>> list(result.tables["chaosnli"].columns)
+    ['jsd', 'kl']
+    """
+    from ..utils._optional import import_optional
+
+    torch = import_optional("torch")
+    import_optional("skorch")
+    start = time.perf_counter()
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"out={str(out)!r} exists and is not a folder.")
+    torch_device = _check_device(device)
+    preset = dict(_PRESETS["quick" if quick else "full"])
+    for key, value in (
+        ("max_epochs", max_epochs),
+        ("n_bootstrap", n_bootstrap),
+        ("mc_samples", mc_samples),
+    ):
+        if value is not None:
+            preset[key] = int(value)
+    config = dict(
+        preset,
+        seed=int(seed),
+        val_annotations=int(val_annotations),
+        device=str(torch_device),
+        quick=bool(quick),
+    )
+    prog = Progress(stream, enabled=bool(progress))
+    previous_threads = torch.get_num_threads()
+    if n_threads is not None:
+        torch.set_num_threads(int(n_threads))
+    try:
+        result = _run(config, prog, stream is None)
+    finally:
+        torch.set_num_threads(previous_threads)
+    result.config = config
+    result.notes = _notes(result)
+    result.markdown = {
+        key: markdown_table(result.tables[key], DEMO_TABLES[key], index_name="method")
+        for key in DEMO_TABLES
+    }
+    result.files, result.figures = [], []
+    result.figures_skipped = None
+    if out is not None:
+        result.files = _write_tables(Path(out), result)
+        if figures:
+            result.figures, result.figures_skipped = _save_figures(Path(out), result)
+        else:
+            result.figures_skipped = "figures=False"
+        for path in result.files + result.figures:
+            prog.message(f"wrote {path}")
+    result.elapsed = time.perf_counter() - start
+    prog.message(f"done in {result.elapsed:.1f}s")
+    return result
+
+
+def _run(config: dict, prog: Progress, to_stderr: bool) -> Bunch:
+    """The experiment with this run's settings, evaluated into the tables."""
+    callback = _epoch_progress_callback(prog, config["max_epochs"])
+    fitted = _experiment.fit_methods(config, prog, callbacks=[("progress", callback)])
+    prog.message("predicting on the test split")
+    predicted = _experiment.predict_methods(fitted, config["seed"])
+    B = config["n_bootstrap"]
+    prog.message(
+        f"evaluating {len(predicted.predictions)} methods"
+        + (f" with {B} bootstrap resamples" if B else "")
+    )
+    # The report's own progress bar writes to standard error.
+    verbose = int(prog.enabled and to_stderr)
+    report = _experiment.evaluate_methods(
+        predicted, n_bootstrap=B, seed=config["seed"], verbose=verbose
+    )
+    return Bunch(
+        tables=_tables(report, with_ci=B > 0),
+        report=report,
+        n_items=fitted.n_items,
+        temperature=fitted.temperature,
+        median_concentration=fitted.median_concentration,
+        predictions=predicted.predictions,
+        test_counts=predicted.counts,
+    )
+
+
+def _write_tables(out: Path, result: Bunch) -> list[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    sections = ["# hcal demo: Mix-Digits, one training label per item", ""]
+    for key in DEMO_TABLES:
+        csv_path = out / f"{key}.csv"
+        result.tables[key].to_csv(csv_path, float_format="%.6g")
+        md_path = out / f"{key}.md"
+        md_path.write_text(result.markdown[key] + "\n", encoding="utf-8")
+        files += [str(csv_path), str(md_path)]
+        sections += [f"## {_TITLES[key]}", "", result.markdown[key], ""]
+    sections += ["## Notes", ""] + [f"* {note}" for note in result.notes]
+    report = out / "report.md"
+    report.write_text("\n".join(sections) + "\n", encoding="utf-8")
+    files.append(str(report))
+    return files
+
+
+def _save_figures(out: Path, result: Bunch) -> tuple[list[str], str | None]:
+    from ._figures import plotting_unavailable, save_figures
+
+    reason = plotting_unavailable()
+    if reason is not None:
+        return [], reason
+    preds = result.predictions
+    paths = save_figures(
+        out,
+        result.test_counts,
+        {name: p[0] for name, p in preds.items()},
+        {name: p[1] for name, p in preds.items()},
+        dotted=("Raw", "Raw+ts", "MC-dropout"),
+    )
+    return paths, None
+
+
+def format_summary(result: Bunch) -> str:
+    """The three tables and the notes as Markdown text (what ``hcal demo`` prints).
+
+    Parameters
+    ----------
+    result : Bunch
+        The return value of :func:`run_demo`.
+
+    Returns
+    -------
+    text : str
+    """
+    parts = []
+    for key in DEMO_TABLES:
+        parts += [f"## {_TITLES[key]}", "", result.markdown[key], ""]
+    parts += [f"* {note}" for note in result.notes]
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- #
+# the subcommand
+# --------------------------------------------------------------------------- #
+def add_subcommand(sub, positive_int) -> None:
+    """Register ``hcal demo`` on the subparsers ``sub``."""
+    demo = sub.add_parser(
+        "demo",
+        help="train, calibrate and evaluate on the embedded Mix-Digits data",
+        description=(
+            "Mimori et al.'s single-label experiment on Mix-Digits (scikit-learn's "
+            "8x8 digits, a third of them blended in pairs; no download): a small "
+            "CNN trained on ONE label per item; temperature scaling, "
+            "alpha-calibration and MC dropout fitted on multi-label validation "
+            "histograms; evaluation on 10-label test histograms against the "
+            "oracle. Prints the tables of Mimori et al. (2021), Baan et al. "
+            "(2022) and ChaosNLI (Nie et al. 2020) with bootstrap intervals and "
+            "writes them as CSV and Markdown. Needs the torch extra."
+        ),
+    )
+    demo.add_argument(
+        "--out",
+        default="hcal-demo",
+        metavar="DIR",
+        help="output folder for the tables and figures (default: ./hcal-demo/)",
+    )
+    demo.add_argument(
+        "--quick",
+        action="store_true",
+        help="seconds-long smoke run (4 epochs, 20 bootstrap resamples, 5 MC samples)",
+    )
+    demo.add_argument(
+        "--seed", type=positive_int, default=0, help="random seed (default: 0)"
+    )
+    demo.add_argument(
+        "--val-annotations",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="labels per validation item, at least 2 (default: 5)",
+    )
+    demo.add_argument(
+        "--device",
+        choices=["cpu", "cuda", "auto"],
+        default="cpu",
+        help="torch device (default: cpu; auto picks CUDA when available)",
+    )
+    for flag, what in (
+        ("--epochs", "training epochs (default: 40, or 4 with --quick)"),
+        (
+            "--bootstrap",
+            "bootstrap resamples, 0 for none (default: 1000, or 20 with --quick)",
+        ),
+    ):
+        demo.add_argument(flag, type=positive_int, default=None, metavar="N", help=what)
+    demo.add_argument(
+        "--threads",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="torch CPU threads (default: 1, fastest for this small CNN)",
+    )
+    demo.add_argument("--no-figures", action="store_true", help="do not write figures")
+    demo.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress lines on stderr"
+    )
+    demo.set_defaults(handler=_cmd_demo)
+
+
+def _cmd_demo(args) -> int:
+    from ..utils._optional import import_optional
+    from ._main import UsageError
+
+    if args.val_annotations < 2:
+        raise UsageError(
+            "--val-annotations must be at least 2: alpha-calibration learns from "
+            f"disagreement between labels, got {args.val_annotations}"
+        )
+    try:
+        import_optional("torch")
+        import_optional("skorch")
+    except ImportError as exc:
+        raise UsageError(f"hcal demo needs PyTorch and skorch: {exc}") from None
+    try:
+        _check_device(args.device)
+    except ValueError as exc:
+        raise UsageError(f"--device {args.device}: {exc}") from None
+    # Figures are files: never open a window from the command line.
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {args.out}: exists and is not a folder")
+    result = run_demo(
+        out,
+        quick=args.quick,
+        seed=args.seed,
+        val_annotations=args.val_annotations,
+        device=args.device,
+        max_epochs=args.epochs,
+        n_bootstrap=args.bootstrap,
+        n_threads=args.threads,
+        figures=not args.no_figures,
+        progress=not args.quiet,
+    )
+    sys.stdout.write(format_summary(result) + "\n")
+    if result.figures_skipped and not args.quiet:
+        sys.stderr.write(f"hcal: figures skipped: {result.figures_skipped}\n")
+    return 0

@@ -1,0 +1,237 @@
+"""``hcal evaluate``: score prediction files against label-histogram files.
+
+Reads the files (:mod:`sklearn_hcal.cli._files`), matches items and classes,
+computes :func:`~sklearn_hcal.metrics.human_calibration_report` and prints
+it (:mod:`sklearn_hcal.cli._output`). The metrics and their names come from
+the metric registry (:mod:`sklearn_hcal.metrics._registry`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+__all__ = ["add_subcommand"]
+
+
+def _metric_help() -> str:
+    from ..metrics._registry import metric_table
+
+    rows = metric_table()
+    default = ", ".join(r["column"] for r in rows if r["default"])
+    others = ", ".join(r["column"] for r in rows if not r["default"])
+    return (
+        "comma-separated metrics: report columns or function names, e.g. "
+        f"jsd,kl or jensen_shannon_distance (default: {default}, those the "
+        f"histograms support; also available: {others})"
+    )
+
+
+def add_subcommand(sub, positive_int, pred_spec) -> None:
+    """Register ``hcal evaluate`` on the subparsers ``sub``."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="score prediction files against label-histogram files",
+        description=(
+            "Score predicted class probabilities against human label histograms. "
+            "COUNTS: .npy (n_items, n_classes) counts; .csv with a header of class "
+            "names and an optional id column (uid or id, or --id-column); or a "
+            "ChaosNLI .jsonl file (uid + label_count, classes [e, n, c] or [1, 2]). "
+            "Predictions: .npy or .csv probabilities (or logits with --logits), or "
+            "the ChaosNLI prediction .json format {model: {uid: "
+            '{"predicted_probabilities": [...]}}} (same class order as '
+            "label_count). Items are matched by uid when both files have ids, "
+            "otherwise by position; classes by name (as text) when both files "
+            "name them."
+        ),
+        epilog=(
+            "A ChaosNLI file with several models gives one row per model, named "
+            "NAME/model; with one model the row is NAME. Markdown and CSV use the "
+            "short metric names (jsd, kl, ...), JSON the function names "
+            "({prediction: {metric: value}}); --names changes that. With "
+            '--bootstrap a JSON value is {"value": v, "low": l, "high": h}.'
+        ),
+    )
+    ev.add_argument("counts", metavar="COUNTS", help="label histograms file")
+    ev.add_argument(
+        "--pred",
+        dest="preds",
+        action="append",
+        type=pred_spec,
+        metavar="NAME=FILE",
+        required=True,
+        help="a prediction file and its name in the table (repeatable)",
+    )
+    ev.add_argument(
+        "--logits",
+        action="store_true",
+        help="the .npy/.csv predictions are logits: apply a softmax",
+    )
+    ev.add_argument(
+        "--format",
+        choices=["markdown", "csv", "json"],
+        default="markdown",
+        help="output table format on stdout (default: markdown)",
+    )
+    layout = ev.add_mutually_exclusive_group()
+    layout.add_argument(
+        "--transpose",
+        action="store_true",
+        help="one row per metric, one column per prediction",
+    )
+    layout.add_argument(
+        "--long",
+        action="store_true",
+        help="one row per prediction and metric (tidy data)",
+    )
+    ev.add_argument(
+        "--names",
+        choices=["short", "long"],
+        default=None,
+        help="metric names in the output: short (jsd) or long "
+        "(jensen_shannon_distance); default short, long for JSON",
+    )
+    ev.add_argument("--metrics", default=None, metavar="NAMES", help=_metric_help())
+    ev.add_argument(
+        "--ties",
+        choices=["first", "last", "any"],
+        default=None,
+        help="majority accuracy with tied human majorities: first (argmax, the "
+        "default), last (Baan et al.'s Table 1) or any of the tied classes",
+    )
+    ev.add_argument(
+        "--bootstrap",
+        type=positive_int,
+        default=0,
+        metavar="N",
+        help="bootstrap resamples for 95%% intervals (default: 0, none)",
+    )
+    ev.add_argument(
+        "--seed", type=positive_int, default=0, help="bootstrap seed (default: 0)"
+    )
+    ev.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the bootstrap's progress on stderr even when it is not a "
+        "terminal (on a terminal it is shown anyway)",
+    )
+    ev.add_argument(
+        "--id-column",
+        default=None,
+        metavar="NAME",
+        help="name of the item-id column of CSV files (default: uid or id if present)",
+    )
+    ev.add_argument(
+        "--digits",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="decimals in the Markdown table (default: 4)",
+    )
+    ev.add_argument(
+        "--plots",
+        default=None,
+        metavar="DIR",
+        help="also save figures to DIR (needs matplotlib and sklearn_hcal.plotting)",
+    )
+    ev.set_defaults(handler=_cmd_evaluate)
+
+
+def _resolve_metric_names(text: str | None) -> list[str] | None:
+    from ..metrics._registry import get_metric, metrics
+    from ._main import UsageError
+
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise UsageError("--metrics is empty")
+    out = []
+    for name in names:
+        try:
+            out.append(get_metric(name).column)
+        except ValueError:
+            raise UsageError(
+                f"--metrics: unknown metric {name!r}; choose from "
+                f"{', '.join(metrics())} (or their function names)"
+            ) from None
+    return out
+
+
+def _load_inputs(args):
+    from ._files import InputError, align_predictions, read_histograms, read_predictions
+
+    hist = read_histograms(args.counts, id_column=args.id_column)
+    predictions = {}
+    for name, path in args.preds:
+        models = read_predictions(path, id_column=args.id_column, logits=args.logits)
+        for model, table in models.items():
+            row = name if len(models) == 1 else f"{name}/{model}"
+            if row in predictions:
+                raise InputError(
+                    f"--pred {name}={path}: the name {row!r} is used twice; give "
+                    "every prediction a different NAME"
+                )
+            label = row if model else name
+            predictions[row] = align_predictions(hist, table, name=label)
+    return hist, predictions
+
+
+def _report(args, hist, predictions):
+    from ..metrics import human_calibration_report
+    from ..metrics._registry import get_metric
+
+    metric_params = {"accuracy": {"ties": args.ties}} if args.ties else None
+    metrics = _resolve_metric_names(args.metrics)
+    if metric_params and metrics is not None and "accuracy" not in metrics:
+        metric_params = None  # --ties only concerns the accuracy column
+    interactive = getattr(sys.stderr, "isatty", lambda: False)()
+    report = human_calibration_report(
+        hist.values,
+        predictions,
+        metrics=metrics,
+        metric_params=metric_params,
+        n_bootstrap=args.bootstrap,
+        random_state=args.seed,
+        verbose=int(args.progress or interactive),
+    )
+    names = args.names or ("long" if args.format == "json" else "short")
+    if names == "long":
+        metrics = {c for c in report.columns if not c.endswith(("_low", "_high"))}
+
+        def long_name(col):
+            for suffix in ("_low", "_high"):
+                if col.endswith(suffix) and col[: -len(suffix)] in metrics:
+                    return get_metric(col[: -len(suffix)]).name + suffix
+            return get_metric(col).name
+
+        report = report.rename(columns=long_name)
+    report.index.name = "prediction"
+    return report
+
+
+def _cmd_evaluate(args) -> int:
+    from ._output import render
+
+    hist, predictions = _load_inputs(args)
+    report = _report(args, hist, predictions)
+    layout = "transposed" if args.transpose else "long" if args.long else "wide"
+    sys.stdout.write(
+        render(report, fmt=args.format, layout=layout, digits=args.digits) + "\n"
+    )
+    if args.plots is not None:
+        _evaluate_plots(args.plots, hist, predictions)
+    return 0
+
+
+def _evaluate_plots(folder: str, hist, predictions) -> None:
+    from ._figures import plotting_unavailable, save_figures
+
+    reason = plotting_unavailable()
+    if reason is not None:
+        warnings.warn(f"--plots: no figures written: {reason}", stacklevel=2)
+        return
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    for path in save_figures(folder, hist.values, predictions):
+        sys.stderr.write(f"hcal: wrote {path}\n")

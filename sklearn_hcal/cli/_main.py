@@ -1,0 +1,129 @@
+"""The ``hcal`` entry point: the parser, and the one place errors are reported.
+
+Subcommands (each in its own module):
+
+* ``hcal demo`` (:mod:`sklearn_hcal.cli._demo`) -- the library's main job on
+  the embedded Mix-Digits data;
+* ``hcal evaluate`` (:mod:`sklearn_hcal.cli._evaluate`) -- score prediction
+  files against label-histogram files.
+
+Exit status: 0 on success; 2 with a one-line ``hcal: error: ...`` on stderr
+for bad usage or bad input -- a :class:`UsageError`, or any ``ValueError``
+the library raises about the input (its message names the argument or the
+file and row); 130 when interrupted. Other exceptions keep their traceback:
+they are bugs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+__all__ = ["main", "build_parser", "UsageError"]
+
+
+class UsageError(Exception):
+    """Bad usage or bad input: reported on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse prints the usage block and exits; the CLI wants one line and
+    # lets main() decide the exit status.
+    def error(self, message):
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-negative integer, got {value}"
+        )
+    return value
+
+
+def _pred_spec(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=FILE (e.g. --pred roberta=preds.json), got {text!r}"
+        )
+    return name.strip(), path.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``hcal`` argument parser (subcommands ``demo`` and ``evaluate``)."""
+    from .. import __version__
+    from . import _demo, _evaluate
+
+    parser = _Parser(
+        prog="hcal",
+        description=(
+            "Calibrate classifiers to human label distributions and evaluate them "
+            "against those distributions."
+        ),
+        epilog="Run 'hcal COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"hcal (sklearn-hcal) {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _demo.add_subcommand(sub, _positive_int)
+    _evaluate.add_subcommand(sub, _positive_int, _pred_spec)
+    return parser
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    text = " ".join(str(message).split())
+    stream = sys.stderr if file is None else file
+    try:
+        stream.write(f"hcal: warning: {text}\n")
+    except (OSError, ValueError):  # closed stream
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``hcal`` command line.
+
+    Parameters
+    ----------
+    argv : sequence of str, default=None
+        Arguments without the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    status : int
+        0 on success, 2 on bad usage or bad input (one line on stderr),
+        130 when interrupted.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.cli import main
+    >>> main(["evaluate", "missing.npy", "--pred", "m=p.npy"])
+    2
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "handler", None) is None:
+            parser.print_help(sys.stderr)
+            raise UsageError("a command is required: demo or evaluate")
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return args.handler(args)
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except (UsageError, ValueError) as exc:
+        # The one place errors become the CLI's answer: the library's
+        # ValueErrors name the argument, file and row already.
+        message = " ".join(str(exc).split())
+        sys.stderr.write(f"hcal: error: {message}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("hcal: interrupted\n")
+        return 130

@@ -1,0 +1,309 @@
+"""The metric registry: every metric declared once, next to its kernel.
+
+A metric module ends with ``register(Metric(...))`` declarations (see the end
+of ``_distribution.py``). Everything that lists metrics derives from them:
+
+* the scorers of :mod:`sklearn_hcal.metrics._scorer` (names, signs, which go
+  into ``HUMAN_SCORERS``);
+* the columns of :func:`~sklearn_hcal.metrics.human_calibration_report` and
+  :func:`~sklearn_hcal.metrics.metrics_by_agreement` (names, default columns
+  and their order, what the labels must provide), computed by the engine of
+  :mod:`sklearn_hcal.metrics._engine` from the declared hooks;
+* the ``hcal evaluate --metrics`` names and the command line's headers;
+* the metric table of the documentation (``docs/conf.py`` writes it from
+  :func:`metric_table`).
+
+A metric is computed by one of two kinds of hooks, both written with the
+kernels of its module:
+
+``per_item(block, **kwargs)``
+    For a mean over items: one value per item of a block of rows (a
+    :class:`~sklearn_hcal._validation._Block` with ``Y``, ``n``, ``P``,
+    ``p_hat``, and, in the report, ``mu``, ``valid`` and ``phi``), or a pair
+    ``(numerator, denominator)`` for a ratio of sums (the metric is then
+    ``Σ num / Σ den``).
+
+``stats`` + ``value``
+    For a binned metric: ``stats`` is a :class:`Stats`, a group of
+    sufficient statistics shared by several metrics (e.g. Mimori et al.'s CL,
+    CE and DL), and ``value(terms, **kwargs)`` reads the metric from the dict
+    that the group's ``finish`` returns.
+
+``kwargs`` are the metric function's keyword arguments (its defaults, the
+declaration's fixed ``kwargs``, then the report's ``metric_params``), so a
+hook never repeats a default.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..utils._compat import get_parameter_constraints, validate_parameter_constraints
+
+__all__ = ["Metric", "Stats", "register", "get_metric", "metrics", "metric_table"]
+
+#: Modules whose declarations fill the registry (a new metric module adds its
+#: name here; a metric added to one of them needs nothing else).
+METRIC_MODULES = ("_distribution", "_majority", "_mimori", "_disagreement")
+
+#: What a metric needs from the human labels, with the words used in errors.
+REQUIREMENTS = {
+    "distribution": "any human labels (counts or probability rows)",
+    "counts": "integer label counts (it needs the number of annotations n_i)",
+    "pairs": "integer label counts with at least one item of n_i >= 2 annotations",
+}
+
+# Arguments of a metric function that are data, never metric parameters.
+_DATA_ARGS = {"counts", "sample_weight", "labels"}
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A group of binned metrics that share their sufficient statistics.
+
+    Parameters
+    ----------
+    name : str
+        Identifies the group (metrics of the same group and the same
+        ``params`` values are computed once).
+    cells : callable
+        ``cells(block, **params) -> (cell, values)``: the per-item cells and
+        statistics of a block of rows (see :mod:`sklearn_hcal.metrics._cells`).
+    n_cells : callable
+        ``n_cells(n_classes, **params) -> (n_slots, width)``; the group has
+        ``n_slots * width`` cells, slot-major.
+    finish : callable
+        ``finish(sums, n_samples, **params) -> dict``: the terms of the group
+        from the ``(..., n_stats, n_cells)`` sums of all items; leading axes
+        (bootstrap resamples) carry through, ``n_samples`` has their shape.
+    params : tuple of str
+        The keyword arguments that change the statistics (e.g. ``n_bins``).
+    """
+
+    name: str
+    cells: Callable
+    n_cells: Callable
+    finish: Callable
+    params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Metric:
+    """The declaration of one metric (one report column, scorer, CLI name).
+
+    Parameters
+    ----------
+    name : str
+        Long name: the metric function's name, or for a variant with fixed
+        ``kwargs`` a name of its own (e.g. ``"epistemic_loss_plugin"``).
+    column : str
+        Short name: the report column and the command line's header.
+    function : callable or None
+        The public metric function ``f(y_true, y_pred, *, counts=None, ...)``
+        the column reproduces; None for a column without one (it then has no
+        scorer).
+    greater_is_better : bool
+        Sign of the scorer; also shown in the documentation.
+    description : str
+        One line for tables.
+    source : str
+        Paper and equation.
+    per_item, stats, value : callable, Stats, callable
+        The hooks (see the module notes): exactly one of ``per_item`` and
+        ``stats`` (with ``value``).
+    kwargs : mapping
+        Fixed keyword arguments of ``function`` (variants).
+    requires : {"distribution", "counts", "pairs"}
+        What the human labels must provide (``REQUIREMENTS``).
+    response : {"proba", "disagreement"}
+        What the metric compares with the labels: class probabilities, or a
+        predicted disagreement ``φ`` (1-D).
+    scorer : str or None
+        Scorer name; by default ``name`` for a score and ``"neg_" + name``
+        otherwise. ``False`` for no scorer (a signed error has no better side).
+    order : int or None
+        Position among the report's default columns (sorted by it); None for
+        a column computed only when asked for.
+    """
+
+    name: str
+    column: str
+    function: Callable | None
+    greater_is_better: bool
+    description: str
+    source: str
+    per_item: Callable | None = None
+    stats: Stats | None = None
+    value: Callable | None = None
+    kwargs: Mapping = field(default_factory=dict)
+    requires: str = "distribution"
+    response: str = "proba"
+    scorer: str | bool | None = None
+    order: int | None = None
+
+    def __post_init__(self):
+        if (self.per_item is None) == (self.stats is None):
+            raise ValueError(f"{self.name}: declare exactly one of per_item, stats.")
+        if self.stats is not None and self.value is None:
+            raise ValueError(f"{self.name}: a stats metric needs value=.")
+        if self.requires not in REQUIREMENTS:
+            raise ValueError(f"{self.name}: unknown requirement {self.requires!r}.")
+        if self.response not in ("proba", "disagreement"):
+            raise ValueError(f"{self.name}: unknown response {self.response!r}.")
+        object.__setattr__(self, "kwargs", MappingProxyType(dict(self.kwargs)))
+
+    @property
+    def scorer_name(self) -> str | None:
+        """The scorer's name, or None when the metric has no scorer."""
+        if self.function is None or self.scorer is False:
+            return None
+        if self.scorer:
+            return self.scorer
+        return self.name if self.greater_is_better else f"neg_{self.name}"
+
+    @property
+    def in_human_scorers(self) -> bool:
+        """Whether ``HUMAN_SCORERS`` holds it: a metric function at its
+        defaults that any label histogram supports (not pairs of annotators)."""
+        return (
+            self.scorer_name is not None
+            and not self.kwargs
+            and self.requires != "pairs"
+        )
+
+    def parameters(self) -> dict:
+        """``{name: default}`` of the keyword arguments ``metric_params`` may set."""
+        if self.function is None:
+            return dict(self.kwargs)
+        if self.function not in _SIGNATURES:
+            _SIGNATURES[self.function] = inspect.signature(self.function)
+        sig = _SIGNATURES[self.function]
+        names = list(sig.parameters)[2:]
+        out = {
+            p: sig.parameters[p].default
+            for p in names
+            if p not in _DATA_ARGS
+            and sig.parameters[p].default is not inspect.Parameter.empty
+        }
+        out.update(self.kwargs)
+        return out
+
+    def resolve_kwargs(self, params: Mapping | None = None) -> dict:
+        """The keyword arguments of the hooks: defaults, fixed, then ``params``.
+
+        Raises ValueError naming ``metric_params`` for an unknown or invalid
+        parameter (validated with the metric function's own constraints).
+        """
+        kwargs = self.parameters()
+        if not params:
+            return kwargs
+        unknown = sorted(set(params) - set(kwargs))
+        if unknown:
+            raise ValueError(
+                f"metric_params[{self.column!r}] has unknown parameter(s) "
+                f"{unknown}; {self.column!r} takes {sorted(kwargs) or 'none'}."
+            )
+        constraints = get_parameter_constraints(self.function)
+        checked = {k: constraints[k] for k in params if k in constraints}
+        if checked:
+            validate_parameter_constraints(
+                checked, dict(params), caller_name=f"metric_params[{self.column!r}]"
+            )
+        kwargs.update(params)
+        return kwargs
+
+
+_REGISTRY: dict[str, Metric] = {}
+_LOADED = False
+_SIGNATURES: dict = {}  # inspect.signature is slow; a report asks many times
+
+
+def register(metric: Metric) -> Metric:
+    """Add a declaration to the registry (names and columns must be new)."""
+    for other in _REGISTRY.values():
+        taken = {other.name, other.column}
+        if metric.name in taken or metric.column in taken:
+            raise ValueError(
+                f"metric {metric.name!r} / {metric.column!r} clashes with "
+                f"{other.name!r} / {other.column!r}."
+            )
+    _REGISTRY[metric.column] = metric
+    return metric
+
+
+def _load() -> None:
+    global _LOADED
+    if not _LOADED:
+        for module in METRIC_MODULES:
+            importlib.import_module(f"{__package__}.{module}")
+        _LOADED = True
+
+
+def metrics() -> dict[str, Metric]:
+    """``{column: Metric}`` of every declared metric, in declaration order."""
+    _load()
+    return dict(_REGISTRY)
+
+
+def default_columns() -> list[str]:
+    """The report's default columns, in their declared order."""
+    ranked = [m for m in metrics().values() if m.order is not None]
+    return [m.column for m in sorted(ranked, key=lambda m: m.order)]
+
+
+def get_metric(name: str, *, argument: str = "metrics") -> Metric:
+    """The declaration of ``name``: a column, a long name or a scorer name.
+
+    Raises ValueError naming ``argument`` and listing the valid names.
+    """
+    registry = metrics()
+    if isinstance(name, str):
+        if name in registry:
+            return registry[name]
+        for metric in registry.values():
+            if name in (metric.name, metric.scorer_name):
+                return metric
+    raise ValueError(
+        f"{argument} contains {name!r}, which is not a report metric of "
+        f"sklearn_hcal.metrics; valid names: {sorted(registry)} (their long "
+        "names and scorer names are accepted too)."
+    )
+
+
+def metric_table() -> list[dict]:
+    """One row per metric, for the documentation and ``hcal evaluate --help``.
+
+    Returns
+    -------
+    rows : list of dict
+        Keys ``column``, ``name``, ``function`` (the function's name or
+        None), ``kwargs``, ``scorer``, ``greater_is_better``, ``requires``,
+        ``default`` (a default report column), ``description``, ``source``.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics._registry import metric_table
+    >>> row = next(r for r in metric_table() if r["column"] == "kl")
+    >>> row["name"], row["scorer"]
+    ('kl_divergence', 'neg_kl_divergence')
+    """
+    defaults = set(default_columns())
+    return [
+        {
+            "column": m.column,
+            "name": m.name,
+            "function": None if m.function is None else m.function.__name__,
+            "kwargs": dict(m.kwargs),
+            "scorer": m.scorer_name,
+            "greater_is_better": m.greater_is_better,
+            "requires": m.requires,
+            "default": m.column in defaults,
+            "description": m.description,
+            "source": m.source,
+        }
+        for m in metrics().values()
+    ]

@@ -1,0 +1,404 @@
+"""Per-item and per-bin tables: instance errors, loss decomposition, agreement.
+
+* :func:`instance_calibration_errors` -- one row per item, the instance-level
+  view Baan et al. (2022, §4 and App. B) argue for;
+* :func:`loss_decomposition` -- Mimori et al.'s (2021, eq. 6) decomposition of
+  the expected squared loss ``L = EL + IL`` and ``EL = CL + DL``, plug-in and
+  debiased;
+* :func:`metrics_by_agreement` -- registry metrics per bin of human entropy
+  (Nie et al., 2020, ChaosNLI §5.4, Figs. 4-5).
+
+Every number comes from the metric modules' kernels.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from .._validation import _check_pair
+from ..utils._compat import Interval, StrOptions, validate_params
+from ._disagreement import _check_disagreement_inputs, _phi_rows
+from ._distribution import (
+    _block_entropies,
+    _block_rank_match,
+    _entropy,
+    _jsd_per_item,
+    _kl_per_item,
+    _tvd_per_item,
+)
+from ._engine import Source, evaluate, resolve, warn_debiased
+from ._majority import _block_top
+from ._mimori import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
+from ._report import validate_human
+
+__all__ = [
+    "instance_calibration_errors",
+    "loss_decomposition",
+    "metrics_by_agreement",
+]
+
+
+# --------------------------------------------------------------------------- #
+# instance_calibration_errors
+# --------------------------------------------------------------------------- #
+def _pick_index(index, n_samples: int, *candidates):
+    if index is not None:
+        index = pd.Index(index)
+        if len(index) != n_samples:
+            raise ValueError(
+                f"index has {len(index)} entries but there are {n_samples} samples."
+            )
+        return index
+    for candidate in candidates:
+        if isinstance(candidate, (pd.DataFrame, pd.Series)):
+            return candidate.index
+    return pd.RangeIndex(n_samples)
+
+
+_COMMON = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "counts": ["array-like", None],
+}
+
+
+@validate_params(
+    {**_COMMON, "index": ["array-like", None]}, prefer_skip_nested_validation=True
+)
+def instance_calibration_errors(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    index: ArrayLike | None = None,
+) -> pd.DataFrame:
+    """Instance-level calibration errors against the human label distribution.
+
+    One row per item, so that the *distribution* of errors can be inspected
+    (Baan et al., 2022, §4, Fig. 1 and App. B) rather than only their mean.
+    Natural logarithms throughout. The column means are the aggregate metrics:
+    ``dist_ce`` → :func:`distribution_calibration_error`, ``|ent_ce|`` →
+    :func:`entropy_calibration_error`, ``jsd`` → :func:`jensen_shannon_distance`,
+    ``kl`` → :func:`kl_divergence`, ``rank_match`` →
+    :func:`ranking_calibration_score`, ``majority_correct`` →
+    :func:`majority_accuracy_score`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (integer counts), rows of human probabilities, or 1-D
+        labels (one annotation per item). A DataFrame's index becomes the
+        index of the result.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    index : array-like of shape (n_samples,), default=None
+        Index of the result; by default the index of ``counts`` or ``y_true``
+        when it is a DataFrame, else ``0, ..., n_samples - 1``.
+
+    Returns
+    -------
+    errors : DataFrame of shape (n_samples, 10)
+        Columns:
+
+        - ``dist_ce``: total variation ``½‖q_i − p̂_i‖₁`` (Baan eq. 7);
+        - ``ent_ce``: signed ``H(q_i) − H(p̂_i)`` (Baan eq. 5), positive when
+          the model is less certain than the humans;
+        - ``jsd``: Jensen-Shannon distance (ChaosNLI eq. 2);
+        - ``kl``: ``KL(p̂_i ‖ q_i)``, ``q`` floored at 1e-15 (ChaosNLI eq. 1);
+        - ``human_entropy``, ``model_entropy``: ``H(p̂_i)``, ``H(q_i)``;
+        - ``rank_match``: the class rankings agree (Baan eq. 6, strict ties);
+        - ``majority_correct``: ``argmax q_i`` is the human majority (first
+          maximum on ties);
+        - ``human_disagreement``: probability that two annotators disagree.
+          From counts, the **unbiased** estimate ``1 − Σ_k Y_ik(Y_ik − 1) /
+          (n_i(n_i − 1))`` (Mimori et al., 2021, eq. 16; see
+          :func:`disagreement_probability`), NaN for items with a single
+          annotation. From rows of human *probabilities* there is no sample
+          to correct for, so it is the disagreement probability of that
+          distribution, ``1 − Σ_k p̂_ik²``;
+        - ``n_annotations``: ``n_i`` (nullable integer; missing for rows of
+          probabilities).
+
+    See Also
+    --------
+    human_calibration_report : The aggregate metrics for several classifiers.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import instance_calibration_errors
+    >>> Y = [[3, 1], [0, 4]]
+    >>> P = [[0.5, 0.5], [0.0, 1.0]]
+    >>> errors = instance_calibration_errors(Y, P)
+    >>> errors[["dist_ce", "rank_match", "human_disagreement"]]
+       dist_ce  rank_match  human_disagreement
+    0     0.25       False                 0.5
+    1     0.00        True                 0.0
+    >>> float(errors["dist_ce"].mean())  # = distribution_calibration_error(Y, P)
+    0.125
+    """
+    d, _ = validate_human(y_true, y_prob, counts)
+    n_samples = d.n_samples
+    idx = _pick_index(index, n_samples, counts, y_true)
+    columns = {
+        name: np.empty(n_samples)
+        for name in (
+            "dist_ce",
+            "ent_ce",
+            "jsd",
+            "kl",
+            "human_entropy",
+            "model_entropy",
+        )
+    }
+    rank_match = np.empty(n_samples, dtype=bool)
+    majority_correct = np.empty(n_samples, dtype=bool)
+    human_phi = None if d.is_counts else np.empty(n_samples)
+    for block in d.pair.blocks():
+        sl = block.sl
+        h_human, h_model = _block_entropies(block)
+        columns["dist_ce"][sl] = _tvd_per_item(block.p_hat, block.P)
+        columns["ent_ce"][sl] = h_model - h_human
+        columns["jsd"][sl] = _jsd_per_item(block.p_hat, block.P)
+        columns["kl"][sl] = _kl_per_item(block.p_hat, block.P)
+        columns["human_entropy"][sl] = h_human
+        columns["model_entropy"][sl] = h_model
+        rank_match[sl] = _block_rank_match(block, "strict")
+        majority_correct[sl] = _block_top(block)[2]
+        if human_phi is not None:
+            human_phi[sl] = np.clip(_phi_rows(block.p_hat), 0.0, 1.0)
+    if d.is_counts:
+        disagreement = d.mu
+        n_annotations = pd.array(d.n.astype(np.int64), dtype="Int64")
+    else:
+        disagreement = human_phi
+        n_annotations = pd.array([pd.NA] * n_samples, dtype="Int64")
+    return pd.DataFrame(
+        {
+            **columns,
+            "rank_match": rank_match,
+            "majority_correct": majority_correct,
+            "human_disagreement": disagreement,
+            "n_annotations": n_annotations,
+        },
+        index=idx,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# loss_decomposition
+# --------------------------------------------------------------------------- #
+@validate_params(
+    {**_COMMON, "n_bins": [Interval(numbers.Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def loss_decomposition(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    n_bins: int = 15,
+) -> pd.DataFrame:
+    """Decomposition of the expected squared loss, plug-in and debiased.
+
+    Mimori et al. (2021, eq. 6, after Kull and Flach 2015) split the expected
+    squared loss of a single annotation into ``L = EL + IL`` and the epistemic
+    loss into ``EL = CL + DL`` (calibration + dispersion, i.e. grouping, loss
+    under class-wise binning). From label histograms:
+
+    - ``L``: :func:`expected_squared_loss`, the unbiased ``L̂_sq`` (Prop. 1);
+      the same number in both columns (there is no separate plug-in);
+    - ``EL``: :func:`epistemic_loss`, eq. 9 (plug-in) and eq. 10 (debiased);
+    - ``IL``: the irreducible (aleatoric) loss ``E Σ_k Q_k(1 − Q_k)``, defined
+      as ``L − EL``. Debiased, this is the mean unbiased disagreement
+      probability ``n_i/(n_i − 1) Σ_k p̂_ik(1 − p̂_ik)`` (items with one
+      annotation contribute 0); plug-in it is ``mean_i Σ_k p̂_ik(1 − p̂_ik)``,
+      biased downwards by the factor ``(n_i − 1)/n_i``;
+    - ``CL``, ``CE``, ``DL``: :func:`calibration_loss`,
+      :func:`calibration_error` and :func:`dispersion_loss` with ``n_bins``
+      class-wise bins.
+
+    ``L = EL + IL`` holds in both columns by construction and
+    ``EL = CL + DL`` exactly for the plug-in estimates; for the debiased ones
+    it holds when no bin is a singleton (see :func:`dispersion_loss`).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Label histograms (non-negative integer counts) or 1-D labels.
+        Probabilities are rejected: the estimators need ``n_i``.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    n_bins : int, default=15
+        Equal-width bins per class for ``CL`` and ``DL``.
+
+    Returns
+    -------
+    decomposition : DataFrame of shape (6, 2)
+        Index ``["L", "EL", "IL", "CL", "DL", "CE"]`` (name ``"term"``),
+        columns ``["plugin", "debiased"]``.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import loss_decomposition
+    >>> Y = [[2, 0], [1, 1]]
+    >>> P = [[1.0, 0.0], [1.0, 0.0]]
+    >>> loss_decomposition(Y, P).loc[["L", "EL", "IL"]]
+          plugin  debiased
+    term
+    L       0.50      0.50
+    EL      0.25      0.00
+    IL      0.25      0.50
+    """
+    pair = _check_pair(y_true, y_prob, counts=counts, allow_probabilities=False)
+    _warn_single_annotations(pair.n, "epistemic and dispersion losses")
+    t = _terms_from_sums(_pair_cell_sums(pair, n_bins), pair.n_samples, n_bins)
+    rows = {
+        "L": (t["sq_loss"], t["sq_loss"]),
+        "EL": (t["el_plugin"], t["el"]),
+        "IL": (t["il_plugin"], t["il"]),
+        "CL": (t["cl_plugin"], t["cl"]),
+        "DL": (t["dl_plugin"], t["dl"]),
+        "CE": (t["ce_plugin"], t["ce"]),
+    }
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["plugin", "debiased"])
+    out.index.name = "term"
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# metrics_by_agreement
+# --------------------------------------------------------------------------- #
+@validate_params(
+    {
+        **_COMMON,
+        "n_bins": [Interval(numbers.Integral, 1, None, closed="left")],
+        "strategy": [StrOptions({"quantile", "uniform"})],
+        "metrics": [list, tuple, str, None],
+        "metric_params": [dict, None],
+        "disagreement": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def metrics_by_agreement(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    n_bins: int = 5,
+    strategy: str = "quantile",
+    metrics: list[str] | None = None,
+    metric_params: dict | None = None,
+    disagreement: ArrayLike | None = None,
+) -> pd.DataFrame:
+    """Metrics per bin of human agreement (entropy of the label distribution).
+
+    Following Nie et al. (2020, ChaosNLI §5.4, Figs. 4-5), each item's human
+    entropy ``H(p̂_i)`` is computed in **base 2** and the items are split at
+    the entropy quantiles: edges ``[min, q(1/B), ..., q((B−1)/B), max]``
+    (``strategy="quantile"``, :func:`numpy.quantile` with linear
+    interpolation) or ``B`` equal-width bins between min and max
+    (``"uniform"``). Bins are ``[a, b)`` except the last, ``[a, b]``, so every
+    item falls in exactly one bin. Tied entropies can make quantile bins
+    empty; such bins are kept (``n_items = 0``, NaN metrics) and a warning is
+    raised.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes)
+        Label histograms (integer counts) or rows of human probabilities.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (1-D: P(second class) of a binary problem).
+    counts : array-like of shape (n_samples, n_classes), default=None
+        When given, replaces ``y_true`` as the human histograms.
+    n_bins : int, default=5
+        Number of agreement bins.
+    strategy : {"quantile", "uniform"}, default="quantile"
+        How the bin edges are placed.
+    metrics : list of str, default=None
+        Report metric names (see :func:`human_calibration_report`); by default
+        ``["jsd", "kl", "accuracy"]``, ChaosNLI's measures.
+    metric_params : dict of str to dict, default=None
+        Keyword arguments of the metric functions per column (see
+        :func:`human_calibration_report`).
+    disagreement : array-like of shape (n_samples,), default=None
+        The classifier's own predicted disagreement ``φ`` for the
+        disagreement columns; default ``1 − Σ_k q_k²``.
+
+    Returns
+    -------
+    table : DataFrame of shape (n_bins, 5 + n_metrics)
+        Index ``bin`` (0 = most agreement); columns ``entropy_low``,
+        ``entropy_high`` (the bin edges, bits), ``n_items``, ``mean_entropy``
+        (bits), then one column per metric.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics import metrics_by_agreement
+    >>> Y = [[4, 0], [3, 1], [1, 3], [4, 0]]
+    >>> P = [[0.9, 0.1]] * 4
+    >>> table = metrics_by_agreement(Y, P, n_bins=2, metrics=["accuracy"])
+    >>> table[["n_items", "accuracy"]]
+         n_items  accuracy
+    bin
+    0          2       1.0
+    1          2       0.5
+    """
+    human, P = validate_human(y_true, y_prob, counts)
+    columns = resolve(metrics, human, metric_params, default=("jsd", "kl", "accuracy"))
+    phi = None
+    if disagreement is not None:
+        _, phi, _ = _check_disagreement_inputs(human.Y, disagreement, None)
+    source = Source(P, phi)
+    entropy = np.empty(human.n_samples)
+    for block in human.pair.blocks():
+        entropy[block.sl] = _entropy(block.p_hat, 2)
+    lo, hi = float(entropy.min()), float(entropy.max())
+    if strategy == "quantile":
+        edges = np.quantile(entropy, np.linspace(0.0, 1.0, n_bins + 1))
+    else:
+        edges = np.linspace(lo, hi, n_bins + 1)
+    # Pin the outer edges to the data so that the last bin is closed at the
+    # maximum whatever the rounding of quantile/linspace.
+    edges[0], edges[-1] = lo, hi
+    which = np.clip(np.searchsorted(edges, entropy, side="right") - 1, 0, n_bins - 1)
+    order = np.argsort(which, kind="stable")
+    splits = np.searchsorted(which[order], np.arange(1, n_bins))
+    members = np.split(order, splits)
+    n_items = np.array([len(m) for m in members])
+    if np.any(n_items == 0):
+        warnings.warn(
+            f"{int(np.sum(n_items == 0))} of {n_bins} agreement bins are empty "
+            "(tied entropies); their metrics are NaN.",
+            UserWarning,
+            stacklevel=3,
+        )
+    warn_debiased(columns, human)
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for b, items in enumerate(members):
+            row = {
+                "entropy_low": edges[b],
+                "entropy_high": edges[b + 1],
+                "n_items": len(items),
+                "mean_entropy": entropy[items].mean() if len(items) else np.nan,
+            }
+            values = (
+                evaluate(columns, human.take(items), source.take(items))
+                if len(items)
+                else np.full(len(columns), np.nan)
+            )
+            row.update(zip([c.name for c in columns], values))
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    table.index.name = "bin"
+    return table
