@@ -3,9 +3,24 @@
 The concentration model is ``log α0(x) = MLP(h(x))`` on standardised features
 ``h`` (a linear model ``wᵀh + b`` without hidden layers), fitted by the
 Dirichlet-multinomial NLL of the label histograms plus ``alpha_reg·mean_i
-(log α0_i)²`` (Mimori et al. 2021, App. D.2, eq. 50). Fitting needs PyTorch;
-prediction (:func:`predict_log_alpha0`) is numpy only, so a calibrator fitted
-on a GPU predicts on a CPU-only machine.
+(log α0_i)²`` (Mimori et al. 2021, App. D.2, eq. 50) and, optionally,
+``l2_reg·Σ‖W‖²`` on the weights. Fitting needs PyTorch; prediction
+(:func:`predict_log_alpha0`) is numpy only, so a calibrator fitted on a GPU
+predicts on a CPU-only machine.
+
+**Why a preconditioner.** Penultimate-layer features are strongly correlated
+(their covariance has a condition number in the thousands), and the loss
+Hessian of the linear model is ``Hᵀ D H / N`` with ``D`` the per-item
+curvature of the NLL in ``log α0``. Plain L-BFGS on ``w`` then needs
+thousands of iterations at 512 features. We optimise instead in whitened
+coordinates ``β = Lᵀ w`` where ``L Lᵀ = c·Cov(h) + 2·l2_reg·I`` (``c`` the
+mean curvature at the start, α0 = 1): the Hessian in ``β`` is close to the
+identity, so L-BFGS converges in tens of iterations whatever the feature
+correlations, and its gradient tolerance ``tol`` becomes scale free. The
+covariance comes from at most ``max(20000, 10·n_features)`` rows, a cost
+below one pass of L-BFGS at 2,048 features; a preconditioner does not need
+to be exact. The fitted weights are mapped back to the features, so nothing
+outside this module sees ``β``.
 
 The estimator (:mod:`._alpha`) prepares ``H``, ``F`` and ``Y`` and calls
 :func:`fit_concentration_model`; nothing here knows about scikit-learn
@@ -14,6 +29,7 @@ estimators.
 
 from __future__ import annotations
 
+import numbers
 import time
 import warnings
 from dataclasses import dataclass
@@ -24,6 +40,7 @@ from sklearn.utils import check_random_state
 
 from ..utils._optional import import_optional
 from ..utils._progress import report_progress
+from ._dirichlet import NORMALIZATIONS
 
 __all__ = [
     "LOG_ALPHA0_BOUND",
@@ -37,16 +54,36 @@ __all__ = [
 #: reference implementation, so that exp never overflows.
 LOG_ALPHA0_BOUND = float(np.log(1e12))
 
+#: Rows used for the covariance of the preconditioner: at least this many, or
+#: ten per feature (the whitened Hessian then stays within a factor ~2 of the
+#: identity in every direction), never more than the data.
+_PRECONDITIONER_ROWS = 20_000
+
+#: L-BFGS is restarted with a fresh history at most this many times when its
+#: line search stalls before the gradient tolerance is met.
+_MAX_RESTARTS = 3
+
 
 @dataclass
 class ConcentrationFit:
-    """Result of :func:`fit_concentration_model` (numpy arrays only)."""
+    """Result of :func:`fit_concentration_model` (numpy arrays only).
+
+    ``coefs`` and ``intercepts`` are in the coordinates of the features ``H``
+    the model was fitted on; ``loss`` is the final training objective
+    (penalties included); ``converged`` says whether the stopping criterion
+    was met (L-BFGS: largest whitened gradient component ``grad_max <= tol``;
+    Adam: the monitored loss stopped improving) and ``n_evals`` counts
+    objective evaluations (L-BFGS) or epochs (Adam).
+    """
 
     coefs: list
     intercepts: list
     n_iter: int
     loss: float
     solver: str
+    converged: bool = True
+    grad_max: float = float("nan")
+    n_evals: int = 0
 
 
 def predict_log_alpha0(H, coefs, intercepts) -> np.ndarray:
@@ -57,34 +94,120 @@ def predict_log_alpha0(H, coefs, intercepts) -> np.ndarray:
     return np.clip(out[:, 0], -LOG_ALPHA0_BOUND, LOG_ALPHA0_BOUND)
 
 
-def _build_module(torch, n_in, hidden, dtype):
-    layers = []
-    width = n_in
-    for h in hidden:
-        layers += [torch.nn.Linear(width, h, dtype=dtype), torch.nn.ReLU()]
-        width = h
-    last = torch.nn.Linear(width, 1, dtype=dtype)
-    # Zero output layer: α0 = 1 at initialisation whatever the hidden layers,
-    # the starting point of the reference implementation.
-    torch.nn.init.zeros_(last.weight)
-    torch.nn.init.zeros_(last.bias)
-    layers.append(last)
-    return torch.nn.Sequential(*layers)
-
-
-def choose_solver(solver: str, n_features: int, n_items: int, hidden) -> str:
+def choose_solver(
+    solver: str, n_features: int, n_items: int, hidden, *, l2_reg: float = 0.0
+) -> str:
     """Resolve ``solver="auto"``.
 
-    L-BFGS for the linear model when it has at most ``max(50, n_items // 10)``
-    parameters (enough items per parameter not to overfit without early
-    stopping), Adam otherwise (hidden layers, or wide features on few items).
+    Full-batch L-BFGS (preconditioned, float64) for the linear model when it
+    is regularised (``l2_reg > 0``) or has at most ``max(50, n_items // 10)``
+    parameters; mini-batch Adam with early stopping otherwise: for hidden
+    layers (a non-convex fit that early stopping regularises) and for an
+    unregularised linear model with too few items per parameter, where the
+    exact optimum would overfit.
     """
     if solver != "auto":
         return solver
     hidden = tuple(hidden)
-    n_params = sum((a + 1) * b for a, b in zip((n_features,) + hidden, hidden + (1,)))
-    small = n_params <= max(50, n_items // 10)
-    return "lbfgs" if not hidden and small else "adam"
+    if hidden:
+        return "adam"
+    small = n_features + 1 <= max(50, n_items // 10)
+    return "lbfgs" if small or l2_reg > 0 else "adam"
+
+
+def _concentration_net(torch, n_in, hidden, dtype, chol, center, bias_scale):
+    """The MLP ``log α0 = MLP(h)`` with its first layer in whitened coordinates.
+
+    The trainable first-layer weight ``B`` and bias ``c`` act on whitened,
+    centred features: the layer computes ``(h - m) (B L⁻¹)ᵀ + c·bias_scale``,
+    i.e. weight ``W = B L⁻¹`` and bias ``c·bias_scale - W m`` on ``h``
+    (:meth:`layers`). ``chol=None`` is the plain parametrisation.
+    """
+
+    class ConcentrationNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            widths = (n_in,) + hidden
+            self.linears = torch.nn.ModuleList(
+                torch.nn.Linear(a, b, dtype=dtype)
+                for a, b in zip(widths, hidden + (1,))
+            )
+            # Zero output layer: α0 = 1 at initialisation whatever the hidden
+            # layers, the starting point of the reference implementation.
+            torch.nn.init.zeros_(self.linears[-1].weight)
+            torch.nn.init.zeros_(self.linears[-1].bias)
+            self.register_buffer("chol", chol)
+            self.register_buffer("center", center)
+            self.bias_scale = bias_scale
+
+        def layers(self):
+            """``(weight, bias)`` of every layer in feature coordinates."""
+            first = self.linears[0]
+            W, b = first.weight, first.bias
+            if self.chol is not None:
+                # X L = B  <=>  X = B L⁻¹ (a triangular solve, d² per row of B)
+                W = torch.linalg.solve_triangular(self.chol, W, upper=False, left=False)
+                b = b * self.bias_scale - W @ self.center
+            return [(W, b)] + [(m.weight, m.bias) for m in self.linears[1:]]
+
+        def forward(self, h, layers=None):
+            layers = self.layers() if layers is None else layers
+            for i, (W, b) in enumerate(layers):
+                h = torch.nn.functional.linear(h, W, b)
+                if i < len(layers) - 1:
+                    h = torch.relu(h)
+            return h[:, 0]
+
+    return ConcentrationNet()
+
+
+def _preconditioner(torch, H, sw, rng, *, curvature, l2_reg, device):
+    """``(L, m)``: Cholesky factor of the scaled covariance and the mean of ``H``.
+
+    ``L Lᵀ = curvature·Cov_s(H) + 2·l2_reg·I`` (the Hessian of the linear
+    model's loss if every item had the mean curvature) or, with
+    ``curvature=None``, ``Cov_s(H)`` (unit-variance whitened inputs, the scale
+    that Adam's step size and default initialisations assume). ``Cov_s`` and
+    ``m`` are ``sw``-weighted, on a random subset of rows when ``H`` is large.
+    """
+    n, d = H.shape
+    rows = max(_PRECONDITIONER_ROWS, 10 * d)
+    idx = np.arange(n) if n <= rows else np.sort(rng.choice(n, rows, replace=False))
+    Hs = torch.as_tensor(H[idx], dtype=torch.float64, device=device)
+    ws = torch.as_tensor(sw[idx], dtype=torch.float64, device=device)
+    ws = ws / ws.sum()
+    mean = ws @ Hs
+    Hs -= mean  # H[idx] is a copy: the caller's H is untouched
+    Hs *= ws.sqrt()[:, None]
+    cov = Hs.T @ Hs
+    del Hs
+    A = cov
+    if curvature is not None:
+        A *= curvature
+        A.diagonal().add_(2.0 * l2_reg)
+    # A relative jitter keeps constant or duplicated features (a singular
+    # covariance) factorisable; their directions do not move the loss.
+    jitter = 1e-10 * max(float(A.diagonal().mean()), 1e-300)
+    for _ in range(8):
+        L, info = torch.linalg.cholesky_ex(
+            A + jitter * torch.eye(d, dtype=A.dtype, device=device)
+        )
+        if int(info) == 0:
+            return L, mean
+        jitter *= 100.0
+    raise ValueError("The covariance of the features could not be factorised.")
+
+
+def _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter):
+    for name, value in (("alpha_reg", alpha_reg), ("l2_reg", l2_reg), ("tol", tol)):
+        if not isinstance(value, numbers.Real) or not value >= 0:
+            raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
+    if normalization not in NORMALIZATIONS:
+        raise ValueError(
+            f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}."
+        )
+    if not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}.")
 
 
 def fit_concentration_model(
@@ -106,8 +229,16 @@ def fit_concentration_model(
     device=None,
     random_state=None,
     verbose=0,
+    l2_reg=0.0,
+    normalization="reference",
+    precondition=True,
 ) -> ConcentrationFit:
     """Fit ``log α0 = MLP(H)`` to the histograms ``Y`` given ``f = F``.
+
+    Minimises ``mean_i(u_i·NLL_i) + alpha_reg·mean_i(s_i·(log α0_i)²) +
+    l2_reg·Σ_layers ‖W‖²`` (Mimori et al. 2021, App. D.2, eq. 50), with the
+    item weights ``u`` of ``normalization`` (see
+    :func:`~._dirichlet.objective_weights`).
 
     Parameters
     ----------
@@ -118,17 +249,37 @@ def fit_concentration_model(
     Y : ndarray of shape (n_items, n_classes)
         Label histograms (counts).
     sample_weight : ndarray of shape (n_items,), default=None
-        Item weights: the objective is the ``sample_weight``-weighted mean
-        over items of the reference-weighted NLL and of the penalty (all ones
-        gives the unweighted objective).
+        Item weights ``s``: the objective is the ``sample_weight``-weighted
+        mean over items of the normalised NLL and of the penalty (all ones
+        gives the unweighted objective; integer weights equal repeated items).
     hidden : tuple of int
         Hidden ReLU layer sizes.
     solver : {"auto", "lbfgs", "adam"}
         See :func:`choose_solver`.
     device : torch.device, default=None
-        Torch device of the fit (CPU when None).
+        Torch device of the fit (CPU when None). L-BFGS runs in float64
+        everywhere; Adam in float32 on CUDA.
+    l2_reg : float, default=0.0
+        Penalty ``l2_reg·Σ‖W‖²`` on the weight matrices (not the intercepts),
+        in the units of the loss (a mean over items, not divided by ``N``):
+        with standardised, uncorrelated features ``‖w‖²`` is the variance of
+        ``log α0`` across items, so ``l2_reg`` compares with ``alpha_reg``.
+        0 keeps the unpenalised objective.
+    normalization : {"reference", "eq50"}, default="reference"
+        ``"reference"``: each item's NLL weighted by ``n_i / mean(n)``, as
+        Mimori et al.'s code (which produced the paper's tables);
+        ``"eq50"``: the NLL summed and divided by ``Σ n_i``, as the paper's
+        eq. 50 is printed. With a common ``n``, ``"reference"`` at
+        ``(alpha_reg, l2_reg)`` is ``n`` times ``"eq50"`` at ``(alpha_reg / n,
+        l2_reg / n)``: same optimum.
+    precondition : bool, default=True
+        Optimise the first layer in whitened coordinates (module docstring).
+        False is the plain parametrisation (slow on correlated features).
     Other parameters
-        As :class:`~sklearn_hcal.AlphaCalibrator`.
+        As :class:`~sklearn_hcal.AlphaCalibrator`. ``tol`` bounds the largest
+        component of the L-BFGS gradient in whitened coordinates, where the
+        Hessian is close to the identity: the fitted ``log α0`` is then within
+        about ``tol·sqrt(n_features)`` of the optimum.
 
     Returns
     -------
@@ -137,68 +288,83 @@ def fit_concentration_model(
     torch = import_optional("torch")
     from . import _dirichlet as dm
 
+    _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter)
     hidden = tuple(int(h) for h in hidden)
     if device is None:
         device = torch.device("cpu")
-    solver = choose_solver(solver, H.shape[1], H.shape[0], hidden)
+    solver = choose_solver(solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg)
     rng = check_random_state(random_state)
     seed = int(rng.randint(np.iinfo(np.int32).max))
     dtype = (
         torch.float64 if solver == "lbfgs" or device.type == "cpu" else torch.float32
     )
-    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-        torch.manual_seed(seed)
-        module = _build_module(torch, H.shape[1], hidden, dtype).to(device)
-
     n = Y.sum(axis=1)
-    if sample_weight is not None:
-        # A weighted mean over items, scaled so that equal weights change
-        # nothing; mean(n) is weighted too, so integer weights equal repeats.
-        sw = np.asarray(sample_weight, dtype=np.float64)
-        sw = sw / sw.mean()
-    else:
-        sw = np.ones(n.shape[0])
-    weights = n / np.average(n, weights=sw)
+    nll_w, pen_w = dm.objective_weights(n, sample_weight, normalization)
     # One log per label (histogram_slots) is far cheaper than 2K + 2 lgamma
     # per item while the number of labels per item stays moderate.
     if n.max() <= max(64, 4 * Y.shape[1]):
-        arrays = (H, weights * sw, sw) + dm.histogram_slots(Y, F)
-
-        def nll(log_a0, *lik):
-            return dm.dirichlet_multinomial_nll_slots(log_a0, *lik)
+        arrays = (H, nll_w, pen_w) + dm.histogram_slots(Y, F)
+        nll = dm.dirichlet_multinomial_nll_slots
     else:
-        arrays = (H, weights * sw, sw, F, Y)
+        arrays = (H, nll_w, pen_w, F, Y)
+        nll = dm.dirichlet_multinomial_nll_log_alpha0
 
-        def nll(log_a0, *lik):
-            return dm.dirichlet_multinomial_nll_log_alpha0(log_a0, *lik)
-
-    def tensors(idx=None):
+    def tensors(idx=None, skip=0):
         sel = slice(None) if idx is None else idx
+        # as_tensor shares memory with a float64 H on the CPU: no copy of the
+        # largest array for the full-batch fit.
         return tuple(
             torch.as_tensor(np.ascontiguousarray(a[sel]), dtype=dtype, device=device)
-            for a in arrays
+            for a in arrays[skip:]
         )
 
+    chol = center = None
+    bias_scale = 1.0
+    if precondition:
+        # Curvature-scaled whitening for L-BFGS on the linear model (its
+        # Hessian becomes close to the identity); plain whitening for Adam
+        # and hidden layers, so that learning_rate keeps its meaning on
+        # standardised features.
+        curvature = None
+        if solver == "lbfgs" and not hidden:
+            curvature = _mean_curvature(torch, nll, tensors(skip=1))
+            curvature += 2.0 * alpha_reg
+            if not curvature > 0:  # no information at α0 = 1
+                curvature = 1.0
+            bias_scale = 1.0 / np.sqrt(curvature)
+        chol, center = _preconditioner(
+            torch, H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device
+        )
+        chol, center = chol.to(dtype), center.to(dtype)
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(seed)
+        module = _concentration_net(
+            torch, H.shape[1], hidden, dtype, chol, center, bias_scale
+        ).to(device)
+
     def objective(h, w, item_w, *lik):
-        log_a0 = module(h)[:, 0].clamp(-LOG_ALPHA0_BOUND, LOG_ALPHA0_BOUND)
+        layers = module.layers()
+        log_a0 = module(h, layers).clamp(-LOG_ALPHA0_BOUND, LOG_ALPHA0_BOUND)
         loss = (w * nll(log_a0, *lik)).mean()
         if alpha_reg:
             loss = loss + alpha_reg * (item_w * log_a0**2).mean()
+        if l2_reg:
+            loss = loss + l2_reg * sum((W**2).sum() for W, _ in layers)
         return loss
 
     start = time.perf_counter()
     if solver == "lbfgs":
-        n_iter, loss = _fit_lbfgs(
+        result = _fit_lbfgs(
             torch,
             module,
             objective,
             tensors(),
             max_iter=max_iter,
             tol=tol,
-            verbose=verbose,
+            whitened=chol is not None,
         )
     else:
-        n_iter, loss = _fit_adam(
+        result = _fit_adam(
             torch,
             module,
             objective,
@@ -214,61 +380,113 @@ def fit_concentration_model(
             n_iter_no_change=n_iter_no_change,
             verbose=verbose,
         )
+    n_iter, loss, converged, grad_max, n_evals = result
     report_progress(
         f"AlphaCalibrator: solver={solver}, n_iter={n_iter}, "
         f"loss={loss:.8f}, {time.perf_counter() - start:.2f} s",
         verbose,
     )
-    linears = [m for m in module if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        layers = module.layers()
     return ConcentrationFit(
-        coefs=[m.weight.detach().cpu().double().numpy().T.copy() for m in linears],
-        intercepts=[m.bias.detach().cpu().double().numpy().copy() for m in linears],
+        coefs=[W.detach().cpu().double().numpy().T.copy() for W, _ in layers],
+        intercepts=[b.detach().cpu().double().numpy().copy() for _, b in layers],
         n_iter=n_iter,
         loss=loss,
         solver=solver,
+        converged=converged,
+        grad_max=grad_max,
+        n_evals=n_evals,
     )
 
 
-def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, verbose):
-    """Full-batch L-BFGS with strong-Wolfe line search; ``(n_iter, loss)``."""
-    opt = torch.optim.LBFGS(
-        module.parameters(),
-        lr=1.0,
-        max_iter=max_iter,
-        max_eval=max_iter * 2,
-        tolerance_grad=tol,
-        tolerance_change=1e-14,
-        history_size=20,
-        line_search_fn="strong_wolfe",
-    )
-    evals = []
+def _mean_curvature(torch, nll, data):
+    """Mean over items of ``u_i·d²NLL_i/d(log α0_i)²`` at α0 = 1.
 
-    def closure():
-        opt.zero_grad()
-        loss = objective(*data)
-        loss.backward()
-        evals.append(float(loss.detach()))
-        report_progress(
-            f"L-BFGS evaluation {len(evals)}, loss = {evals[-1]:.8f}", verbose
+    Each item's NLL depends on its own ``log α0`` only, so the second
+    derivatives are the gradient of the summed first derivatives (one double
+    backward pass instead of a Hessian).
+    """
+    w, _, *lik = data
+    eta = torch.zeros(w.shape[0], dtype=w.dtype, device=w.device, requires_grad=True)
+    (g,) = torch.autograd.grad((w * nll(eta, *lik)).sum(), eta, create_graph=True)
+    (d2,) = torch.autograd.grad(g.sum(), eta)
+    return float(d2.mean())
+
+
+def _gradient_size(module):
+    """``(largest |component|, squared norm)`` of the gradient."""
+    grads = [p.grad for p in module.parameters() if p.grad is not None]
+    if not grads:
+        return 0.0, 0.0
+    return (
+        max(float(g.abs().max()) for g in grads),
+        sum(float((g.double() ** 2).sum()) for g in grads),
+    )
+
+
+def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
+    """Full-batch L-BFGS, strong-Wolfe line search, restarted when it stalls.
+
+    Returns ``(n_iter, loss, converged, grad_max, n_evals)``. Converged means
+    the largest gradient component is at most ``tol`` or, in whitened
+    coordinates (Hessian close to the identity), that the decrease the
+    gradient still promises, ``½‖g‖²``, is below what float64 resolves in
+    the loss (``1e4·eps·|loss|``): a line search cannot see smaller steps.
+    """
+    eps = float(np.finfo(np.float64).eps)
+
+    def done(grad_max, grad_sq, loss):
+        floor = whitened and 0.5 * grad_sq <= 1e4 * eps * max(1.0, abs(loss))
+        return grad_max <= tol or floor
+
+    n_iter = n_evals = 0
+    for _ in range(_MAX_RESTARTS + 1):
+        remaining = max_iter - n_iter
+        opt = torch.optim.LBFGS(
+            module.parameters(),
+            lr=1.0,
+            max_iter=remaining,
+            max_eval=2 * remaining,
+            tolerance_grad=tol,
+            # Stop on the gradient, not on tiny loss changes: a float64 loss
+            # of order 1 still resolves 1e-15.
+            tolerance_change=1e-15,
+            history_size=20,
+            line_search_fn="strong_wolfe",
         )
-        return loss
+        evals = []
 
-    opt.step(closure)
-    state = opt.state[next(iter(module.parameters()))]
-    n_iter = max(1, int(state.get("n_iter", 0)))
-    with torch.no_grad():
-        loss = float(objective(*data))
-    grad = max(
-        float(p.grad.abs().max()) for p in module.parameters() if p.grad is not None
-    )
-    if n_iter >= max_iter and grad > tol:
+        def closure(opt=opt, evals=evals):
+            opt.zero_grad()
+            loss = objective(*data)
+            loss.backward()
+            evals.append(1)
+            return loss
+
+        opt.step(closure)
+        state = opt.state[next(iter(module.parameters()))]
+        n_iter += int(state.get("n_iter", 0))
+        n_evals += len(evals)
+        loss = float(closure().detach())  # loss and gradient at the end
+        grad_max, grad_sq = _gradient_size(module)
+        converged = done(grad_max, grad_sq, loss)
+        if converged or n_iter >= max_iter or len(evals) <= 2:
+            break
+    if not converged:
+        why = (
+            f"in max_iter={max_iter} iterations; increase max_iter"
+            if n_iter >= max_iter
+            else "(the line search stalled); check the features for extreme "
+            "values or set l2_reg > 0"
+        )
         warnings.warn(
-            f"L-BFGS did not converge in max_iter={max_iter} "
-            f"iterations (largest gradient {grad:.2e}); increase max_iter.",
+            f"L-BFGS did not reach the gradient tolerance tol={tol:g} {why} "
+            f"(largest gradient component {grad_max:.2e}).",
             ConvergenceWarning,
             stacklevel=4,
         )
-    return n_iter, loss
+    return max(1, n_iter), loss, converged, grad_max, n_evals
 
 
 def _fit_adam(
@@ -288,7 +506,10 @@ def _fit_adam(
     n_iter_no_change,
     verbose,
 ):
-    """Mini-batch Adam with early stopping; ``(n_epochs, training loss)``."""
+    """Mini-batch Adam with early stopping.
+
+    Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
+    """
     perm = rng.permutation(n)
     if early_stopping:
         n_val = max(1, int(round(validation_fraction * n)))
@@ -308,7 +529,7 @@ def _fit_adam(
     opt = torch.optim.Adam(module.parameters(), lr=learning_rate)
     best, best_state, stall = np.inf, None, 0
     gen = torch.Generator(device="cpu").manual_seed(int(rng.randint(2**31 - 1)))
-    epoch = 0
+    epoch, converged = 0, False
     for epoch in range(1, max_iter + 1):
         order = torch.randperm(n_train, generator=gen).to(train[0].device)
         total = 0.0
@@ -331,20 +552,22 @@ def _fit_adam(
         )
         if monitored < best - tol:
             best, stall = monitored, 0
-            best_state = {k: v.clone() for k, v in module.state_dict().items()}
+            best_state = [p.detach().clone() for p in module.parameters()]
         else:
             stall += 1
             if stall >= n_iter_no_change:
+                converged = True
                 break
-    else:
+    if not converged:
         warnings.warn(
             f"Adam stopped at max_iter={max_iter} epochs before the "
             "monitored loss stopped improving; increase max_iter.",
             ConvergenceWarning,
             stacklevel=4,
         )
-    if best_state is not None:
-        module.load_state_dict(best_state)
     with torch.no_grad():
+        if best_state is not None:
+            for p, best_p in zip(module.parameters(), best_state):
+                p.copy_(best_p)
         loss = float(objective(*train))
-    return epoch, loss
+    return epoch, loss, converged, float("nan"), epoch
