@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..utils._optional import import_optional
+from ..utils._optional import import_optional, resolve_device
 from ..utils._progress import report_progress
 from ._dirichlet import NORMALIZATIONS
 
@@ -256,9 +256,11 @@ def fit_concentration_model(
         Hidden ReLU layer sizes.
     solver : {"auto", "lbfgs", "adam"}
         See :func:`choose_solver`.
-    device : torch.device, default=None
-        Torch device of the fit (CPU when None). L-BFGS runs in float64
-        everywhere; Adam in float32 on CUDA.
+    device : torch.device or str, default=None
+        Torch device of the fit (CPU when None; a string goes through
+        :func:`~sklearn_hcal.utils._optional.resolve_device`). L-BFGS runs in
+        float64 everywhere; Adam in float32 on CUDA. A CUDA device on a
+        machine without CUDA is a ValueError.
     l2_reg : float, default=0.0
         Penalty ``l2_reg·Σ‖W‖²`` on the weight matrices (not the intercepts),
         in the units of the loss (a mean over items, not divided by ``N``):
@@ -292,6 +294,13 @@ def fit_concentration_model(
     hidden = tuple(int(h) for h in hidden)
     if device is None:
         device = torch.device("cpu")
+    elif not isinstance(device, torch.device):
+        device = resolve_device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={str(device)!r} was requested but CUDA is not available on "
+            "this machine; use device='cpu'."
+        )
     solver = choose_solver(solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg)
     rng = check_random_state(random_state)
     seed = int(rng.randint(np.iinfo(np.int32).max))
@@ -432,12 +441,12 @@ def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
     the largest gradient component is at most ``tol`` or, in whitened
     coordinates (Hessian close to the identity), that the decrease the
     gradient still promises, ``½‖g‖²``, is below what float64 resolves in
-    the loss (``1e4·eps·|loss|``): a line search cannot see smaller steps.
+    the loss (``100·eps·|loss|``): a line search cannot see smaller steps.
     """
     eps = float(np.finfo(np.float64).eps)
 
     def done(grad_max, grad_sq, loss):
-        floor = whitened and 0.5 * grad_sq <= 1e4 * eps * max(1.0, abs(loss))
+        floor = whitened and 0.5 * grad_sq <= 100 * eps * max(1.0, abs(loss))
         return grad_max <= tol or floor
 
     n_iter = n_evals = 0
