@@ -70,7 +70,7 @@ def _draw_histograms(rng, alpha0, F, n_labels):
 
 
 def make_feature_problem(
-    n, d, K=10, n_labels=5, rank=16, noise=0.5, isotropic=False, seed=0
+    n, d, K=10, n_labels=5, rank=10, noise=0.3, isotropic=False, seed=0
 ):
     """``(G, Z, Y, alpha0)`` with ``log α0`` exactly linear in ``G`` (and ``Z``).
 
@@ -194,7 +194,8 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--classes", type=int, default=10)
     parser.add_argument("--dims", type=int, nargs="+", default=[512, 2048])
-    parser.add_argument("--rank", type=int, default=16)
+    parser.add_argument("--rank", type=int, default=10, help="latent dimension")
+    parser.add_argument("--noise", type=float, default=0.3, help="feature noise sd")
     parser.add_argument("--no-sweep", action="store_true", help="skip l2 selection")
     parser.add_argument("--isotropic", action="store_true")
     parser.add_argument("--plain", action="store_true", help="also unpreconditioned")
@@ -206,10 +207,10 @@ def main(argv=None):
         f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}"
     )
     N, K = args.n, args.classes
-    grid = [0.0, 1e-5, 1e-4, 1e-3, 1e-2]
+    grid = [0.0, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3]
     print(
         f"\nN = {N:,}, K = {K}, 5 labels per item, alpha_reg = 0, "
-        f"penultimate-like features of rank {args.rank}\n"
+        f"penultimate-like features: latent rank {args.rank}, noise sd {args.noise}\n"
     )
     print(HEADER)
     # warm-up: torch.optim's first optimiser imports torch._dynamo (~1.5 s once)
@@ -218,7 +219,9 @@ def main(argv=None):
 
     for d in args.dims:
         # one draw per d: its own latent, head, truth and labels (seed 0)
-        G, Z, Y, alpha0 = make_feature_problem(N, d, K=K, rank=args.rank)
+        G, Z, Y, alpha0 = make_feature_problem(
+            N, d, K=K, rank=args.rank, noise=args.noise
+        )
         F = softmax(Z, axis=1)
         t_logits, res, H = fit(Z, F, Y, alpha_reg=0.0)
         row(f"logits (K features), d = {d} draw", t_logits, res, H, alpha0, F, Y)

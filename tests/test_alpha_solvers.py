@@ -287,11 +287,44 @@ def test_auto_solver_and_parameter_checks():
     assert choose_solver("auto", 512, 300, (), l2_reg=0.01) == "lbfgs"
     assert choose_solver("auto", 2048, 100_000, ()) == "lbfgs"
     assert choose_solver("auto", 10, 100_000, (8,), l2_reg=0.01) == "adam"
+    # data too large for the GPU in float64: mini-batches
+    assert choose_solver("auto", 10, 100_000, (), fits_in_memory=False) == "adam"
     H, F, Y = np.zeros((4, 2)), np.full((4, 2), 0.5), np.ones((4, 2))
     with pytest.raises(ValueError, match="l2_reg"):
         fit_concentration_model(H, F, Y, l2_reg=-1.0)
     with pytest.raises(ValueError, match="normalization"):
         fit_concentration_model(H, F, Y, normalization="per_item")
+
+
+def test_adam_through_skorch_stops_early_near_the_optimum(capsys):
+    # skorch runs the epochs: held-out early stopping restores the best
+    # weights, close to the exact (L-BFGS) optimum; progress goes to stderr.
+    G, _, F, Y, _, _ = _feature_problem(3000, 3, seed=11)
+    H = _standardise(G)
+    exact = _fit_quietly(H, F, Y, alpha_reg=0.0)
+    adam = _fit_quietly(
+        H,
+        F,
+        Y,
+        alpha_reg=0.0,
+        solver="adam",
+        learning_rate=0.05,
+        random_state=0,
+        verbose=1,
+    )
+    assert adam.solver == "adam" and adam.converged and adam.n_iter < 200
+    out, err = capsys.readouterr()
+    assert out == "" and "valid_loss" in err
+    diff = predict_log_alpha0(H, adam.coefs, adam.intercepts) - predict_log_alpha0(
+        H, exact.coefs, exact.intercepts
+    )
+    assert np.median(np.abs(diff)) < 0.1
+    again = _fit_quietly(
+        H, F, Y, alpha_reg=0.0, solver="adam", learning_rate=0.05, random_state=0
+    )
+    np.testing.assert_array_equal(again.coefs[0], adam.coefs[0])
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        fit_concentration_model(H, F, Y, solver="adam", max_iter=2, random_state=0)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")

@@ -40,6 +40,7 @@ from sklearn.utils import check_random_state
 
 from ..utils._optional import import_optional, resolve_device
 from ..utils._progress import report_progress
+from ._alpha_model import concentration_net, mean_curvature, preconditioner
 from ._dirichlet import NORMALIZATIONS
 
 __all__ = [
@@ -53,11 +54,6 @@ __all__ = [
 #: log α0 is clipped to [log 1e-12, log 1e12], the clipping range of the
 #: reference implementation, so that exp never overflows.
 LOG_ALPHA0_BOUND = float(np.log(1e12))
-
-#: Rows used for the covariance of the preconditioner: at least this many, or
-#: ten per feature (the whitened Hessian then stays within a factor ~2 of the
-#: identity in every direction), never more than the data.
-_PRECONDITIONER_ROWS = 20_000
 
 #: L-BFGS is restarted with a fresh history at most this many times when its
 #: line search stalls before the gradient tolerance is met.
@@ -95,107 +91,40 @@ def predict_log_alpha0(H, coefs, intercepts) -> np.ndarray:
 
 
 def choose_solver(
-    solver: str, n_features: int, n_items: int, hidden, *, l2_reg: float = 0.0
+    solver: str,
+    n_features: int,
+    n_items: int,
+    hidden,
+    *,
+    l2_reg: float = 0.0,
+    fits_in_memory: bool = True,
 ) -> str:
     """Resolve ``solver="auto"``.
 
     Full-batch L-BFGS (preconditioned, float64) for the linear model when it
     is regularised (``l2_reg > 0``) or has at most ``max(50, n_items // 10)``
-    parameters; mini-batch Adam with early stopping otherwise: for hidden
-    layers (a non-convex fit that early stopping regularises) and for an
-    unregularised linear model with too few items per parameter, where the
-    exact optimum would overfit.
+    parameters, and its data fits on the device; mini-batch Adam with early
+    stopping otherwise: for hidden layers (a non-convex fit that early
+    stopping regularises), for an unregularised linear model with too few
+    items per parameter (the exact optimum would overfit, or not exist: α0
+    runs to its bounds) and for data too large for the GPU in float64.
     """
     if solver != "auto":
         return solver
     hidden = tuple(hidden)
-    if hidden:
+    if hidden or not fits_in_memory:
         return "adam"
     small = n_features + 1 <= max(50, n_items // 10)
     return "lbfgs" if small or l2_reg > 0 else "adam"
 
 
-def _concentration_net(torch, n_in, hidden, dtype, chol, center, bias_scale):
-    """The MLP ``log α0 = MLP(h)`` with its first layer in whitened coordinates.
-
-    The trainable first-layer weight ``B`` and bias ``c`` act on whitened,
-    centred features: the layer computes ``(h - m) (B L⁻¹)ᵀ + c·bias_scale``,
-    i.e. weight ``W = B L⁻¹`` and bias ``c·bias_scale - W m`` on ``h``
-    (:meth:`layers`). ``chol=None`` is the plain parametrisation.
-    """
-
-    class ConcentrationNet(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            widths = (n_in,) + hidden
-            self.linears = torch.nn.ModuleList(
-                torch.nn.Linear(a, b, dtype=dtype)
-                for a, b in zip(widths, hidden + (1,))
-            )
-            # Zero output layer: α0 = 1 at initialisation whatever the hidden
-            # layers, the starting point of the reference implementation.
-            torch.nn.init.zeros_(self.linears[-1].weight)
-            torch.nn.init.zeros_(self.linears[-1].bias)
-            self.register_buffer("chol", chol)
-            self.register_buffer("center", center)
-            self.bias_scale = bias_scale
-
-        def layers(self):
-            """``(weight, bias)`` of every layer in feature coordinates."""
-            first = self.linears[0]
-            W, b = first.weight, first.bias
-            if self.chol is not None:
-                # X L = B  <=>  X = B L⁻¹ (a triangular solve, d² per row of B)
-                W = torch.linalg.solve_triangular(self.chol, W, upper=False, left=False)
-                b = b * self.bias_scale - W @ self.center
-            return [(W, b)] + [(m.weight, m.bias) for m in self.linears[1:]]
-
-        def forward(self, h, layers=None):
-            layers = self.layers() if layers is None else layers
-            for i, (W, b) in enumerate(layers):
-                h = torch.nn.functional.linear(h, W, b)
-                if i < len(layers) - 1:
-                    h = torch.relu(h)
-            return h[:, 0]
-
-    return ConcentrationNet()
-
-
-def _preconditioner(torch, H, sw, rng, *, curvature, l2_reg, device):
-    """``(L, m)``: Cholesky factor of the scaled covariance and the mean of ``H``.
-
-    ``L Lᵀ = curvature·Cov_s(H) + 2·l2_reg·I`` (the Hessian of the linear
-    model's loss if every item had the mean curvature) or, with
-    ``curvature=None``, ``Cov_s(H)`` (unit-variance whitened inputs, the scale
-    that Adam's step size and default initialisations assume). ``Cov_s`` and
-    ``m`` are ``sw``-weighted, on a random subset of rows when ``H`` is large.
-    """
-    n, d = H.shape
-    rows = max(_PRECONDITIONER_ROWS, 10 * d)
-    idx = np.arange(n) if n <= rows else np.sort(rng.choice(n, rows, replace=False))
-    Hs = torch.as_tensor(H[idx], dtype=torch.float64, device=device)
-    ws = torch.as_tensor(sw[idx], dtype=torch.float64, device=device)
-    ws = ws / ws.sum()
-    mean = ws @ Hs
-    Hs -= mean  # H[idx] is a copy: the caller's H is untouched
-    Hs *= ws.sqrt()[:, None]
-    cov = Hs.T @ Hs
-    del Hs
-    A = cov
-    if curvature is not None:
-        A *= curvature
-        A.diagonal().add_(2.0 * l2_reg)
-    # A relative jitter keeps constant or duplicated features (a singular
-    # covariance) factorisable; their directions do not move the loss.
-    jitter = 1e-10 * max(float(A.diagonal().mean()), 1e-300)
-    for _ in range(8):
-        L, info = torch.linalg.cholesky_ex(
-            A + jitter * torch.eye(d, dtype=A.dtype, device=device)
-        )
-        if int(info) == 0:
-            return L, mean
-        jitter *= 100.0
-    raise ValueError("The covariance of the features could not be factorised.")
+def _fits_on_device(torch, nbytes, device) -> bool:
+    """Whether ``nbytes`` of float64 data fit in 70% of a CUDA device's free
+    memory (the CPU fit shares the caller's arrays: always True)."""
+    if device.type != "cuda":
+        return True
+    free, _ = torch.cuda.mem_get_info(device)
+    return nbytes <= 0.7 * free
 
 
 def _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter):
@@ -301,7 +230,22 @@ def fit_concentration_model(
             f"device={str(device)!r} was requested but CUDA is not available on "
             "this machine; use device='cpu'."
         )
-    solver = choose_solver(solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg)
+    # H and the per-label slots (about 3 × 8 bytes per label) in float64
+    nbytes = 8 * (H.size + 3 * int(Y.sum()) + 3 * H.shape[0])
+    fits = _fits_on_device(torch, nbytes, device)
+    chosen = choose_solver(
+        solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg, fits_in_memory=fits
+    )
+    if solver == "auto" and not fits and chosen == "adam" and not hidden:
+        warnings.warn(
+            f"The data ({nbytes / 2**30:.1f} GiB in float64) does not fit in the "
+            f"free memory of {device}: fitting with mini-batch Adam in float32 "
+            "instead of full-batch L-BFGS; use device='cpu' for the exact "
+            "optimum.",
+            UserWarning,
+            stacklevel=3,
+        )
+    solver = chosen
     rng = check_random_state(random_state)
     seed = int(rng.randint(np.iinfo(np.int32).max))
     dtype = (
@@ -318,12 +262,12 @@ def fit_concentration_model(
         arrays = (H, nll_w, pen_w, F, Y)
         nll = dm.dirichlet_multinomial_nll_log_alpha0
 
-    def tensors(idx=None, skip=0):
+    def tensors(idx=None, skip=0, on=device):
         sel = slice(None) if idx is None else idx
         # as_tensor shares memory with a float64 H on the CPU: no copy of the
         # largest array for the full-batch fit.
         return tuple(
-            torch.as_tensor(np.ascontiguousarray(a[sel]), dtype=dtype, device=device)
+            torch.as_tensor(np.ascontiguousarray(a[sel]), dtype=dtype, device=on)
             for a in arrays[skip:]
         )
 
@@ -336,18 +280,18 @@ def fit_concentration_model(
         # standardised features.
         curvature = None
         if solver == "lbfgs" and not hidden:
-            curvature = _mean_curvature(torch, nll, tensors(skip=1))
+            curvature = mean_curvature(torch, nll, tensors(skip=1))
             curvature += 2.0 * alpha_reg
             if not curvature > 0:  # no information at α0 = 1
                 curvature = 1.0
             bias_scale = 1.0 / np.sqrt(curvature)
-        chol, center = _preconditioner(
+        chol, center = preconditioner(
             torch, H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device
         )
         chol, center = chol.to(dtype), center.to(dtype)
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
         torch.manual_seed(seed)
-        module = _concentration_net(
+        module = concentration_net(
             torch, H.shape[1], hidden, dtype, chol, center, bias_scale
         ).to(device)
 
@@ -407,20 +351,6 @@ def fit_concentration_model(
         grad_max=grad_max,
         n_evals=n_evals,
     )
-
-
-def _mean_curvature(torch, nll, data):
-    """Mean over items of ``u_i·d²NLL_i/d(log α0_i)²`` at α0 = 1.
-
-    Each item's NLL depends on its own ``log α0`` only, so the second
-    derivatives are the gradient of the summed first derivatives (one double
-    backward pass instead of a Hessian).
-    """
-    w, _, *lik = data
-    eta = torch.zeros(w.shape[0], dtype=w.dtype, device=w.device, requires_grad=True)
-    (g,) = torch.autograd.grad((w * nll(eta, *lik)).sum(), eta, create_graph=True)
-    (d2,) = torch.autograd.grad(g.sum(), eta)
-    return float(d2.mean())
 
 
 def _gradient_size(module):
@@ -498,6 +428,32 @@ def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
     return max(1, n_iter), loss, converged, grad_max, n_evals
 
 
+def _batches(torch, generator):
+    """skorch ``iterator_train``/``iterator_valid``: slices of whole tensors.
+
+    skorch's default DataLoader fetches and collates one row at a time, which
+    costs more than the model on ``(N, d)`` features; the data here is
+    already a dict of tensors on the fit device, so a batch is one index.
+    """
+
+    class TensorBatches:
+        def __init__(self, dataset, batch_size, shuffle=False):
+            self.X, self.batch_size, self.shuffle = dataset.X, batch_size, shuffle
+
+        def __iter__(self):
+            first = next(iter(self.X.values()))
+            n = first.shape[0]
+            if self.shuffle:
+                order = torch.randperm(n, generator=generator).to(first.device)
+            else:
+                order = torch.arange(n, device=first.device)
+            for start in range(0, n, self.batch_size):
+                idx = order[start : start + self.batch_size]
+                yield {k: v[idx] for k, v in self.X.items()}, None
+
+    return TensorBatches
+
+
 def _fit_adam(
     torch,
     module,
@@ -515,11 +471,19 @@ def _fit_adam(
     n_iter_no_change,
     verbose,
 ):
-    """Mini-batch Adam with early stopping.
+    """Mini-batch Adam with early stopping, run by a skorch ``NeuralNet``.
 
-    Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
+    skorch provides the epochs, the held-out scoring, the patience
+    (``EarlyStopping``, improvements smaller than ``tol`` do not count), the
+    restoration of the best weights and the progress table (sent to standard
+    error). Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
     """
+    skorch = import_optional("skorch")
+    from skorch.callbacks import EarlyStopping
+    from skorch.helper import predefined_split
+
     perm = rng.permutation(n)
+    train_split = None
     if early_stopping:
         n_val = max(1, int(round(validation_fraction * n)))
         if n - n_val < 1:
@@ -528,45 +492,63 @@ def _fit_adam(
                 f"{n} items; set early_stopping=False."
             )
         val_idx, train_idx = np.sort(perm[:n_val]), perm[n_val:]
-        val = tensors(val_idx)
+        # the data stays on the CPU: skorch moves each batch to the device
+        val = tensors(val_idx, on="cpu")
+        names = [f"x{i}" for i in range(len(val))]
+        val = dict(zip(names, val))
+        train_split = predefined_split(skorch.dataset.Dataset(val))
     else:
-        train_idx, val = perm, None
-    train = tensors(np.sort(train_idx))
+        train_idx = perm
+    train = tensors(np.sort(train_idx), on="cpu")
+    names = [f"x{i}" for i in range(len(train))]
     n_train = train[0].shape[0]
-    bs = min(512, n_train) if batch_size == "auto" else batch_size
-    bs = min(bs, n_train)
-    opt = torch.optim.Adam(module.parameters(), lr=learning_rate)
-    best, best_state, stall = np.inf, None, 0
+    bs = min(512, n_train) if batch_size == "auto" else min(batch_size, n_train)
+
+    class Objective(torch.nn.Module):
+        """The batch objective as the module's output (skorch's loss)."""
+
+        def __init__(self):
+            super().__init__()
+            self.net = module
+
+        def forward(self, **batch):
+            return objective(*(batch[k] for k in names))
+
+    class ObjectiveNet(skorch.NeuralNet):
+        def get_loss(self, y_pred, y_true, X=None, training=False):
+            return y_pred
+
+    def sink(message, verbose=verbose):
+        report_progress(str(message), verbose)
+
+    stopper = EarlyStopping(
+        monitor="valid_loss" if early_stopping else "train_loss",
+        patience=n_iter_no_change,
+        threshold=tol,
+        threshold_mode="abs",
+        load_best=True,
+        sink=sink,
+    )
     gen = torch.Generator(device="cpu").manual_seed(int(rng.randint(2**31 - 1)))
-    epoch, converged = 0, False
-    for epoch in range(1, max_iter + 1):
-        order = torch.randperm(n_train, generator=gen).to(train[0].device)
-        total = 0.0
-        for start in range(0, n_train, bs):
-            idx = order[start : start + bs]
-            opt.zero_grad()
-            loss = objective(*(t[idx] for t in train))
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * idx.numel()
-        train_loss = total / n_train
-        if val is not None:
-            with torch.no_grad():
-                monitored = float(objective(*val))
-        else:
-            monitored = train_loss
-        report_progress(
-            f"Epoch {epoch}, loss = {train_loss:.8f}, monitored = {monitored:.8f}",
-            verbose,
-        )
-        if monitored < best - tol:
-            best, stall = monitored, 0
-            best_state = [p.detach().clone() for p in module.parameters()]
-        else:
-            stall += 1
-            if stall >= n_iter_no_change:
-                converged = True
-                break
+    batches = _batches(torch, gen)
+    net = ObjectiveNet(
+        Objective(),
+        criterion=torch.nn.Identity,  # unused: get_loss returns the objective
+        optimizer=torch.optim.Adam,
+        lr=learning_rate,
+        max_epochs=max_iter,
+        batch_size=bs,
+        iterator_train=batches,
+        iterator_train__shuffle=True,
+        iterator_valid=batches,
+        train_split=train_split,
+        callbacks=[("early_stopping", stopper)],
+        callbacks__print_log__sink=sink,
+        device=next(module.parameters()).device,
+        verbose=int(verbose > 0),
+    )
+    net.fit(dict(zip(names, train)), None)
+    converged = stopper.misses_ >= n_iter_no_change
     if not converged:
         warnings.warn(
             f"Adam stopped at max_iter={max_iter} epochs before the "
@@ -574,9 +556,13 @@ def _fit_adam(
             ConvergenceWarning,
             stacklevel=4,
         )
-    with torch.no_grad():
-        if best_state is not None:
-            for p, best_p in zip(module.parameters(), best_state):
-                p.copy_(best_p)
-        loss = float(objective(*train))
-    return epoch, loss, converged, float("nan"), epoch
+    # training objective at the restored weights, batch by batch on the device
+    # (the weight penalty is in every batch's loss, so the mean keeps it once)
+    total = 0.0
+    for batch, _ in batches(skorch.dataset.Dataset(dict(zip(names, train))), bs):
+        batch = skorch.utils.to_tensor(batch, device=net.device)
+        with torch.no_grad():
+            total += float(objective(*(batch[k] for k in names))) * len(batch[names[0]])
+    loss = total / n_train
+    epochs = len(net.history)
+    return epochs, loss, converged, float("nan"), epochs
