@@ -200,6 +200,9 @@ def main(argv=None):
     parser.add_argument("--isotropic", action="store_true")
     parser.add_argument("--plain", action="store_true", help="also unpreconditioned")
     parser.add_argument("--estimator", action="store_true", help="also via estimator")
+    parser.add_argument(
+        "--mlp", action="store_true", help="also hidden (64,), Adam via skorch"
+    )
     args = parser.parse_args(argv)
     print(
         f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
@@ -207,7 +210,7 @@ def main(argv=None):
         f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}"
     )
     N, K = args.n, args.classes
-    grid = [0.0, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3]
+    grid = [0.0, 1e-3, 1e-2, 0.03, 0.1, 0.3, 1.0, 3.0]
     print(
         f"\nN = {N:,}, K = {K}, 5 labels per item, alpha_reg = 0, "
         f"penultimate-like features: latent rank {args.rank}, noise sd {args.noise}\n"
@@ -238,6 +241,9 @@ def main(argv=None):
         if args.plain:
             t, res, H = fit(G, F, Y, alpha_reg=0.0, precondition=False)
             row(f"{d}-d, unpreconditioned", t, res, H, alpha0, F, Y)
+        if args.mlp:
+            t, res, H = fit(G, F, Y, alpha_reg=0.0, hidden=(64,), max_iter=30)
+            row(f"{d}-d, hidden (64,), Adam (30 epochs max)", t, res, H, alpha0, F, Y)
         del G, H
     if args.isotropic:
         Gi, Zi, Yi, a0i = make_feature_problem(N, 512, K=K, isotropic=True, seed=3)

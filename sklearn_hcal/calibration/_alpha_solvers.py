@@ -217,8 +217,9 @@ def fit_concentration_model(
         ``(alpha_reg, l2_reg)`` is ``n`` times ``"eq50"`` at ``(alpha_reg / n,
         l2_reg / n)``: same optimum.
     precondition : bool, default=True
-        Optimise the first layer in whitened coordinates (module docstring).
-        False is the plain parametrisation (slow on correlated features).
+        L-BFGS: optimise the first layer in whitened coordinates (module
+        docstring). False is the plain parametrisation (slow on correlated
+        features). Adam always uses the plain one.
     Other parameters
         As :class:`~sklearn_hcal.AlphaCalibrator`. ``tol`` bounds the largest
         component of the L-BFGS gradient in whitened coordinates, where the
@@ -286,13 +287,15 @@ def fit_concentration_model(
 
     chol = center = None
     bias_scale = 1.0
-    if precondition:
-        # Curvature-scaled whitening for L-BFGS on the linear model (its
-        # Hessian becomes close to the identity); plain whitening for Adam
-        # and hidden layers, so that learning_rate keeps its meaning on
-        # standardised features.
+    # Adam keeps the plain parametrisation: its step sizes, initialisation
+    # and early stopping suit standardised features, and whitening inflates
+    # the low-variance (noise) directions, which an MLP then overfits sooner
+    # (median α0 error 31% instead of 24% at 512-d, N = 20,000, hidden (64,)).
+    if precondition and solver == "lbfgs":
+        # Curvature-scaled whitening for the linear model (its Hessian becomes
+        # close to the identity); plain whitening for hidden layers.
         curvature = None
-        if solver == "lbfgs" and not hidden:
+        if not hidden:
             curvature = mean_curvature(torch, nll, tensors(skip=1))
             curvature += 2.0 * alpha_reg
             if not curvature > 0:  # no information at α0 = 1
