@@ -53,7 +53,12 @@ from sklearn.utils import check_random_state
 from ..utils._optional import import_optional, resolve_device
 from ..utils._progress import report_progress
 from ._alpha_adam import fit_adam
-from ._alpha_model import concentration_net, mean_curvature, preconditioner
+from ._alpha_model import (
+    PRECONDITIONER_ROWS,
+    concentration_net,
+    mean_curvature,
+    preconditioner,
+)
 from ._dirichlet import NORMALIZATIONS
 
 __all__ = [
@@ -296,7 +301,12 @@ def fit_concentration_model(
         # close to the identity); plain whitening for hidden layers.
         curvature = None
         if not hidden:
-            curvature = mean_curvature(torch, nll, tensors(skip=1))
+            # a scale for the preconditioner: a subset of items is enough
+            n_items = H.shape[0]
+            rows = None
+            if n_items > PRECONDITIONER_ROWS:
+                rows = np.sort(rng.choice(n_items, PRECONDITIONER_ROWS, replace=False))
+            curvature = mean_curvature(torch, nll, tensors(rows, skip=1))
             curvature += 2.0 * alpha_reg
             if not curvature > 0:  # no information at α0 = 1
                 curvature = 1.0
