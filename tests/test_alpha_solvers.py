@@ -16,6 +16,7 @@ from sklearn_hcal.calibration._alpha_solvers import (  # noqa: E402
     choose_solver,
     fit_concentration_model,
     predict_log_alpha0,
+    standardize_features,
 )
 from sklearn_hcal.calibration._dirichlet import (  # noqa: E402
     alpha_calibration_objective,
@@ -279,6 +280,19 @@ def test_sample_weights_equal_repeats_in_both_normalisations():
         r = _fit_quietly(H[idx], F[idx], Y[idx], normalization=norm, tol=1e-9)
         np.testing.assert_allclose(w.coefs[0], r.coefs[0], atol=1e-6)
         assert w.loss == pytest.approx(r.loss, rel=1e-10)
+
+
+def test_standardize_features_equals_numpy():
+    G = np.random.RandomState(12).standard_normal((50, 4)).astype(np.float32) * 3 + 1
+    G[:, 2] = 7.0  # constant: scale 1
+    before = G.copy()
+    H, mean, scale = standardize_features(G)
+    G64 = G.astype(np.float64)
+    std = G64.std(0)
+    std[2] = 1.0
+    np.testing.assert_allclose(H, (G64 - G64.mean(0)) / std, atol=1e-12)
+    np.testing.assert_array_equal(G, before)
+    assert H.dtype == np.float64 and scale[2] == 1.0
 
 
 def test_auto_solver_and_parameter_checks():
