@@ -218,6 +218,7 @@ def main(argv=None):
     parser.add_argument("--rank", type=int, default=10, help="latent dimension")
     parser.add_argument("--noise", type=float, default=0.3, help="feature noise sd")
     parser.add_argument("--no-sweep", action="store_true", help="skip l2 selection")
+    parser.add_argument("--l2", type=float, help="this l2_reg instead of the sweep")
     parser.add_argument("--isotropic", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="best of, per fit")
     parser.add_argument("--threads", type=int, help="torch intra-op threads")
@@ -264,7 +265,11 @@ def main(argv=None):
         t, res, H = fit(G, F, Y, alpha_reg=0.0)
         note = f"{t / t_logits:.1f}× logits"
         row(f"{d}-d, l2_reg = 0", t, res, H, alpha0, F, Y, note)
-        if not args.no_sweep:
+        if args.l2 is not None:
+            t, res, H = fit(G, F, Y, alpha_reg=0.0, l2_reg=args.l2)
+            note = f"{t / t_logits:.1f}× logits"
+            row(f"{d}-d, l2_reg = {args.l2:g}", t, res, H, alpha0, F, Y, note)
+        elif not args.no_sweep:
             l2, scores = choose_l2(G, F, Y, grid, alpha_reg=0.0)
             t, res, H = fit(G, F, Y, alpha_reg=0.0, l2_reg=l2)
             note = f"{t / t_logits:.1f}× logits; held-out NLL " + ", ".join(
