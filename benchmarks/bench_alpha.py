@@ -292,22 +292,35 @@ def main(argv=None):
         floor = statistical_floor(H, Fi, Yi, la)
         row("512-d isotropic, l2_reg = 0", t, res, H, a0i, Fi, Yi, f"floor {floor:.4f}")
     if args.estimator:
-        Ze, Ye, Ge, a0e = make_problem(N, K)
-        for name, cal in [
-            ("estimator, logits", AlphaCalibrator(alpha_reg=0.0)),
+        # end to end through today's AlphaCalibrator (no l2_reg there yet):
+        # the simulation above and the earlier random-rotation problem
+        G, Z, Y, alpha0 = make_feature_problem(N, 512, K=K, rank=args.rank)
+        Zo, Yo, Go, a0o = make_problem(N, K)
+        cases = [
+            ("estimator, logits", {}, Z, Y, alpha0, REPEAT),
+            ("estimator, 512-d", {"features": lambda X, G=G: G}, Z, Y, alpha0, REPEAT),
+            ("estimator, logits (make_problem)", {}, Zo, Yo, a0o, 1),
             (
                 "estimator, 512-d (make_problem)",
-                AlphaCalibrator(features=lambda X, G=Ge: G[: len(X)], alpha_reg=0.0),
+                {"features": lambda X, G=Go: G},
+                Zo,
+                Yo,
+                a0o,
+                1,
             ),
-        ]:
-            start = time.perf_counter()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                cal.fit(Ze, Ye)
-            t = time.perf_counter() - start
+        ]
+        for name, kw, Ze, Ye, a0e, repeat in cases:
+            times = []
+            for _ in range(repeat):
+                cal = AlphaCalibrator(alpha_reg=0.0, random_state=0, **kw)
+                start = time.perf_counter()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    cal.fit(Ze, Ye)
+                times.append(time.perf_counter() - start)
             rel = np.median(np.abs(cal.predict_concentration(Ze) / a0e - 1))
             print(
-                f"| {name} | {t:.2f} | {cal.n_iter_} | – | "
+                f"| {name} | {min(times):.2f} | {cal.n_iter_} | – | "
                 f"{'NO' if caught else 'yes'} | – | {cal.loss_:.6f} | {rel:.4f} | |"
             )
     print(f"\nload average after {', '.join(f'{v:.2f}' for v in os.getloadavg())}")

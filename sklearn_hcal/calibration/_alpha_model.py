@@ -81,22 +81,29 @@ def preconditioner(torch, H, sw, rng, *, curvature, l2_reg, device):
     """
     n, d = H.shape
     rows = max(PRECONDITIONER_ROWS, 10 * d)
-    idx = np.arange(n) if n <= rows else np.sort(rng.choice(n, rows, replace=False))
-    Hs = torch.as_tensor(H[idx], dtype=torch.float64, device=device)
-    ws = torch.as_tensor(sw[idx], dtype=torch.float64, device=device)
+    Ht = torch.as_tensor(H, dtype=torch.float64)  # shares a float64 H
+    ws = torch.as_tensor(sw, dtype=torch.float64)
+    if n > rows:
+        idx = torch.as_tensor(np.sort(rng.choice(n, rows, replace=False)))
+        Ht, ws = Ht.index_select(0, idx), ws.index_select(0, idx)
     ws = ws / ws.sum()
-    mean = ws @ Hs
-    Hs -= mean  # H[idx] is a copy: the caller's H is untouched
-    Hs *= ws.sqrt()[:, None]
-    cov = Hs.T @ Hs
+    mean = ws @ Ht
+    # float32 from here: a preconditioner need not be exact, and the product
+    # below is the costliest step (0.44 s in float64, 0.16 s in float32 at
+    # 20,000 × 512 on one core). Ht - mean is a copy: H is untouched.
+    Hs = ((Ht - mean) * ws.sqrt()[:, None]).to(device=device, dtype=torch.float32)
+    del Ht
+    cov = (Hs.T @ Hs).double()
     del Hs
+    mean = mean.to(device)
     A = cov
     if curvature is not None:
         A *= curvature
         A.diagonal().add_(2.0 * l2_reg)
-    # A relative jitter keeps constant or duplicated features (a singular
-    # covariance) factorisable; their directions do not move the loss.
-    jitter = 1e-10 * max(float(A.diagonal().mean()), 1e-300)
+    # A relative jitter at float32 resolution keeps constant or duplicated
+    # features (a singular covariance) factorisable; such directions hardly
+    # move the loss.
+    jitter = 1e-6 * max(float(A.diagonal().mean()), 1e-300)
     for _ in range(8):
         L, info = torch.linalg.cholesky_ex(
             A + jitter * torch.eye(d, dtype=A.dtype, device=device)

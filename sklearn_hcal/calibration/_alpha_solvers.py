@@ -440,11 +440,12 @@ def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
         floor = whitened and 0.5 * grad_sq <= 100 * eps * max(1.0, abs(loss))
         return grad_max <= tol or floor
 
+    params = list(module.parameters())
     n_iter = n_evals = 0
     for _ in range(_MAX_RESTARTS + 1):
         remaining = max_iter - n_iter
         opt = torch.optim.LBFGS(
-            module.parameters(),
+            params,
             lr=1.0,
             max_iter=remaining,
             max_eval=2 * remaining,
@@ -461,14 +462,18 @@ def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
             opt.zero_grad()
             loss = objective(*data)
             loss.backward()
-            evals.append(1)
+            evals.append(([p.detach().clone() for p in params], float(loss.detach())))
             return loss
 
         opt.step(closure)
-        state = opt.state[next(iter(module.parameters()))]
+        state = opt.state[params[0]]
         n_iter += int(state.get("n_iter", 0))
         n_evals += len(evals)
-        loss = float(closure().detach())  # loss and gradient at the end
+        # loss and gradient at the final parameters: those of the last
+        # evaluation when the line search ended there (one pass saved)
+        last, loss = evals[-1]
+        if not all(torch.equal(p, q) for p, q in zip(params, last)):
+            loss = float(closure().detach())
         grad_max, grad_sq = _gradient_size(module)
         converged = done(grad_max, grad_sq, loss)
         if converged or n_iter >= max_iter or len(evals) <= 2:
