@@ -144,6 +144,19 @@ def objective_weights(n_labels, sample_weight=None, normalization="reference"):
     labels a weight proportional to ``n_i``, eq. 50 the same weight to every
     label.
 
+    **Which one the paper's tables use.** The reference normalisation. Its
+    tables come from ``lh_calib`` (``scripts/calibrate.py`` through
+    ``make/lh_mixed_calib.mk``: ``--log-alpha0-l2 0.005 -a0ar``), whose
+    calibration batches carry Keras sample weights ``n_i / mean(n)``
+    (``LHGenerator(use_weight=True, weight_norm_mode="mean")``; Keras 2
+    averages ``w_i·loss_i`` over the batch) on the per-item DM NLL, plus
+    ``0.005·mean (log α0)²`` added to the loss in training and validation.
+    The text (App. D.2, E.4) says eq. 50 was used with λα = 0.005; on
+    Mix-MNIST and Mix-CIFAR-10 every calibration item has the same ``n``
+    (2 or 5 labels), so the runs equal eq. 50 up to the factor ``n`` but
+    with λα = 0.005 / n (0.0025 and 0.001), not 0.005. On MDS (5.67 labels
+    per item on average, varying) the two differ by more than a scale.
+
     Parameters
     ----------
     n_labels : ndarray of shape (n_samples,)
