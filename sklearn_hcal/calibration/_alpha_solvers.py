@@ -264,7 +264,7 @@ def fit_concentration_model(
         As :class:`~sklearn_hcal.AlphaCalibrator`. ``tol`` bounds the largest
         component of the L-BFGS gradient in whitened coordinates, where the
         Hessian is close to the identity: the fitted ``log α0`` is then within
-        about ``tol·sqrt(n_features)`` of the optimum.
+        order ``tol·sqrt(n_features)`` of the optimum.
 
     Returns
     -------
