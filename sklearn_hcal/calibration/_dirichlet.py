@@ -17,12 +17,18 @@ import numpy as np
 from ..utils._optional import import_optional
 
 __all__ = [
+    "NORMALIZATIONS",
     "dirichlet_multinomial_log_likelihood",
     "dirichlet_multinomial_nll_log_alpha0",
     "alpha_calibration_objective",
+    "objective_weights",
     "histogram_slots",
     "dirichlet_multinomial_nll_slots",
 ]
+
+#: Normalisations of the data term of the α-calibration loss, see
+#: :func:`objective_weights`.
+NORMALIZATIONS = ("reference", "eq50")
 
 #: Floor on the Dirichlet parameters ``α0·f_k``: a class with ``f_k`` rounding
 #: to 0 would make ``lgamma`` infinite; 1e-30 keeps the log-likelihood finite
@@ -114,21 +120,105 @@ def dirichlet_multinomial_nll_log_alpha0(log_alpha0, proba, counts):
     return -dirichlet_multinomial_log_likelihood(alpha, counts, coefficient=False)
 
 
+def objective_weights(n_labels, sample_weight=None, normalization="reference"):
+    r"""Per-item weights of the α-calibration loss for a normalisation.
+
+    The loss is written ``J = mean_i(u_i·NLL_i) + alpha_reg·mean_i(v_i·(log
+    α0_i)²)`` (plus any penalty on the weights of the model), with
+
+    * ``normalization="reference"``: :math:`u_i = s_i n_i / \bar n_s`, the
+      reference implementation of Mimori et al. (``lh_calib``: Keras sample
+      weights ``n_i / mean(n)``, averaged over the items of a batch, plus
+      ``log_alpha0_l2·mean (log α0)²``);
+    * ``normalization="eq50"``: :math:`u_i = s_i / \bar n_s`, Mimori et al.'s
+      eq. 50 as printed: the summed NLL divided by :math:`\sum_i n_i` (per
+      annotation), plus :math:`\frac{\lambda_\alpha}{N}\sum_i(\log
+      \alpha_{0,i})^2`;
+
+    and :math:`v_i = s_i` in both, where ``s`` are the item weights scaled to
+    mean 1 and :math:`\bar n_s` is the ``s``-weighted mean of ``n`` (so integer
+    weights equal repeated items). The two differ by a factor ``n_i`` on each
+    item's NLL: with a common ``n`` the reference loss at ``alpha_reg = λ`` is
+    exactly ``n`` times the eq. 50 loss at ``alpha_reg = λ / n`` (same
+    minimiser); with unequal ``n`` the reference weighting gives an item's
+    labels a weight proportional to ``n_i``, eq. 50 the same weight to every
+    label.
+
+    **Which one the paper's tables use.** The reference normalisation. Its
+    tables come from ``lh_calib`` (``scripts/calibrate.py`` through
+    ``make/lh_mixed_calib.mk``: ``--log-alpha0-l2 0.005 -a0ar``), whose
+    calibration batches carry Keras sample weights ``n_i / mean(n)``
+    (``LHGenerator(use_weight=True, weight_norm_mode="mean")``; Keras 2
+    averages ``w_i·loss_i`` over the batch) on the per-item DM NLL, plus
+    ``0.005·mean (log α0)²`` added to the loss in training and validation.
+    The text (App. D.2, E.4) says eq. 50 was used with λα = 0.005; on
+    Mix-MNIST and Mix-CIFAR-10 every calibration item has the same ``n``
+    (2 or 5 labels), so the runs equal eq. 50 up to the factor ``n`` but
+    with λα = 0.005 / n (0.0025 and 0.001), not 0.005. On MDS (5.67 labels
+    per item on average, varying) the two differ by more than a scale.
+
+    Parameters
+    ----------
+    n_labels : ndarray of shape (n_samples,)
+        Number of labels ``n_i`` of each item.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Item weights ``s`` (any positive scale; None means all ones).
+    normalization : {"reference", "eq50"}, default="reference"
+
+    Returns
+    -------
+    nll_weights, penalty_weights : ndarray of shape (n_samples,)
+        ``u`` and ``v``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> n = np.array([2.0, 2.0, 5.0, 3.0])
+    >>> u, v = objective_weights(n, normalization="eq50")
+    >>> bool(np.isclose(np.mean(u), 1 / n.mean()))  # Σ NLL_i / Σ n_i
+    True
+    >>> objective_weights(n)[0]  # n_i / mean(n)
+    array([0.66666667, 0.66666667, 1.66666667, 1.        ])
+    """
+    if normalization not in NORMALIZATIONS:
+        raise ValueError(
+            f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}."
+        )
+    n = np.asarray(n_labels, dtype=np.float64)
+    if sample_weight is None:
+        sw = np.ones_like(n)
+    else:
+        sw = np.asarray(sample_weight, dtype=np.float64)
+        sw = sw / sw.mean()
+    mean_n = np.average(n, weights=sw)
+    if normalization == "reference":
+        return sw * n / mean_n, sw
+    return sw / mean_n, sw
+
+
 def alpha_calibration_objective(
-    log_alpha0, proba, counts, *, alpha_reg=0.0, weights=None
+    log_alpha0,
+    proba,
+    counts,
+    *,
+    alpha_reg=0.0,
+    weights=None,
+    normalization="reference",
 ):
     r"""The α-calibration loss: weighted mean DM NLL plus the log-α0 penalty.
 
     .. math::
 
-        J = \frac{1}{N}\sum_i w_i\,\mathrm{NLL}_i(\alpha_{0,i})
+        J = \frac{1}{N}\sum_i u_i\,\mathrm{NLL}_i(\alpha_{0,i})
             + \frac{\lambda_\alpha}{N}\sum_i (\log\alpha_{0,i})^2,
-        \qquad w_i = n_i / \bar n,
 
-    the normalisation of Mimori et al.'s reference implementation (sample
-    weights ``n_i`` divided by their mean; Keras averages the weighted
-    per-item losses). For a common ``n`` this is ``n`` times the paper's
-    eq. 50 with :math:`\lambda_\alpha^{\text{paper}} = \lambda_\alpha / n`.
+    with :math:`u_i = n_i / \bar n` (``normalization="reference"``: Mimori et
+    al.'s reference implementation, sample weights ``n_i`` divided by their
+    mean, Keras averaging the weighted per-item losses) or :math:`u_i = 1 /
+    \bar n` (``"eq50"``: the paper's eq. 50, :math:`-\frac{1}{\sum_i n_i}
+    \sum_i \log\mathrm{DirMult}_i`). For a common ``n`` the reference loss
+    is ``n`` times eq. 50 with :math:`\lambda_\alpha^{\text{eq50}} =
+    \lambda_\alpha / n`. See :func:`objective_weights`.
 
     Parameters
     ----------
@@ -138,7 +228,8 @@ def alpha_calibration_objective(
     alpha_reg : float, default=0.0
         :math:`\lambda_\alpha`.
     weights : torch.Tensor of shape (n_samples,), default=None
-        ``w_i``; None means ``n_i / mean(n)``.
+        ``u_i``; None means the ``normalization``'s weights.
+    normalization : {"reference", "eq50"}, default="reference"
 
     Returns
     -------
@@ -154,11 +245,16 @@ def alpha_calibration_objective(
     >>> # Dir(1/2, 1/2): P(AA) = 3/8, P(AB) = 1/8 for an ordered pair of labels
     >>> round(float(loss), 6)  # -(1/3)[2 log(3/8) + log(1/8)]
     1.347033
+    >>> eq50 = alpha_calibration_objective(la, f, y, normalization="eq50")
+    >>> round(float(eq50), 6)  # the same NLL per annotation (n = 2)
+    0.673517
     """
     nll = dirichlet_multinomial_nll_log_alpha0(log_alpha0, proba, counts)
     if weights is None:
-        n = counts.sum(dim=-1)
-        weights = n / n.mean()
+        u, _ = objective_weights(
+            counts.sum(dim=-1).detach().cpu().numpy(), normalization=normalization
+        )
+        weights = log_alpha0.new_tensor(u)
     loss = (weights * nll).mean()
     if alpha_reg:
         loss = loss + alpha_reg * (log_alpha0**2).mean()

@@ -1,0 +1,161 @@
+"""Mini-batch Adam for the concentration model, run by a skorch ``NeuralNet``.
+
+Used for hidden layers (a non-convex fit that held-out early stopping
+regularises) and for unregularised linear models with too few items per
+parameter; see :func:`._alpha_solvers.choose_solver`. skorch provides the
+epochs, the held-out scoring, the patience, the restoration of the best
+weights and the progress table; torch and skorch are passed in or imported
+lazily.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..utils._optional import import_optional
+from ..utils._progress import report_progress
+
+__all__ = ["fit_adam"]
+
+
+def _batches(torch, generator):
+    """skorch ``iterator_train``/``iterator_valid``: slices of whole tensors.
+
+    skorch's default DataLoader fetches and collates one row at a time, which
+    costs more than the model on ``(N, d)`` features; the data here is
+    already a dict of tensors on the fit device, so a batch is one index.
+    """
+
+    class TensorBatches:
+        def __init__(self, dataset, batch_size, shuffle=False):
+            self.X, self.batch_size, self.shuffle = dataset.X, batch_size, shuffle
+
+        def __iter__(self):
+            first = next(iter(self.X.values()))
+            n = first.shape[0]
+            if self.shuffle:
+                order = torch.randperm(n, generator=generator).to(first.device)
+            else:
+                order = torch.arange(n, device=first.device)
+            for start in range(0, n, self.batch_size):
+                idx = order[start : start + self.batch_size]
+                yield {k: v[idx] for k, v in self.X.items()}, None
+
+    return TensorBatches
+
+
+def fit_adam(
+    torch,
+    module,
+    objective,
+    tensors,
+    n,
+    rng,
+    *,
+    max_iter,
+    tol,
+    batch_size,
+    learning_rate,
+    validation_fraction,
+    early_stopping,
+    n_iter_no_change,
+    verbose,
+):
+    """Mini-batch Adam with early stopping, run by a skorch ``NeuralNet``.
+
+    skorch provides the epochs, the held-out scoring, the patience
+    (``EarlyStopping``, improvements smaller than ``tol`` do not count), the
+    restoration of the best weights and the progress table (sent to standard
+    error). Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
+    """
+    skorch = import_optional("skorch")
+    from skorch.callbacks import EarlyStopping
+    from skorch.helper import predefined_split
+
+    perm = rng.permutation(n)
+    train_split = None
+    if early_stopping:
+        n_val = max(1, int(round(validation_fraction * n)))
+        if n - n_val < 1:
+            raise ValueError(
+                "validation_fraction leaves no item to train on with "
+                f"{n} items; set early_stopping=False."
+            )
+        val_idx, train_idx = np.sort(perm[:n_val]), perm[n_val:]
+        # the data stays on the CPU: skorch moves each batch to the device
+        val = tensors(val_idx, on="cpu")
+        names = [f"x{i}" for i in range(len(val))]
+        val = dict(zip(names, val))
+        train_split = predefined_split(skorch.dataset.Dataset(val))
+    else:
+        train_idx = perm
+    train = tensors(np.sort(train_idx), on="cpu")
+    names = [f"x{i}" for i in range(len(train))]
+    n_train = train[0].shape[0]
+    bs = min(512, n_train) if batch_size == "auto" else min(batch_size, n_train)
+
+    class Objective(torch.nn.Module):
+        """The batch objective as the module's output (skorch's loss)."""
+
+        def __init__(self):
+            super().__init__()
+            self.net = module
+
+        def forward(self, **batch):
+            return objective(*(batch[k] for k in names))
+
+    class ObjectiveNet(skorch.NeuralNet):
+        def get_loss(self, y_pred, y_true, X=None, training=False):
+            return y_pred
+
+    def sink(message, verbose=verbose):
+        report_progress(str(message), verbose)
+
+    stopper = EarlyStopping(
+        monitor="valid_loss" if early_stopping else "train_loss",
+        patience=n_iter_no_change,
+        threshold=tol,
+        threshold_mode="abs",
+        load_best=True,
+        sink=sink,
+    )
+    gen = torch.Generator(device="cpu").manual_seed(int(rng.randint(2**31 - 1)))
+    batches = _batches(torch, gen)
+    net = ObjectiveNet(
+        Objective(),
+        criterion=torch.nn.Identity,  # unused: get_loss returns the objective
+        optimizer=torch.optim.Adam,
+        lr=learning_rate,
+        max_epochs=max_iter,
+        batch_size=bs,
+        iterator_train=batches,
+        iterator_train__shuffle=True,
+        iterator_valid=batches,
+        train_split=train_split,
+        callbacks=[("early_stopping", stopper)],
+        callbacks__print_log__sink=sink,
+        device=next(module.parameters()).device,
+        verbose=int(verbose > 0),
+    )
+    net.fit(dict(zip(names, train)), None)
+    converged = stopper.misses_ >= n_iter_no_change
+    if not converged:
+        warnings.warn(
+            f"Adam stopped at max_iter={max_iter} epochs before the "
+            "monitored loss stopped improving; increase max_iter.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    # training objective at the restored weights, batch by batch on the device
+    # (the weight penalty is in every batch's loss, so the mean keeps it once)
+    total = 0.0
+    for batch, _ in batches(skorch.dataset.Dataset(dict(zip(names, train))), bs):
+        batch = skorch.utils.to_tensor(batch, device=net.device)
+        with torch.no_grad():
+            total += float(objective(*(batch[k] for k in names))) * len(batch[names[0]])
+    loss = total / n_train
+    epochs = len(net.history)
+    return epochs, loss, converged, float("nan"), epochs
