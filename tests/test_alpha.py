@@ -452,3 +452,47 @@ def test_input_parameter_forces_the_reading_of_X():
     np.testing.assert_allclose(as_logits.predict_proba(P), softmax(P, axis=1))
     with pytest.raises(ValueError, match="probabilities.*row 0"):
         AlphaCalibrator(input="proba").fit(Z, Y)
+
+
+def test_normalization_eq50_is_the_reference_objective_rescaled():
+    # With a common number of labels n, "reference" with alpha_reg equals
+    # "eq50" with alpha_reg / n (the objectives differ by the factor n).
+    Z, Y, _ = make_label_histograms(
+        600, n_classes=3, n_annotations=5, concentration=4.0, random_state=3
+    )
+    ref = AlphaCalibrator(alpha_reg=0.05, random_state=0).fit(Z, Y)
+    eq50 = AlphaCalibrator(alpha_reg=0.05 / 5, normalization="eq50", random_state=0)
+    eq50.fit(Z, Y)
+    np.testing.assert_allclose(
+        ref.predict_concentration(Z), eq50.predict_concentration(Z), rtol=1e-4
+    )
+
+
+def test_l2_reg_shrinks_the_weights_towards_a_constant_concentration():
+    Z, Y, _ = make_label_histograms(
+        600, n_classes=3, n_annotations=5, concentration=4.0, random_state=4
+    )
+    free = AlphaCalibrator(alpha_reg=0.0, random_state=0).fit(Z, Y)
+    tight = AlphaCalibrator(alpha_reg=0.0, l2_reg=1e4, random_state=0).fit(Z, Y)
+    assert np.linalg.norm(tight.coefs_[0]) < 1e-3 * np.linalg.norm(free.coefs_[0])
+    # the intercept is not penalised: a constant α0 fitted to the data
+    a0 = tight.predict_concentration(Z)
+    assert np.ptp(np.log(a0)) < 1e-2
+    assert 1.0 < np.median(a0) < 20.0
+
+
+def test_feature_standardisation_weights_equal_repeats_and_never_overflow():
+    from sklearn_hcal.calibration._alpha_solvers import standardize_features
+
+    rng = np.random.RandomState(0)
+    G = rng.normal(size=(40, 3))
+    w = rng.randint(1, 4, size=40)
+    H, mean, scale = standardize_features(G, w)
+    Hr, mean_r, scale_r = standardize_features(np.repeat(G, w, axis=0))
+    np.testing.assert_allclose(mean, mean_r, rtol=1e-12)
+    np.testing.assert_allclose(scale, scale_r, rtol=1e-12)
+    np.testing.assert_allclose(H, (G - mean_r) / scale_r, rtol=1e-12)
+    huge = G * 1e300
+    H, mean, scale = standardize_features(huge)
+    assert np.all(np.isfinite(scale)) and np.all(np.isfinite(H))
+    np.testing.assert_allclose(H, (G - G.mean(0)) / G.std(0), atol=1e-10)

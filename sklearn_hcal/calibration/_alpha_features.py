@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._optional import import_optional, is_skorch_net
-from ._scores import power_of_two_scale
 
-__all__ = ["extract_features", "find_skorch_net", "weighted_standardisation"]
+__all__ = ["extract_features", "find_skorch_net"]
 
 
 def find_skorch_net(estimator):
@@ -121,20 +120,3 @@ def extract_features(features, estimator, X, logits) -> np.ndarray:
             "features='logits' or a callable otherwise."
         )
     return _skorch_layer_features(net, X, features)
-
-
-def weighted_standardisation(G, sample_weight):
-    """Column means and standard deviations, weighted, overflow-free.
-
-    Each column is divided by a power of two first (exact), so features of any
-    finite magnitude give a finite scale; integer weights equal repeated rows.
-    Constant columns get scale 1.
-    """
-    c = np.array([power_of_two_scale(col) for col in G.T]) if G.size else 1.0
-    U = G / c
-    mean = np.average(U, axis=0, weights=sample_weight)
-    var = np.average((U - mean) ** 2, axis=0, weights=sample_weight)
-    scale = np.sqrt(var)
-    constant = scale < 1e-12  # relative to the column's magnitude
-    scale[constant] = 1.0 / np.broadcast_to(c, scale.shape)[constant]
-    return mean * c, scale * c
