@@ -450,7 +450,7 @@ def test_error_bad_rows_name_the_row(capsys, tmp_path):
         tmp_path / "zero.csv",
         "--pred",
         f"m={tmp_path / 'P.npy'}",
-        needles=("line 3", "no annotations"),
+        needles=("line 3", "zero annotations"),
     )
     np.save(tmp_path / "Y.npy", np.ones((3, 2), dtype=int))
     np.save(tmp_path / "bad.npy", np.array([[0.5, 0.5], [0.5, 0.5], [0.9, 0.3]]))
@@ -459,7 +459,7 @@ def test_error_bad_rows_name_the_row(capsys, tmp_path):
         tmp_path / "Y.npy",
         "--pred",
         f"m={tmp_path / 'bad.npy'}",
-        needles=("bad.npy", "row 2", "sum to 1.2"),
+        needles=("bad.npy", "row 2", "sums to 1.2"),
     )
     (tmp_path / "broken.jsonl").write_text(
         '{"uid": "a", "label_count": [1, 2]}\n{"uid": "b"\n'
