@@ -33,17 +33,18 @@ class InputError(ValueError):
     """A problem with a user's file or argument; the message is one line."""
 
 
-def _renormalise(table, label: str, *, what: str) -> None:
+def _renormalise(table, label: str, *, what: str) -> str | None:
     """Divide the rows of ``table.values`` that are non-negative, finite, with
-    a positive sum further than the tolerance from 1, by their sums (in place),
-    and warn. Other bad rows are left for the library's checks to name."""
+    a positive sum further than the tolerance from 1, by their sums (in place);
+    return the warning to give once the file has passed its checks (None when
+    no row changed). Other bad rows are left for the library's checks."""
     V = table.values
     with np.errstate(invalid="ignore"):
         sums = V.sum(axis=1)
         ok = np.isfinite(sums) & (V.min(axis=1) >= 0) & (sums > 0)
         off = ok & (np.abs(sums - 1.0) > row_sum_tolerance(V.shape[1], V.dtype))
     if not off.any():
-        return
+        return None
     first = int(np.flatnonzero(off)[0])
     V[off] /= sums[off, None]
     count = int(off.sum())
@@ -55,11 +56,13 @@ def _renormalise(table, label: str, *, what: str) -> None:
     )
     if count > 1:
         example = "first: " + example
-    warnings.warn(
-        f"{label}: --renormalize divided {rows} ({example}).",
-        UserWarning,
-        stacklevel=3,
-    )
+    return f"{label}: --renormalize divided {rows} ({example})."
+
+
+def _warn(message: str | None) -> None:
+    # After the checks: a file that fails gets its one error line only.
+    if message is not None:
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def check_histogram_values(table, *, renormalize: bool = False) -> None:
@@ -78,8 +81,9 @@ def check_histogram_values(table, *, renormalize: bool = False) -> None:
         )
     with np.errstate(invalid="ignore"):
         fractional = bool(np.any(np.isfinite(V) & (np.floor(V) != V)))
+    note = None
     if renormalize and fractional:
-        _renormalise(table, table.path, what="label-histogram")
+        note = _renormalise(table, table.path, what="label-histogram")
     try:
         _scan_histograms(
             table.values,
@@ -97,6 +101,7 @@ def check_histogram_values(table, *, renormalize: bool = False) -> None:
                 "--renormalize divides each row by its sum."
             )
         raise InputError(f"{exc}{hint}") from None
+    _warn(note)
 
 
 def _prediction_hint(V, n_classes, renormalize: bool) -> str:
@@ -167,8 +172,9 @@ def check_prediction_values(
         except ValueError as exc:
             raise InputError(str(exc)) from None
         return softmax(V)
+    note = None
     if renormalize and V.ndim == 2:
-        _renormalise(table, label, what="prediction")
+        note = _renormalise(table, label, what="prediction")
         V = table.values
     try:
         _scan_probabilities(
@@ -182,6 +188,7 @@ def check_prediction_values(
     except ValueError as exc:
         hint = _prediction_hint(V, n_classes, renormalize)
         raise InputError(f"{exc}{hint}") from None
+    _warn(note)
     if V.ndim == 1:
         V = np.column_stack([1.0 - V, V])
     return V
