@@ -347,6 +347,24 @@ CASES = [
         r"^(?!.*--renormalize divides)hcal: error: z\.csv must be non-negative .*"
         r"pass --logits",
     ),
+    Case(
+        "row_of_zeros_gets_no_renormalize_advice",
+        {
+            "c.npy": np.ones((3, 2), dtype=int),
+            "p.npy": np.array([[0.4, 0.5]] + [[0, 0]] * 2),
+        },
+        EV + ["c.npy", "--pred", "m=p.npy"],
+        2,
+        r"^(?!.*--renormalize)(?!.*--logits)hcal: error: p\.npy rows must sum to "
+        r"1 .*row 0 sums to 0\.9\.$",
+    ),
+    Case(
+        "human_row_of_zeros_gets_no_renormalize_advice",
+        {"h.csv": "a,b\n0.5,0.5\n0,0\n0.2,0.2\n", "p.npy": np.full((3, 2), 0.5)},
+        EV + ["h.csv", "--pred", "m=p.npy", "--metrics", "jsd"],
+        2,
+        r"^(?!.*--renormalize)hcal: error: h\.csv .*line 3 sums to 0\.$",
+    ),
     # ---- issue 15: class counts, ids, empty files (one line each) --------- #
     Case(
         "class_count_mismatch",

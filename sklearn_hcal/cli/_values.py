@@ -94,8 +94,11 @@ def check_histogram_values(table, *, renormalize: bool = False) -> None:
         )
     except ValueError as exc:
         hint = ""
+        # --renormalize is advised only where it would read the file: human
+        # probabilities (entries in [0, 1]) whose rows all have some mass.
         finite = bool(np.all(np.isfinite(V)))
-        if not renormalize and fractional and finite and 0 <= V.min() and V.max() <= 1:
+        probabilities = finite and 0 <= V.min() and V.max() <= 1
+        if not renormalize and fractional and probabilities and V.max(1).min() > 0:
             hint = (
                 " If the rows are human label distributions that lost precision, "
                 "--renormalize divides each row by its sum."
