@@ -14,6 +14,7 @@ inputs here so that the matrix grows in one place.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -43,16 +44,12 @@ NOT_NPY = bytes(np.random.RandomState(1).randint(0, 256, 200, dtype=np.uint8))
 
 
 def _npy_bytes(arr, **kw) -> bytes:
-    import io
-
     buf = io.BytesIO()
     np.save(buf, arr, **kw)
     return buf.getvalue()
 
 
 def _npz_bytes() -> bytes:
-    import io
-
     buf = io.BytesIO()
     np.savez(buf, a=UNIFORM)
     return buf.getvalue()
@@ -806,9 +803,9 @@ def test_run_demo_checks_the_output_folder_before_training(tmp_path):
 
     (tmp_path / "afile").write_text("x")
     # progress=True would print "training CNN epoch" lines had it trained
-    import io
-
     stream = io.StringIO()
-    with pytest.raises(ValueError, match=r"out= .*afile/sub: cannot create the folder"):
+    with pytest.raises(
+        ValueError, match=r"out='.*afile/sub': cannot create the folder"
+    ):
         run_demo(tmp_path / "afile" / "sub", quick=True, stream=stream)
     assert stream.getvalue() == ""

@@ -34,7 +34,9 @@ def _output_error(option: str, folder, exc: OSError, doing: str) -> ValueError:
         why = f"cannot {doing}: a part of the path is a file, not a folder"
     else:
         why = f"cannot {doing} ({exc.strerror or exc})"
-    return InputError(f"{option} {folder}: {why}")
+    # "--plots figs: ..." for an option, "out='figs': ..." for a parameter
+    named = f"{option}{str(folder)!r}" if option.endswith("=") else f"{option} {folder}"
+    return InputError(f"{named}: {why}")
 
 
 def prepare_output_dir(folder, option: str) -> Path:
@@ -45,7 +47,8 @@ def prepare_output_dir(folder, option: str) -> Path:
     ----------
     folder : str or path
     option : str
-        How the user named the folder (``--out``, ``--plots``), for messages.
+        How the user named the folder, for messages: an option (``--out``,
+        ``--plots``) or a parameter ending with ``=`` (``out=``).
 
     Returns
     -------
