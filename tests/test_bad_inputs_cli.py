@@ -337,6 +337,30 @@ CASES = [
         "11: case 6",
     ),
     Case(
+        "renormalize_chaosnli_json_names_model_and_uid",
+        {
+            "c.jsonl": _jsonl(
+                [
+                    {"uid": "a", "label_count": [3, 1, 0]},
+                    {"uid": "b", "label_count": [0, 1, 3]},
+                ]
+            ),
+            "p.json": json.dumps(
+                {
+                    "rob": {
+                        "a": {"predicted_probabilities": [0.6, 0.2, 0.1]},
+                        "b": {"predicted_probabilities": [0.1, 0.2, 0.7]},
+                    }
+                }
+            ),
+        },
+        EV + ["c.jsonl", "--pred", "m=p.json", "--renormalize"],
+        0,
+        r"\Ahcal: warning: p\.json \(model 'rob'\): --renormalize divided one "
+        r"prediction row by its sum \(uid 'a' summed to 0\.9\)\.\n\Z",
+        "11: case 6",
+    ),
+    Case(
         "renormalize_cannot_fix_negative_values",
         {"c.csv": COUNTS_CSV, "z.csv": LOGITS_CSV},
         EV + ["c.csv", "--pred", "m=z.csv", "--renormalize"],
