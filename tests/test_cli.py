@@ -258,26 +258,6 @@ def _one_line_error(capsys, *needles):
     return lines[0]
 
 
-@pytest.mark.parametrize(
-    "argv, needle",
-    [
-        (["demo", "--val-annotations", "1"], "--val-annotations"),
-        (["demo", "--device", "tpu"], "--device"),
-        (["demo", "--seed", "x"], "--seed"),
-        (["demo", "--epochs", "-3"], "--epochs"),
-        (["frobnicate"], "frobnicate"),
-    ],
-)
-def test_bad_usage_exits_2(argv, needle, capsys):
-    assert main(argv) == 2
-    _one_line_error(capsys, needle)
-
-
-def test_no_command(capsys):
-    assert main([]) == 2
-    assert "a command is required" in capsys.readouterr().err.splitlines()[-1]
-
-
 @pytest.mark.skipif(
     torch.cuda.is_available(), reason="tests the error when CUDA is missing"
 )
@@ -285,13 +265,6 @@ def test_device_cuda_without_cuda(capsys, tmp_path):
     assert main(["demo", "--quick", "--device", "cuda", "--out", str(tmp_path)]) == 2
     _one_line_error(capsys, "--device cuda", "CUDA is not available")
     assert list(tmp_path.iterdir()) == []  # failed before doing anything
-
-
-def test_out_is_a_file(capsys, tmp_path):
-    target = tmp_path / "file.txt"
-    target.write_text("x")
-    assert main(["demo", "--quick", "--out", str(target)]) == 2
-    _one_line_error(capsys, "not a folder")
 
 
 def test_progress_terminal_and_pipe():

@@ -359,223 +359,6 @@ def test_probability_histograms_drop_count_metrics(capsys, synthetic):
     )
 
 
-# --------------------------------------------------------------------------- #
-# errors: exit 2, one line, which file and which row
-# --------------------------------------------------------------------------- #
-def test_error_missing_file(capsys, tmp_path):
-    np.save(tmp_path / "P.npy", np.full((3, 2), 0.5))
-    _error(
-        capsys,
-        tmp_path / "nope.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("nope.npy", "no such file"),
-    )
-    np.save(tmp_path / "Y.npy", np.ones((3, 2), dtype=int))
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'gone.csv'}",
-        needles=("gone.csv",),
-    )
-
-
-def test_error_wrong_shape(capsys, tmp_path):
-    np.save(tmp_path / "Y1.npy", np.ones(5, dtype=int))
-    np.save(tmp_path / "Y3.npy", np.ones((2, 2, 2), dtype=int))
-    np.save(tmp_path / "Y.npy", np.ones((5, 2), dtype=int))
-    np.save(tmp_path / "P.npy", np.full((4, 2), 0.5))
-    _error(
-        capsys,
-        tmp_path / "Y1.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("Y1.npy", "2-D"),
-    )
-    _error(
-        capsys,
-        tmp_path / "Y3.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("Y3.npy", "shape"),
-    )
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("P.npy", "4 rows", "5 items"),
-    )
-
-
-def test_error_class_count_mismatch(capsys, tmp_path):
-    np.save(tmp_path / "Y.npy", np.ones((4, 3), dtype=int))
-    np.save(tmp_path / "P.npy", np.full((4, 2), 0.5))
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("P.npy", "2 classes", "3"),
-    )
-    pd.DataFrame({"a": [1, 2], "b": [3, 4]}).to_csv(tmp_path / "Y.csv", index=False)
-    pd.DataFrame({"a": [0.5, 0.5], "x": [0.5, 0.5]}).to_csv(
-        tmp_path / "P.csv", index=False
-    )
-    _error(
-        capsys,
-        tmp_path / "Y.csv",
-        "--pred",
-        f"m={tmp_path / 'P.csv'}",
-        needles=("class names",),
-    )
-
-
-def test_error_bad_rows_name_the_row(capsys, tmp_path):
-    pd.DataFrame({"uid": ["x", "y", "z"], "a": [1, -1, 2], "b": [0, 3, 1]}).to_csv(
-        tmp_path / "neg.csv", index=False
-    )
-    np.save(tmp_path / "P.npy", np.full((3, 2), 0.5))
-    _error(
-        capsys,
-        tmp_path / "neg.csv",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("line 3", "'y'", "negative"),
-    )
-    pd.DataFrame({"a": [1, 0], "b": [0, 0]}).to_csv(tmp_path / "zero.csv", index=False)
-    _error(
-        capsys,
-        tmp_path / "zero.csv",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("line 3", "no annotations"),
-    )
-    np.save(tmp_path / "Y.npy", np.ones((3, 2), dtype=int))
-    np.save(tmp_path / "bad.npy", np.array([[0.5, 0.5], [0.5, 0.5], [0.9, 0.3]]))
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'bad.npy'}",
-        needles=("bad.npy", "row 2", "sum to 1.2"),
-    )
-    (tmp_path / "broken.jsonl").write_text(
-        '{"uid": "a", "label_count": [1, 2]}\n{"uid": "b"\n'
-    )
-    _error(
-        capsys,
-        tmp_path / "broken.jsonl",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("broken.jsonl", "line 2"),
-    )
-
-
-def test_error_uid_without_ids_and_duplicates(capsys, tmp_path):
-    np.save(tmp_path / "Y.npy", np.ones((2, 3), dtype=int))
-    pred = {
-        "m": {
-            "a": {"predicted_probabilities": [1, 0, 0]},
-            "b": {"predicted_probabilities": [0, 1, 0]},
-        }
-    }
-    (tmp_path / "p.json").write_text(json.dumps(pred))
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'p.json'}",
-        needles=("no item ids",),
-    )
-    pd.DataFrame({"uid": ["a", "a"], "x": [1, 2], "y": [1, 1]}).to_csv(
-        tmp_path / "dup.csv", index=False
-    )
-    _error(
-        capsys,
-        tmp_path / "dup.csv",
-        "--pred",
-        f"m={tmp_path / 'p.json'}",
-        needles=("'a' appears 2 times",),
-    )
-
-
-@pytest.mark.parametrize(
-    "extra, needle",
-    [
-        (["--pred", "noequals.npy"], "NAME=FILE"),
-        (["--pred", "=x.npy"], "NAME=FILE"),
-        (["--format", "xml"], "--format"),
-        (["--metrics", "accuracy_of_everything"], "unknown metric"),
-        (["--ties", "middle"], "--ties"),
-        (["--transpose", "--long"], "not allowed with"),
-        (["--bootstrap", "-1"], "--bootstrap"),
-    ],
-)
-def test_error_bad_arguments(capsys, tmp_path, extra, needle):
-    np.save(tmp_path / "Y.npy", np.ones((2, 2), dtype=int))
-    np.save(tmp_path / "P.npy", np.full((2, 2), 0.5))
-    argv = [tmp_path / "Y.npy"]
-    if extra[0] != "--pred":
-        argv += ["--pred", f"m={tmp_path / 'P.npy'}"]
-    _error(capsys, *argv, *extra, needles=(needle,))
-
-
-def test_error_same_name_twice_and_logits_on_json(capsys, tmp_path):
-    np.save(tmp_path / "Y.npy", np.ones((2, 2), dtype=int))
-    np.save(tmp_path / "P.npy", np.full((2, 2), 0.5))
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        needles=("used twice",),
-    )
-    pd.DataFrame({"uid": ["a", "b"], "x": [1, 2], "y": [1, 1]}).to_csv(
-        tmp_path / "Y.csv", index=False
-    )
-    pred = {
-        "m": {
-            "a": {"predicted_probabilities": [1, 0]},
-            "b": {"predicted_probabilities": [0, 1]},
-        }
-    }
-    (tmp_path / "p.json").write_text(json.dumps(pred))
-    _error(
-        capsys,
-        tmp_path / "Y.csv",
-        "--pred",
-        f"m={tmp_path / 'p.json'}",
-        "--logits",
-        needles=("--logits",),
-    )
-
-
-def test_console_script_error_has_no_traceback(tmp_path):
-    assert HCAL.is_file(), f"console script not found at {HCAL}"
-    np.save(tmp_path / "Y.npy", np.ones((3, 3), dtype=int))
-    np.save(tmp_path / "P.npy", np.full((3, 2), 0.5))
-    proc = subprocess.run(
-        [
-            str(HCAL),
-            "evaluate",
-            str(tmp_path / "Y.npy"),
-            "--pred",
-            f"m={tmp_path / 'P.npy'}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    assert "Traceback" not in proc.stderr
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("hcal: error: ")
-
-
 def test_console_script_evaluate_success(tmp_path):
     rng = np.random.RandomState(0)
     Y = rng.multinomial(4, [0.6, 0.4], size=20)
@@ -698,15 +481,93 @@ def test_alphanli_classes_are_one_and_two_for_csv_predictions(capsys, tmp_path):
     assert row["kl_divergence"] == pytest.approx(kl_divergence(data.counts, P))
 
 
-def test_library_errors_become_one_line_exit_2(capsys, tmp_path):
-    np.save(tmp_path / "Y.npy", np.eye(3, dtype=int)[[0, 1, 2, 0]])  # one label each
-    np.save(tmp_path / "P.npy", np.full((4, 3), 1 / 3))
-    _error(
-        capsys,
-        tmp_path / "Y.npy",
-        "--pred",
-        f"m={tmp_path / 'P.npy'}",
-        "--metrics",
-        "disagreement_ce",
-        needles=("disagreement_ce", "n_i >= 2"),
+# --------------------------------------------------------------------------- #
+# rounded probabilities and --renormalize (issue 11, case 6)
+# --------------------------------------------------------------------------- #
+def test_rounded_probabilities_are_scored_as_probabilities(capsys, synthetic):
+    # Probabilities saved with 3 decimals are the renormalised probabilities,
+    # not logits: scipy's jensenshannon normalises its inputs itself.
+    tmp, Y, _, P, _ = synthetic
+    R = P.round(3)
+    assert 1e-6 < np.abs(R.sum(1) - 1).max() <= 1.5e-3
+    pd.DataFrame(R, columns=list("abc")).to_csv(tmp / "r.csv", index=False)
+    np.save(tmp / "Y.npy", Y)
+    main_args = [tmp / "Y.npy", "--pred", f"m={tmp / 'r.csv'}", "--format", "json"]
+    status = main(["evaluate", *map(str, main_args)])
+    captured = capsys.readouterr()
+    assert status == 0 and captured.err == ""
+    jsd = json.loads(captured.out)["m"]["jensen_shannon_distance"]
+    p_hat = Y / Y.sum(1, keepdims=True)
+    assert jsd == pytest.approx(np.mean(jensenshannon(p_hat, R, axis=1)), rel=1e-9)
+    # read as logits (the old advice), the numbers would be far off
+    assert abs(jsd - np.mean(jensenshannon(p_hat, softmax(R, axis=1), axis=1))) > 0.01
+
+
+def test_renormalize_divides_rows_by_their_sums(capsys, synthetic):
+    tmp, Y, _, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P)
+    lost = P * np.where(np.arange(len(P)) % 2 == 0, 0.9, 1.0)[:, None]
+    np.save(tmp / "lost.npy", lost)
+    H = Y / Y.sum(1, keepdims=True)
+    np.save(tmp / "H.npy", H * 0.8)
+    metrics = ["--metrics", "jsd,kl,dist_ce", "--format", "json"]
+    reference = _json(capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}")["m"]
+
+    status = main(
+        ["evaluate", str(tmp / "Y.npy"), "--pred", f"m={tmp / 'lost.npy'}"]
+        + ["--renormalize", *metrics]
+    )
+    captured = capsys.readouterr()
+    assert status == 0
+    assert captured.err.splitlines() == [
+        f"hcal: warning: {tmp / 'lost.npy'}: --renormalize divided 20 prediction "
+        "rows by their sums (first: row 0 summed to 0.9)."
+    ]
+    row = json.loads(captured.out)["m"]
+    for name, value in row.items():
+        assert value == pytest.approx(reference[name], rel=1e-9), name
+
+    # human probabilities that lost mass: the same distributions
+    status = main(
+        ["evaluate", str(tmp / "H.npy"), "--pred", f"m={tmp / 'P.npy'}"]
+        + ["--renormalize", *metrics]
+    )
+    captured = capsys.readouterr()
+    assert status == 0
+    assert len(captured.err.splitlines()) == 1
+    assert "divided 40 label-histogram rows" in captured.err
+    row = json.loads(captured.out)["m"]
+    for name, value in row.items():
+        assert value == pytest.approx(reference[name], rel=1e-9), name
+
+    # integer counts are never renormalised (p̂ comes from the counts)
+    status = main(
+        ["evaluate", str(tmp / "Y.npy"), "--pred", f"m={tmp / 'P.npy'}"]
+        + ["--renormalize", *metrics]
+    )
+    captured = capsys.readouterr()
+    assert status == 0 and captured.err == ""
+    assert json.loads(captured.out)["m"] == pytest.approx(
+        {k: reference[k] for k in json.loads(captured.out)["m"]}
+    )
+
+
+def test_plots_with_a_float32_one_hot_softmax_row(capsys, synthetic):
+    # Issue 15: a float32 softmax row [1, 2e-8, 0] passes the row-sum check
+    # and gives 1 - sum q^2 = -4.4e-16; the figures clip it (the library's
+    # phi check) instead of crashing after the table was printed.
+    pytest.importorskip("matplotlib")
+    tmp, Y, _, P, _ = synthetic
+    P32 = P.astype(np.float32)
+    P32[0] = [1.0, 2e-8, 0.0]
+    assert 1.0 - float((P32[0].astype(float) ** 2).sum()) < 0
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "P.npy", P32)
+    out = _evaluate(
+        capsys, tmp / "Y.npy", "--pred", f"m={tmp / 'P.npy'}", "--plots", tmp / "figs"
+    )
+    assert out.startswith("| prediction |")
+    assert (tmp / "figs" / "disagreement_reliability.png").read_bytes()[:4] == (
+        b"\x89PNG"
     )

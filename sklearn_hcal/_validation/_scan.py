@@ -4,6 +4,12 @@ Each check walks its input in blocks of rows (no full-size temporaries, so a
 float32 or memory-mapped input is never copied) and reports the *first*
 offending row -- with the offending value where there is one -- in the order
 of the documented checks, whatever the block size.
+
+The scans name rows ``row i`` (0-based) and columns ``column j``; a caller
+that read the array from a file passes ``where`` (row index -> text, e.g.
+``"line 4 (uid 'x')"``) and ``column_names`` (e.g. ``"column 'dog'"``) so
+that the same checks report the file's own line numbers and class names
+(``hcal evaluate``).
 """
 
 from __future__ import annotations
@@ -32,9 +38,42 @@ def _first_cell(mask: np.ndarray, offset: int) -> tuple[int, int]:
     return offset + row, col
 
 
-def _cell(arr: np.ndarray, row: int, col: int) -> str:
+def _row_name(row: int) -> str:
+    return f"row {row}"
+
+
+def _namers(where, column_names):
+    """``(row -> text, column -> text)`` for messages (see the module notes)."""
+    rows = _row_name if where is None else where
+    if column_names is None:
+        return rows, lambda col: f"column {col}"
+    return rows, lambda col: str(column_names[col])
+
+
+def _cell(arr: np.ndarray, row: int, col: int, where=None, column_names=None) -> str:
     """``"row r, column c: value"`` with the value in full precision."""
-    return f"row {row}, column {col}: {arr[row, col].item()!r}"
+    rows, cols = _namers(where, column_names)
+    return f"{rows(row)}, {cols(col)}: {arr[row, col].item()!r}"
+
+
+def _check_finite(arr: np.ndarray, *, name: str, where=None, column_names=None):
+    """Raise, naming the first non-finite cell, unless ``arr`` is finite.
+
+    The finiteness check of the scans below, for arrays that need nothing
+    else (logits read from a file by ``hcal evaluate --logits``).
+    """
+    if arr.dtype.kind != "f":
+        return
+    flat = arr if arr.ndim == 2 else arr[:, None]
+    for sl in _row_blocks(flat.shape[0], flat.shape[1]):
+        finite = np.isfinite(flat[sl])
+        if not finite.all():
+            row, col = _first_cell(~finite, sl.start)
+            if arr.ndim == 2:
+                what = _cell(arr, row, col, where, column_names)
+            else:
+                what = f"{_namers(where, None)[0](row)}: {arr[row].item()!r}"
+            raise ValueError(f"{name} contains NaN or infinity ({what}).")
 
 
 def _scan_histograms(
@@ -43,6 +82,8 @@ def _scan_histograms(
     name: str,
     allow_probabilities: bool,
     n_classes: int | None = None,
+    where=None,
+    column_names=None,
 ) -> tuple[np.ndarray, bool]:
     """Check a 2-D histogram in one chunked pass; return ``(n, is_counts)``.
 
@@ -57,8 +98,10 @@ def _scan_histograms(
 
     Rows of probabilities (``allow_probabilities``) may be off by rounding:
     rows within :func:`row_sum_tolerance` pass, and ``p̂ = Y / n`` divides
-    each row by its sum.
+    each row by its sum. ``where`` and ``column_names`` name rows and
+    columns in the messages (see the module notes).
     """
+    rows, cols = _namers(where, column_names)
     n_rows, n_cols = arr.shape
     n = np.empty(n_rows, dtype=np.float64)
     is_float = arr.dtype.kind == "f"
@@ -90,19 +133,25 @@ def _scan_histograms(
         next((f[i] for f in flags if f[i] is not None), None) for i in range(3)
     )
     if nonfinite is not None:
-        raise ValueError(f"{name} contains NaN or infinity ({_cell(arr, *nonfinite)}).")
+        raise ValueError(
+            f"{name} contains NaN or infinity "
+            f"({_cell(arr, *nonfinite, where, column_names)})."
+        )
     if n_classes is not None and n_cols != n_classes:
         raise ValueError(
             f"{name} has {n_cols} classes (columns) but {n_classes} were expected."
         )
     if negative is not None:
-        raise ValueError(f"{name} must be non-negative; {_cell(arr, *negative)}.")
+        raise ValueError(
+            f"{name} must be non-negative; "
+            f"{_cell(arr, *negative, where, column_names)}."
+        )
     if fractional is None:
         zero = n == 0
         if np.any(zero):
             first = int(np.flatnonzero(zero)[0])
             raise ValueError(
-                f"{name} has rows with zero annotations (first at row {first}); "
+                f"{name} has rows with zero annotations (first at {rows(first)}); "
                 "every item needs at least one label."
             )
         return n, True
@@ -111,8 +160,8 @@ def _scan_histograms(
     if not allow_probabilities:
         raise ValueError(
             f"{name} must hold non-negative integer label counts (a label "
-            f"histogram); row {row} holds the fractional value {value!r} (column "
-            f"{col}). The number of annotations per item is needed here."
+            f"histogram); {rows(row)} holds the fractional value {value!r} "
+            f"({cols(col)}). The number of annotations per item is needed here."
         )
     tol = row_sum_tolerance(n_cols, arr.dtype)
     bad = np.abs(n - 1.0) > tol
@@ -122,11 +171,11 @@ def _scan_histograms(
         # first row that does not sum to 1 (counts mixed with probabilities).
         if bad[row]:
             if arr[row].max() <= 1:  # a row of probabilities, off
-                what = f"row {row} sums to {n[row]:.6g} (tolerance {tol:g})"
+                what = f"{rows(row)} sums to {n[row]:.6g} (tolerance {tol:g})"
             else:  # a count of 2.5
                 what = (
-                    f"row {row} holds the non-integer value {value!r} (column "
-                    f"{col}) and sums to {n[row]:.6g}"
+                    f"{rows(row)} holds the non-integer value {value!r} "
+                    f"({cols(col)}) and sums to {n[row]:.6g}"
                 )
             raise ValueError(
                 f"{name} must hold integer label counts or probability rows "
@@ -135,8 +184,8 @@ def _scan_histograms(
         first = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{name} must hold integer label counts or probability rows summing "
-            f"to 1, not both: row {row} is a row of probabilities (it holds "
-            f"{value!r}) but row {first} sums to {n[first]:.6g}."
+            f"to 1, not both: {rows(row)} is a row of probabilities (it holds "
+            f"{value!r}) but {rows(first)} sums to {n[first]:.6g}."
         )
     return n, False
 
@@ -247,7 +296,13 @@ annotations per item is needed here.
 
 
 def _scan_probabilities(
-    P, *, name: str, n_classes: int | None = None, n_classes_from: str | None = None
+    P,
+    *,
+    name: str,
+    n_classes: int | None = None,
+    n_classes_from: str | None = None,
+    where=None,
+    column_names=None,
 ) -> tuple[np.ndarray, np.ndarray | None, bool]:
     """Checked probabilities ``(arr, DataFrame columns or None, off)``.
 
@@ -259,15 +314,17 @@ def _scan_probabilities(
     whether the users of ``arr`` must renormalise (block by block, see
     :func:`_normalised_block`). Errors come in the order of
     :func:`check_probabilities`. ``n_classes_from`` names where
-    ``n_classes`` comes from, for the class-count message.
+    ``n_classes`` comes from, for the class-count message; ``where`` and
+    ``column_names`` name rows and columns (see the module notes).
     """
+    rows, _ = _namers(where, column_names)
     arr, columns = _to_array(P, name=name, allow_1d=True, keep_int=False)
     source = f" ({n_classes_from} has {n_classes})" if n_classes_from else ""
     if arr.ndim == 1:
         if not _all_finite(arr):
             row = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise ValueError(
-                f"{name} contains NaN or infinity (row {row}: {arr[row].item()!r})."
+                f"{name} contains NaN or infinity ({rows(row)}: {arr[row].item()!r})."
             )
         if n_classes is not None and n_classes != 2:
             raise ValueError(
@@ -281,7 +338,7 @@ def _scan_probabilities(
                 row = sl.start + int(np.flatnonzero((block < 0) | (block > 1))[0])
                 raise ValueError(
                     f"{name} is 1-D (P(second class) of a binary problem), so its "
-                    f"values must lie in [0, 1]; row {row} is {arr[row].item()!r}."
+                    f"values must lie in [0, 1]; {rows(row)} is {arr[row].item()!r}."
                 )
         return arr, columns, False
     n_rows, n_cols = arr.shape
@@ -316,7 +373,10 @@ def _scan_probabilities(
         next((f[i] for f in flags if f[i] is not None), None) for i in range(3)
     )
     if nonfinite is not None:
-        raise ValueError(f"{name} contains NaN or infinity ({_cell(arr, *nonfinite)}).")
+        raise ValueError(
+            f"{name} contains NaN or infinity "
+            f"({_cell(arr, *nonfinite, where, column_names)})."
+        )
     if n_classes is not None and n_cols != n_classes:
         raise ValueError(
             f"{name} has {n_cols} classes (columns) but {n_classes} were "
@@ -324,12 +384,13 @@ def _scan_probabilities(
         )
     if negative is not None:
         raise ValueError(
-            f"{name} must be non-negative probabilities; {_cell(arr, *negative)}."
+            f"{name} must be non-negative probabilities; "
+            f"{_cell(arr, *negative, where, column_names)}."
         )
     if first_bad is not None:
         raise ValueError(
             f"{name} rows must sum to 1 (tolerance {tol:g} for {n_cols} classes: "
-            f"rounding to 3 decimals passes); row {first_bad[0]} sums to "
+            f"rounding to 3 decimals passes); {rows(first_bad[0])} sums to "
             f"{first_bad[1]:.6g}."
         )
     return arr, columns, any(f[3] for f in flags)

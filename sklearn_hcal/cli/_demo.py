@@ -18,7 +18,7 @@ from sklearn.utils import Bunch
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._progress import Progress
 from . import _experiment
-from ._output import markdown_table
+from ._output import markdown_table, prepare_output_dir, writing_to
 
 __all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
 
@@ -187,7 +187,8 @@ def run_demo(
     out : str or path, default=None
         Folder for the tables (``mimori``, ``baan``, ``chaosnli`` as ``.csv``
         and ``.md``, plus ``report.md`` with all three and the notes) and the
-        figures; created if needed. None writes nothing.
+        figures; created if needed, and checked to be writable before
+        training (``ValueError`` otherwise). None writes nothing.
     quick : bool, default=False
         A seconds-long smoke run: 4 epochs, 20 bootstrap resamples, 5 MC-dropout
         members (instead of 40, 1000 and 20).
@@ -245,8 +246,9 @@ def run_demo(
     torch = import_optional("torch")
     import_optional("skorch")
     start = time.perf_counter()
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        raise ValueError(f"out={str(out)!r} exists and is not a folder.")
+    if out is not None:
+        # before training: a folder that cannot be written fails now
+        prepare_output_dir(out, "out=")
     torch_device = _check_device(device)
     preset = dict(_PRESETS["quick" if quick else "full"])
     for key, value in (
@@ -280,11 +282,14 @@ def run_demo(
     result.files, result.figures = [], []
     result.figures_skipped = None
     if out is not None:
-        result.files = _write_tables(Path(out), result)
-        if figures:
-            result.figures, result.figures_skipped = _save_figures(Path(out), result)
-        else:
-            result.figures_skipped = "figures=False"
+        with writing_to(out, "out="):
+            result.files = _write_tables(Path(out), result)
+            if figures:
+                result.figures, result.figures_skipped = _save_figures(
+                    Path(out), result
+                )
+            else:
+                result.figures_skipped = "figures=False"
         for path in result.files + result.figures:
             prog.message(f"wrote {path}")
     result.elapsed = time.perf_counter() - start
@@ -459,11 +464,10 @@ def _cmd_demo(args) -> int:
         _check_device(args.device)
     except ValueError as exc:
         raise UsageError(f"--device {args.device}: {exc}") from None
+    # The output folder is checked (created, probed) before training.
+    out = prepare_output_dir(args.out, "--out")
     # Figures are files: never open a window from the command line.
     os.environ.setdefault("MPLBACKEND", "Agg")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {args.out}: exists and is not a folder")
     result = run_demo(
         out,
         quick=args.quick,

@@ -63,10 +63,19 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         required=True,
         help="a prediction file and its name in the table (repeatable)",
     )
-    ev.add_argument(
+    scale = ev.add_mutually_exclusive_group()
+    scale.add_argument(
         "--logits",
         action="store_true",
         help="the .npy/.csv predictions are logits: apply a softmax",
+    )
+    scale.add_argument(
+        "--renormalize",
+        action="store_true",
+        help="divide prediction rows (and rows of human probabilities in COUNTS) "
+        "that do not sum to 1 by their sums, with a warning; rows off by "
+        "rounding (e.g. probabilities rounded to 3 decimals) are accepted without "
+        "this option",
     )
     ev.add_argument(
         "--format",
@@ -162,10 +171,19 @@ def _resolve_metric_names(text: str | None) -> list[str] | None:
 def _load_inputs(args):
     from ._files import InputError, align_predictions, read_histograms, read_predictions
 
-    hist = read_histograms(args.counts, id_column=args.id_column)
+    hist = read_histograms(
+        args.counts, id_column=args.id_column, renormalize=args.renormalize
+    )
     predictions = {}
     for name, path in args.preds:
-        models = read_predictions(path, id_column=args.id_column, logits=args.logits)
+        models = read_predictions(
+            path,
+            id_column=args.id_column,
+            logits=args.logits,
+            renormalize=args.renormalize,
+            n_classes=hist.values.shape[1],
+            n_classes_from=hist.path,
+        )
         for model, table in models.items():
             row = name if len(models) == 1 else f"{name}/{model}"
             if row in predictions:
@@ -212,9 +230,13 @@ def _report(args, hist, predictions):
 
 
 def _cmd_evaluate(args) -> int:
-    from ._output import render
+    from ._output import prepare_output_dir, render
 
     hist, predictions = _load_inputs(args)
+    if args.plots is not None:
+        # before the (possibly long) report: a folder that cannot be written
+        # is an error now, not after the table
+        prepare_output_dir(args.plots, "--plots")
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
     sys.stdout.write(
@@ -232,6 +254,10 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
     if reason is not None:
         warnings.warn(f"--plots: no figures written: {reason}", stacklevel=2)
         return
+    from ._output import writing_to
+
     os.environ.setdefault("MPLBACKEND", "Agg")
-    for path in save_figures(folder, hist.values, predictions):
+    with writing_to(folder, "--plots"):
+        paths = save_figures(folder, hist.values, predictions)
+    for path in paths:
         sys.stderr.write(f"hcal: wrote {path}\n")

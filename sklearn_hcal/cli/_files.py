@@ -30,6 +30,10 @@ Predictions:
 * ``.json`` -- the official ChaosNLI prediction format, read by
   :func:`sklearn_hcal.datasets._chaosnli.read_chaosnli_predictions`
   (``predicted_probabilities`` in ``label_count`` order; several models).
+
+The values are checked by :mod:`sklearn_hcal.cli._values`, i.e. by the
+library's own checks (:mod:`sklearn_hcal._validation`) told how this file
+names its rows and columns.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from ..datasets._chaosnli import read_chaosnli_jsonl, read_chaosnli_predictions
+from ._values import InputError, check_histogram_values, check_prediction_values
 
 __all__ = [
     "InputError",
@@ -55,12 +60,8 @@ _CLASS_ALIASES = {"entailment": "e", "neutral": "n", "contradiction": "c"}
 #: Column names recognised as item ids when no ``id_column`` is given.
 DEFAULT_ID_COLUMNS = ("uid", "id")
 
-#: Tolerance on ``|row sum - 1|`` of probability rows (as in ``_validation``).
-_ROW_SUM_TOL = 1e-6
-
-
-class InputError(ValueError):
-    """A problem with a user's file or argument; the message is one line."""
+#: The first bytes of every ``.npy`` file (NumPy's format specification).
+_NPY_MAGIC = b"\x93NUMPY"
 
 
 @dataclass
@@ -68,7 +69,8 @@ class LabeledArray:
     """A 2-D array read from a file, with optional item ids and class names.
 
     ``where(i)`` describes row ``i`` for error messages in the file's own
-    terms (a text line, an array row, a uid).
+    terms (a text line, an array row, a uid); ``column_names`` (None: ``column
+    j``) the columns.
     """
 
     values: np.ndarray
@@ -80,6 +82,7 @@ class LabeledArray:
     row_kind: str = "row"
     first_line: int = 0
     extra: dict = field(default_factory=dict)
+    column_names: list[str] | None = None
 
     def where(self, i: int) -> str:
         if self.row_kind == "uid" and self.ids is not None:
@@ -103,6 +106,11 @@ def _check_file(path) -> Path:
         raise InputError(f"{path}: no such file.")
     if p.is_dir():
         raise InputError(f"{path}: is a directory, expected a file.")
+    try:
+        with open(p, "rb"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
     return p
 
 
@@ -116,19 +124,59 @@ def _suffix(p: Path, allowed: tuple[str, ...], what: str) -> str:
     return suffix
 
 
+def _not_npy(p: Path, head: bytes) -> InputError:
+    """Why a file without NumPy's header is not a ``.npy`` array.
+
+    Without the header ``np.load`` would try to unpickle the bytes (and
+    advise loading unsafely); a file that is not an array is never loaded.
+    """
+    if not head:
+        why = "the file is empty"
+    elif head.startswith(b"PK"):
+        why = "it is a zip archive (an .npz file?); save a single array with numpy.save"
+    else:
+        why = (
+            "it does not start with the NumPy header (\\x93NUMPY), so it was not "
+            "written by numpy.save"
+        )
+    return InputError(f"{p}: not a valid .npy array: {why}.")
+
+
 def _read_npy(p: Path) -> LabeledArray:
+    fmt = np.lib.format
+    with open(p, "rb") as f:
+        head = f.read(len(_NPY_MAGIC))
+        if head != _NPY_MAGIC:
+            raise _not_npy(p, head)
+        f.seek(0)
+        try:
+            version = fmt.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = fmt.read_array_header_1_0(f)
+            else:  # 2.0; 3.0 only differs by utf-8 field names
+                shape, _, dtype = fmt.read_array_header_2_0(f)
+        except (ValueError, TypeError, SyntaxError, EOFError, UnicodeDecodeError):
+            raise InputError(
+                f"{p}: not a valid .npy array: its header is damaged."
+            ) from None
+    if dtype.hasobject or dtype.kind not in "biuf":
+        raise InputError(
+            f"{p}: expected an array of numbers, got dtype {dtype} (hcal reads "
+            "numeric arrays only, never Python objects)."
+        )
+    if len(shape) not in (1, 2):
+        raise InputError(
+            f"{p}: expected a 2-D array (n_items, n_classes), got shape {shape}."
+        )
+    if shape[0] == 0:
+        raise InputError(f"{p}: the array has no rows.")
     try:
         arr = np.load(p, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise InputError(f"{p}: not a readable .npy array ({exc}).") from None
-    if arr.dtype.kind not in "biuf":
-        raise InputError(f"{p}: expected a numeric array, got dtype {arr.dtype}.")
-    if arr.ndim not in (1, 2):
+    except (ValueError, OSError, EOFError):
         raise InputError(
-            f"{p}: expected a 2-D array (n_items, n_classes), got shape {arr.shape}."
-        )
-    if arr.shape[0] == 0:
-        raise InputError(f"{p}: the array has no rows.")
+            f"{p}: not a valid .npy array: the data is truncated (the header "
+            f"announces shape {shape} of {dtype})."
+        ) from None
     return LabeledArray(np.asarray(arr, dtype=np.float64), str(p))
 
 
@@ -180,6 +228,7 @@ def _read_csv(p: Path, id_column: str | None) -> LabeledArray:
         classes=list(df.columns),
         row_kind="line",
         first_line=2,
+        column_names=[f"column {c!r}" for c in df.columns],
     )
 
 
@@ -192,6 +241,7 @@ def _read_chaosnli_jsonl(p: Path) -> LabeledArray:
         classes=data.classes,
         row_kind="line",
         first_line=1,
+        column_names=[f"label_count[{j}]" for j in range(data.counts.shape[1])],
     )
     table.extra["lines"] = data.lines  # blank lines are skipped
     return table
@@ -210,7 +260,9 @@ def _check_unique_ids(table: LabeledArray) -> None:
         )
 
 
-def read_histograms(path, *, id_column: str | None = None) -> LabeledArray:
+def read_histograms(
+    path, *, id_column: str | None = None, renormalize: bool = False
+) -> LabeledArray:
     """Read label histograms (counts or human probabilities) from a file.
 
     Parameters
@@ -220,6 +272,11 @@ def read_histograms(path, *, id_column: str | None = None) -> LabeledArray:
     id_column : str, default=None
         Name of the CSV column holding item ids; by default a column named
         ``uid`` or ``id`` is used when present.
+    renormalize : bool, default=False
+        For a file of human distributions (non-integer entries): divide rows
+        that do not sum to 1 by their sums, with a warning (rows within
+        :func:`~sklearn_hcal._validation.row_sum_tolerance` are accepted
+        anyway). Integer counts are never changed.
 
     Returns
     -------
@@ -261,45 +318,9 @@ def read_histograms(path, *, id_column: str | None = None) -> LabeledArray:
         table = _read_csv(p, id_column)
     else:
         table = _read_chaosnli_jsonl(p)
-    _check_histogram_rows(table)
+    check_histogram_values(table, renormalize=renormalize)
     _check_unique_ids(table)
     return table
-
-
-def _check_histogram_rows(table: LabeledArray) -> None:
-    Y = table.values
-    if Y.shape[1] < 2:
-        raise InputError(
-            f"{table.path}: label histograms need at least 2 classes (columns), "
-            f"got {Y.shape[1]}."
-        )
-    bad = ~np.all(np.isfinite(Y), axis=1)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{table.path}: {table.where(i)} contains NaN or infinity.")
-    bad = np.any(Y < 0, axis=1)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{table.path}: {table.where(i)} has a negative count.")
-    integer = np.all(np.mod(Y, 1) == 0, axis=1)
-    sums = Y.sum(axis=1)
-    if np.all(integer):
-        bad = sums == 0
-        if np.any(bad):
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"{table.path}: {table.where(i)} has no annotations (all counts "
-                "are 0); every item needs at least one label."
-            )
-        return
-    # Fractional entries: the rows must be human probabilities.
-    bad = np.abs(sums - 1.0) > _ROW_SUM_TOL
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"{table.path}: {table.where(i)} is neither integer counts nor "
-            f"probabilities summing to 1 (it sums to {sums[i]:.6g})."
-        )
 
 
 def _read_chaosnli_predictions(p: Path) -> dict[str, LabeledArray]:
@@ -310,19 +331,23 @@ def _read_chaosnli_predictions(p: Path) -> dict[str, LabeledArray]:
             np.asarray(data.uid),
             classes=data.classes,
             row_kind="uid",
+            column_names=[
+                f"predicted_probabilities[{j}]"
+                for j in range(data.probabilities.shape[1])
+            ],
         )
         for model, data in read_chaosnli_predictions(p).items()
     }
 
 
-def _softmax_rows(Z: np.ndarray) -> np.ndarray:
-    Z = Z - Z.max(axis=1, keepdims=True)
-    E = np.exp(Z)
-    return E / E.sum(axis=1, keepdims=True)
-
-
 def read_predictions(
-    path, *, id_column: str | None = None, logits: bool = False
+    path,
+    *,
+    id_column: str | None = None,
+    logits: bool = False,
+    renormalize: bool = False,
+    n_classes: int | None = None,
+    n_classes_from: str | None = None,
 ) -> dict[str, LabeledArray]:
     """Read predicted class probabilities (or logits) from a file.
 
@@ -338,6 +363,16 @@ def read_predictions(
         1-D array is then the logit of the second class. Not allowed for
         ChaosNLI ``.json`` files, whose ``predicted_probabilities`` are
         probabilities.
+    renormalize : bool, default=False
+        Divide rows of non-negative values that do not sum to 1 by their sums,
+        with a warning (rows within
+        :func:`~sklearn_hcal._validation.row_sum_tolerance`, e.g. rounded to
+        3 decimals, are accepted anyway).
+    n_classes : int, default=None
+        The number of classes of the histograms (a different count, or a 1-D
+        file when it is not 2, is an error naming ``n_classes_from``).
+    n_classes_from : str, default=None
+        Where ``n_classes`` comes from (the histogram file), for messages.
 
     Returns
     -------
@@ -369,47 +404,18 @@ def read_predictions(
         tables = _read_chaosnli_predictions(p)
     else:
         table = _read_npy(p) if suffix == ".npy" else _read_csv(p, id_column)
-        V = table.values
-        if V.ndim == 1:
-            if logits:
-                V = np.column_stack([np.zeros_like(V), V])
-            else:
-                V = np.column_stack([1.0 - V, V])
-                table.extra["binary_1d"] = True
-            table.values = V
         tables = {"": table}
-    for table in tables.values():
+    for model, table in tables.items():
         _check_unique_ids(table)
-        _check_prediction_rows(table, logits and suffix != ".json")
-        if logits and suffix != ".json":
-            table.values = _softmax_rows(table.values)
+        table.values = check_prediction_values(
+            table,
+            f"{p} (model {model!r})" if model else str(p),
+            logits=logits,
+            renormalize=renormalize,
+            n_classes=n_classes,
+            n_classes_from=n_classes_from,
+        )
     return tables
-
-
-def _check_prediction_rows(table: LabeledArray, logits: bool) -> None:
-    V = table.values
-    where = table.where
-    bad = ~np.all(np.isfinite(V), axis=1)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{table.path}: {where(i)} contains NaN or infinity.")
-    if logits:
-        return
-    bad = np.any((V < 0) | (V > 1), axis=1)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"{table.path}: {where(i)} has values outside [0, 1], so these are not "
-            "probabilities; pass --logits if they are scores."
-        )
-    sums = V.sum(axis=1)
-    bad = np.abs(sums - 1.0) > _ROW_SUM_TOL
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"{table.path}: {where(i)}: the probabilities sum to {sums[i]:.6g}, not "
-            "1; pass --logits if these are scores."
-        )
 
 
 # --------------------------------------------------------------------------- #
@@ -435,7 +441,8 @@ def align_predictions(
     hist : LabeledArray
         From :func:`read_histograms`.
     pred : LabeledArray
-        One model of :func:`read_predictions`.
+        One model of :func:`read_predictions`, read with ``n_classes`` the
+        number of classes of ``hist`` (which checked the class count).
     name : str, default="predictions"
         The prediction's name, used in messages.
 
@@ -448,16 +455,11 @@ def align_predictions(
     ------
     InputError
         On a uid present in one file only, a duplicate uid, a different number
-        of rows or classes, or different class names.
+        of rows, or different class names.
     """
-    n_items, n_classes = hist.values.shape
+    n_items = hist.values.shape[0]
     P = pred.values
     label = f"{pred.path} ({name})" if name else pred.path
-    if P.shape[1] != n_classes:
-        raise InputError(
-            f"{label}: the predictions have {P.shape[1]} classes (columns) but "
-            f"{hist.path} has {n_classes}."
-        )
     if hist.classes is not None and pred.classes is not None:
         h = [_normalise_class(c) for c in hist.classes]
         q = [_normalise_class(c) for c in pred.classes]

@@ -29,10 +29,10 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    # argparse prints the usage block and exits; the CLI wants one line and
-    # lets main() decide the exit status.
+    # argparse prints the usage block and exits; the CLI wants one line with
+    # a hint and lets main() decide the exit status.
     def error(self, message):
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+        raise UsageError(f"{message} (try '{self.prog} --help')")
 
 
 def _positive_int(text: str) -> int:
@@ -111,8 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if getattr(args, "handler", None) is None:
-            parser.print_help(sys.stderr)
-            raise UsageError("a command is required: demo or evaluate")
+            # one line, like every other usage error (not the whole help)
+            raise UsageError(
+                "a command is required: demo or evaluate (try 'hcal --help')"
+            )
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return args.handler(args)

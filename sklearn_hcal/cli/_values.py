@@ -1,0 +1,197 @@
+"""The values of files read by ``hcal evaluate``: checked by the library.
+
+The row checks are those of :mod:`sklearn_hcal._validation` (the metrics'
+own), called with the file's terms for rows and columns (``line 4 (uid
+'x')``, ``column 'dog'``) so that an error names the file, the line and the
+value. This module adds only what belongs to the command line:
+
+* advice on the options that would read the file correctly -- ``--logits``
+  only when the values look like logits (a negative entry, or entries above
+  1), ``--renormalize`` when every entry is a probability but rows do not
+  sum to 1 (never ``--logits`` then: a softmax of probabilities is wrong);
+* ``--renormalize``: rows of non-negative values further from 1 than
+  :func:`~sklearn_hcal._validation.row_sum_tolerance` are divided by their
+  sums, with a warning that says how many (rows within the tolerance -- e.g.
+  probabilities rounded to 3 decimals -- are accepted and renormalised by
+  the library without a word, DECISIONS rule 5);
+* logits: the softmax of :mod:`sklearn_hcal.calibration._scores`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._validation import check_logits, row_sum_tolerance
+from .._validation._scan import _check_finite, _scan_histograms, _scan_probabilities
+
+__all__ = ["check_histogram_values", "check_prediction_values"]
+
+
+class InputError(ValueError):
+    """A problem with a user's file or argument; the message is one line."""
+
+
+def _renormalise(table, label: str, *, what: str) -> str | None:
+    """Divide the rows of ``table.values`` that are non-negative, finite, with
+    a positive sum further than the tolerance from 1, by their sums (in place);
+    return the warning to give once the file has passed its checks (None when
+    no row changed). Other bad rows are left for the library's checks."""
+    V = table.values
+    with np.errstate(invalid="ignore"):
+        sums = V.sum(axis=1)
+        ok = np.isfinite(sums) & (V.min(axis=1) >= 0) & (sums > 0)
+        off = ok & (np.abs(sums - 1.0) > row_sum_tolerance(V.shape[1], V.dtype))
+    if not off.any():
+        return None
+    first = int(np.flatnonzero(off)[0])
+    V[off] /= sums[off, None]
+    count = int(off.sum())
+    example = f"{table.where(first)} summed to {sums[first]:.6g}"
+    rows = (
+        f"one {what} row by its sum"
+        if count == 1
+        else f"{count} {what} rows by their sums"
+    )
+    if count > 1:
+        example = "first: " + example
+    return f"{label}: --renormalize divided {rows} ({example})."
+
+
+def _warn(message: str | None) -> None:
+    # After the checks: a file that fails gets its one error line only.
+    if message is not None:
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def check_histogram_values(table, *, renormalize: bool = False) -> None:
+    """Validate label histograms (counts or human probabilities) in place.
+
+    The checks of :func:`~sklearn_hcal._validation.check_label_histograms`
+    (``allow_probabilities=True``); ``renormalize`` first divides the rows of
+    a file of human distributions (a file with non-integer entries) by their
+    sums. Raises :class:`InputError`.
+    """
+    V = table.values
+    if V.shape[1] < 2:
+        raise InputError(
+            f"{table.path}: label histograms need at least 2 classes (columns), "
+            f"got {V.shape[1]}."
+        )
+    with np.errstate(invalid="ignore"):
+        fractional = bool(np.any(np.isfinite(V) & (np.floor(V) != V)))
+    note = None
+    if renormalize and fractional:
+        note = _renormalise(table, table.path, what="label-histogram")
+    try:
+        _scan_histograms(
+            table.values,
+            name=table.path,
+            allow_probabilities=True,
+            where=table.where,
+            column_names=table.column_names,
+        )
+    except ValueError as exc:
+        hint = ""
+        # --renormalize is advised only where it would read the file: human
+        # probabilities (entries in [0, 1]) whose rows all have some mass.
+        finite = bool(np.all(np.isfinite(V)))
+        probabilities = finite and 0 <= V.min() and V.max() <= 1
+        if not renormalize and fractional and probabilities and V.max(1).min() > 0:
+            hint = (
+                " If the rows are human label distributions that lost precision, "
+                "--renormalize divides each row by its sum."
+            )
+        raise InputError(f"{exc}{hint}") from None
+    _warn(note)
+
+
+def _prediction_hint(V, n_classes, renormalize: bool) -> str:
+    """Advice after a failed value check (empty when it cannot help)."""
+    if not np.all(np.isfinite(V)):
+        return ""
+    if V.ndim == 2 and n_classes is not None and V.shape[1] != n_classes:
+        return ""
+    if V.ndim == 1 and n_classes not in (None, 2):
+        return ""
+    logits = bool(V.min() < 0 or V.max() > 1)
+    scale = V.ndim == 2 and not renormalize and V.min() >= 0 and V.max(1).min() > 0
+    if logits and scale:
+        return (
+            " If these are logits (unnormalised scores), pass --logits; if they are "
+            "non-negative weights, --renormalize divides each row by its sum."
+        )
+    if logits:
+        return " If these are logits (unnormalised scores), pass --logits."
+    if scale:
+        return (
+            " If the rows are probabilities that lost precision, --renormalize "
+            "divides each row by its sum."
+        )
+    return ""
+
+
+def check_prediction_values(
+    table,
+    label: str,
+    *,
+    logits: bool = False,
+    renormalize: bool = False,
+    n_classes: int | None = None,
+    n_classes_from: str | None = None,
+) -> np.ndarray:
+    """Validated ``(n_items, n_classes)`` probabilities of a prediction table.
+
+    ``table.values`` holds probabilities (a 1-D array: P(second class)) or,
+    with ``logits``, scores (a 1-D array: the logit of the second class),
+    whose softmax is returned. The checks are the library's
+    (:func:`~sklearn_hcal._validation.check_probabilities`, or finiteness
+    and the class count for logits); ``label`` names the file (and model).
+    Raises :class:`InputError`.
+    """
+    from ..calibration._scores import softmax
+
+    V = table.values
+    where, columns = table.where, table.column_names
+    if V.ndim == 2 and V.shape[1] == 1 and table.classes is not None:
+        raise InputError(
+            f"{label} has a single class column ({table.classes[0]!r}); give one "
+            "column per class (for two classes, both columns)."
+        )
+    if logits:
+        try:
+            _check_finite(V, name=label, where=where, column_names=columns)
+            if V.ndim == 1:
+                if n_classes not in (None, 2):
+                    raise ValueError(
+                        f"{label} is 1-D, which means the logit of the second class "
+                        f"of a binary problem, but {n_classes_from or 'the histograms'}"
+                        f" has {n_classes} classes; pass an (n_items, {n_classes}) "
+                        "array."
+                    )
+                V = np.column_stack([np.zeros_like(V), V])
+            check_logits(V, name=label, n_classes=n_classes)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        return softmax(V)
+    note = None
+    if renormalize and V.ndim == 2:
+        note = _renormalise(table, label, what="prediction")
+        V = table.values
+    try:
+        _scan_probabilities(
+            V,
+            name=label,
+            n_classes=n_classes,
+            n_classes_from=n_classes_from,
+            where=where,
+            column_names=columns,
+        )
+    except ValueError as exc:
+        hint = _prediction_hint(V, n_classes, renormalize)
+        raise InputError(f"{exc}{hint}") from None
+    _warn(note)
+    if V.ndim == 1:
+        V = np.column_stack([1.0 - V, V])
+    return V
