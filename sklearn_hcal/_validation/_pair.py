@@ -153,7 +153,8 @@ class _Pair:
         if P.shape[0] != self.n_samples:
             raise ValueError(
                 f"{y_true_name} and {name} have different numbers of samples: "
-                f"{self.n_samples} and {P.shape[0]}."
+                f"{self.n_samples} and {P.shape[0]} (one row per item; {name} "
+                f"has {P.shape[0]} samples)."
             )
         prob_classes = _probability_classes(
             labels, _frame_names(y_prob), self.n_classes, name=name

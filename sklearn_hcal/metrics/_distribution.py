@@ -594,6 +594,19 @@ def _block_entropy_error(block, absolute, base):
     return np.abs(err) if absolute else err
 
 
+def _block_log_loss(block, eps):
+    """Per-item terms of :func:`histogram_log_loss` for the report.
+
+    Counts: ``(−Σ_k Y_ik log q_ik, n_i)``, a ratio of sums (per annotation).
+    Rows of human probabilities: the cross-entropy of the renormalised rows
+    ``p̂``, a plain mean over items, as the function computes it (a row
+    rounded to sum 0.999 does not weigh less).
+    """
+    if block.is_counts:
+        return _cross_entropy_per_item(block.Y, block.P, eps), block.n
+    return _cross_entropy_per_item(block.p_hat, block.P, eps)
+
+
 register(
     Metric(
         "distribution_calibration_error",
@@ -675,7 +688,7 @@ register(
         greater_is_better=False,
         description="negative log-likelihood per annotation",
         source="Mimori et al. 2021, eq. 82",
-        per_item=lambda b, eps: (_cross_entropy_per_item(b.Y, b.P, eps), b.n),
+        per_item=_block_log_loss,
         order=90,
     )
 )
