@@ -5,10 +5,11 @@ scikit-learn's private ``_Scorer``), so they plug into ``cross_validate``,
 ``GridSearchCV`` and metadata routing like any built-in scorer. Two things
 set them apart:
 
-* **1-D labels are one-hot encoded with the estimator's** ``classes_`` before
-  the metric sees them, so the histogram columns always line up with the
-  ``predict_proba`` columns, even when a test fold lacks a class or the labels
-  are strings.
+* **The estimator's** ``classes_`` **are passed as** ``labels=`` to the
+  metric (when it takes ``labels``), so 1-D labels and named histogram
+  columns are matched to the ``predict_proba`` columns by name, by the
+  metric's own validation, even when a test fold lacks a class or the
+  labels are strings.
 * **Disagreement scorers** (Mimori et al. 2021, §4) call
   ``predict_disagreement`` when the estimator, or the final step of a
   Pipeline, has it. Otherwise they derive the predicted disagreement
@@ -60,7 +61,7 @@ import numpy as np
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
-from .._validation import check_probabilities, labels_to_histograms
+from .._validation import check_probabilities
 from ..utils._compat import (
     MethodMetadataRequest,
     Scorer,
@@ -124,29 +125,24 @@ def _default_greater_is_better(func) -> bool:
     )
 
 
-def _labels_as_histograms(y_true, estimator):
-    """One-hot 1-D labels in the estimator's class order; histograms pass."""
-    classes = getattr(estimator, "classes_", None)
-    if y_true is None or classes is None:
-        return y_true
-    raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
-    shape = np.shape(raw)
-    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
-        Y, _ = labels_to_histograms(raw, classes=np.asarray(classes), name="y_true")
-        return Y
-    return y_true
+def _accepts_labels(func) -> bool:
+    """Whether the metric takes ``labels=`` (not bound by a ``partial``)."""
+    bound = isinstance(func, partial) and "labels" in func.keywords
+    return not bound and "labels" in signature(_unwrap(func)).parameters
 
 
 class _HumanScorer(Scorer):
     """A ``make_scorer`` scorer whose metric takes label histograms.
 
     Identical to scikit-learn's scorer except that, when the metric receives
-    probabilities and no ``counts`` metadata is given, 1-D ``y_true`` labels
-    are one-hot encoded with ``estimator.classes_`` (the order of the
-    ``predict_proba`` columns).
+    ``predict_proba`` and takes ``labels=``, the estimator's ``classes_``
+    (the classes of the ``predict_proba`` columns) are passed as ``labels``:
+    the metric's own validation then maps 1-D labels and matches named
+    histogram columns, the one alignment path of the package.
     """
 
-    _probability_methods = ("predict_proba", "predict_disagreement")
+    #: whether the metric receives the columns of ``classes_``
+    _gets_class_columns = True
 
     def _response(self, method_caller, estimator, X):
         """``(prediction, method name)`` of the first available method."""
@@ -167,9 +163,16 @@ class _HumanScorer(Scorer):
             kwargs=kwargs,
         )
         y_pred, method_name = self._response(method_caller, estimator, X)
-        if kwargs.get("counts") is None and method_name in self._probability_methods:
-            y_true = _labels_as_histograms(y_true, estimator)
         scoring_kwargs = {**self._kwargs, **kwargs}
+        classes = getattr(estimator, "classes_", None)
+        if (
+            self._gets_class_columns
+            and method_name == "predict_proba"
+            and classes is not None
+            and "labels" not in scoring_kwargs
+            and _accepts_labels(self._score_func)
+        ):
+            scoring_kwargs["labels"] = np.asarray(classes)
         return self._sign * self._score_func(y_true, y_pred, **scoring_kwargs)
 
     def __repr__(self):
@@ -210,6 +213,8 @@ class _DisagreementScorer(_HumanScorer):
     φ and gets it silently); when a component has it but it cannot be
     reached, a ValueError says so rather than scoring the point prediction.
     """
+
+    _gets_class_columns = False  # φ, one value per item, whatever the order
 
     def _response(self, method_caller, estimator, X):
         methods = _as_tuple(self._response_method)
@@ -340,10 +345,11 @@ def make_human_scorer(
     Notes
     -----
     With two classes scikit-learn passes only ``predict_proba[:, 1]``; every
-    metric of this package rebuilds ``[1 − p, p]`` (SPEC §4). When no
-    ``counts`` metadata is given and ``y_true`` is 1-D, the labels are one-hot
-    encoded with ``estimator.classes_`` so that histogram and probability
-    columns match.
+    metric of this package rebuilds ``[1 − p, p]`` (SPEC §4). A metric that
+    takes ``labels=`` receives ``estimator.classes_`` as ``labels`` (unless
+    fixed in ``kwargs``), so that 1-D labels and named histogram columns
+    (``y_true`` or ``counts``) are matched to the probability columns by
+    name; other callables get ``y_true`` as scikit-learn passes it.
 
     Examples
     --------
