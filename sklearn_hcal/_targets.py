@@ -25,32 +25,19 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, column_or_1d
 
 from ._validation import (
+    check_class_names,
     check_label_histograms,
     column_order,
+    frame_names,
     is_histogram_target,
     labels_to_histograms,
 )
 
 __all__ = [
     "check_target",
-    "frame_classes",
     "human_score",
     "resolve_targets",
 ]
-
-
-def frame_classes(y):
-    """Column names of a DataFrame ``y``; None for arrays and unnamed frames."""
-    columns = getattr(y, "columns", None)
-    if columns is None or not hasattr(y, "to_numpy"):
-        return None
-    if (
-        type(columns).__name__ == "RangeIndex"
-        and columns.start == 0
-        and columns.step == 1
-    ):
-        return None  # pd.DataFrame(array): positional, like the array
-    return np.asarray(columns)
 
 
 def check_target(y, *, name: str = "y"):
@@ -136,12 +123,7 @@ def resolve_targets(
         ``classes``, the sorted labels, ``arange(n_classes)``).
     """
     if classes is not None:
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or len(set(map(str, classes.tolist()))) != len(classes):
-            raise ValueError(
-                f"classes must be a 1-D list of distinct class names, got "
-                f"{classes.tolist()!r}."
-            )
+        classes = check_class_names(classes, param="classes", of=name)
     if reference is not None:
         reference = np.asarray(reference)
     if not is_histogram_target(y):
@@ -168,7 +150,7 @@ def resolve_targets(
         n_classes=n_classes,
         dtype=(np.float64,),
     )
-    names = frame_classes(y)
+    names = frame_names(y)
     if names is not None and classes is not None:
         order = column_order(names, classes, name=name, target_name="classes")
         names = classes

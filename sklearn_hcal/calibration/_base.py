@@ -53,7 +53,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._targets import check_target, frame_classes, human_score, resolve_targets
+from .._targets import check_target, human_score, resolve_targets
+from .._validation import frame_names
 from ..utils._sample_weight import sample_weight_key
 from ._crossfit import cross_fit, fit_clone
 from ._scores import (
@@ -234,7 +235,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
             check_consistent_length(X, y)
             self.estimator_ = None
             x_names = getattr(self, "feature_names_in_", None)
-            y_names = frame_classes(y) if is_hist else None
+            y_names = frame_names(y) if is_hist else None
             reference = None
             if x_names is not None and y_names is not None:
                 # X's columns name the classes when they carry y's names

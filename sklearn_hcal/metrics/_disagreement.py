@@ -34,7 +34,6 @@ from sklearn.utils._param_validation import Interval, validate_params
 from .._validation import (
     _check_labels,
     _check_pair,
-    _frame_names,
     _histograms,
     _normalised_block,
     _row_blocks,
@@ -43,6 +42,7 @@ from .._validation import (
     _shape_of,
     check_disagreement,
     column_order,
+    frame_names,
 )
 from ._cells import cell_sums
 from ._mimori import _bin_indices
@@ -284,7 +284,7 @@ def _disagreement_histograms(y_true, *, name, labels, n_classes=None):
     shape = _shape_of(y_true, name=name)
     if labels is not None and len(shape) == 2 and shape[1] > 1:
         labels = _check_labels(labels, Y.shape[1], name=name)
-        names = _frame_names(y_true)
+        names = frame_names(y_true)
         if names is not None:
             column_order(labels, names, name="labels", target_name=name)
     return Y, n
