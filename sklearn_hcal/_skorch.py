@@ -23,7 +23,6 @@ from ._skorch_inputs import (
     _validate_X,
 )
 from ._skorch_logits import skorch_logits
-from ._validation import check_label_histograms
 from .utils._optional import import_optional, resolve_device
 
 __all__ = [
@@ -296,19 +295,15 @@ def _build_soft_label_net():
             return np.asarray(self.classes_)[top]
 
         def score(self, X, y, sample_weight=None):
-            """Majority accuracy for histograms, accuracy for labels."""
-            raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-            if raw.ndim == 2 and raw.shape[1] > 1:
-                from ._soft_label import _majority_accuracy
+            """Majority accuracy for histograms, accuracy for labels.
 
-                Y = check_label_histograms(
-                    y,
-                    name="y",
-                    allow_probabilities=True,
-                    n_classes=len(self.classes_),
-                )
-                return _majority_accuracy(Y, self.predict_proba(X), sample_weight)
-            return super().score(X, y, sample_weight=sample_weight)
+            The package's one ``score``
+            (:func:`sklearn_hcal._targets.human_score`): histogram columns
+            are matched to ``classes_`` by name, as in ``fit``.
+            """
+            from ._targets import human_score
+
+            return human_score(self, X, y, sample_weight=sample_weight)
 
     return SoftLabelNetClassifier
 

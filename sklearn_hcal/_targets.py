@@ -22,7 +22,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, column_or_1d
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
 
 from ._validation import (
     check_class_names,
@@ -34,10 +39,46 @@ from ._validation import (
 )
 
 __all__ = [
+    "HumanScoreMixin",
+    "check_item_weights",
     "check_target",
     "human_score",
     "resolve_targets",
+    "select_target",
 ]
+
+
+def select_target(y, counts, *, owner: str | None = None):
+    """``(target, name)``: ``counts`` replaces ``y`` when given (convention B).
+
+    SPEC §4: with metadata routing ``y`` may be 1-D labels (for stratified
+    splits) while the histograms travel as ``counts``; both must then have
+    one row per sample. With ``owner`` (an estimator's name, in ``fit``) a
+    missing target raises scikit-learn's "requires y to be passed" error.
+    """
+    if y is None and counts is None and owner is not None:
+        raise ValueError(
+            f"{owner} requires y to be passed, but the target y is None (pass "
+            "class labels or label histograms, or the histograms as counts=)."
+        )
+    if counts is None:
+        return y, "y"
+    if y is not None:
+        check_consistent_length(counts, y)
+    return counts, "counts"
+
+
+def check_item_weights(sample_weight, X):
+    """Item weights as non-negative float64, one per sample of ``X`` (or None).
+
+    The one rule for ``sample_weight`` of the estimators' ``fit`` and
+    ``score``: it weighs items, never the rows a histogram is expanded into.
+    """
+    if sample_weight is None:
+        return None
+    return _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
 
 
 def check_target(y, *, name: str = "y"):
@@ -195,10 +236,7 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
     """
     from sklearn.metrics import accuracy_score
 
-    if counts is not None:
-        y, name = counts, "counts"
-    else:
-        name = "y"
+    y, name = select_target(y, counts)
     y, is_hist = check_target(y, name=name)
     if not is_hist:
         return float(
@@ -208,7 +246,7 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
     Y, _ = resolve_targets(
         y,
         n_classes=P.shape[1],
-        reference=estimator.classes_,
+        reference=getattr(estimator, "classes_", None),
         classes=getattr(estimator, "classes", None),
         name=name,
         reference_name=f"{type(estimator).__name__}.classes_",
@@ -219,7 +257,35 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
             f"{Y.shape[0]}."
         )
     correct = P.argmax(axis=1) == Y.argmax(axis=1)
-    if sample_weight is None:
-        return float(np.mean(correct))
-    sample_weight = _check_sample_weight(sample_weight, Y, ensure_non_negative=True)
-    return float(np.average(correct, weights=sample_weight))
+    return float(np.average(correct, weights=check_item_weights(sample_weight, Y)))
+
+
+class HumanScoreMixin:
+    """``score``: majority accuracy for histograms, accuracy for labels."""
+
+    def score(self, X, y, sample_weight=None, counts=None) -> float:
+        """Majority accuracy for histograms, accuracy for 1-D labels.
+
+        For a histogram ``y`` a prediction is correct when it is the most
+        frequent class of the item, ties going to the first tied class
+        (``majority_accuracy_score(..., ties="first")``). Histogram columns
+        are matched to ``classes_`` by name, as in ``fit``.
+
+        Parameters
+        ----------
+        X : array-like
+            Input of the classifier (scores when a calibrator has
+            ``estimator=None``).
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Labels or label histograms.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Item weights.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Histograms routed as metadata; they replace ``y``.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)

@@ -46,14 +46,19 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import (
     _check_feature_names_in,
-    _check_sample_weight,
     _num_samples,
     check_consistent_length,
     check_is_fitted,
     validate_data,
 )
 
-from .._targets import check_target, human_score, resolve_targets
+from .._targets import (
+    HumanScoreMixin,
+    check_item_weights,
+    check_target,
+    resolve_targets,
+    select_target,
+)
 from .._validation import frame_names
 from ..utils._sample_weight import sample_weight_key
 from ._crossfit import cross_fit, fit_clone
@@ -103,7 +108,9 @@ def _n_classes(outputs):
     return first.shape[-1]
 
 
-class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
+class _BaseCalibrator(
+    HumanScoreMixin, ClassifierMixin, TransformerMixin, BaseEstimator
+):
     """Base of every calibrator; see the module docstring for the hooks.
 
     Fitted attributes set here: ``classes_``, ``n_classes_``, ``input_type_``
@@ -249,10 +256,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"{type(self).__name__} needs at least 2 samples to fit; got {n} "
                 f"sample(s) (n_samples={n})."
             )
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
-            )
+        sample_weight = check_item_weights(sample_weight, X)
         if mode == "frozen":
             self.estimator_ = self.estimator
             outputs = self._outputs(self.estimator_, X)
@@ -269,19 +273,8 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight=None, counts=None):
         """Resolve outputs and targets, then call ``_fit_outputs``."""
         name = type(self).__name__
-        if y is None and counts is None:
-            raise ValueError(
-                f"{name} requires y to be passed, but the target y is None (pass "
-                "class labels or label histograms, or the histograms as counts=)."
-            )
-        if counts is not None:
-            if y is not None:
-                check_consistent_length(counts, y)
-            y, is_hist = check_target(counts, name="counts")
-            target_name = "counts"
-        else:
-            y, is_hist = check_target(y, name="y")
-            target_name = "y"
+        y, target_name = select_target(y, counts, owner=name)
+        y, is_hist = check_target(y, name=target_name)
         self.input_type_ = None
         for attr in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)  # from an earlier fit in another mode
@@ -310,10 +303,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"{name} needs at least 2 samples to fit; got {Y.shape[0]} "
                 f"sample(s) (n_samples={Y.shape[0]})."
             )
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, Y, dtype=np.float64, ensure_non_negative=True
-            )
+        sample_weight = check_item_weights(sample_weight, Y)
         self.classes_ = np.asarray(classes)
         self.n_classes_ = int(n_classes)
         self._fit_outputs(outputs, Y, sample_weight)
@@ -349,29 +339,6 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)  # checks that self is fitted
         return self.classes_[np.argmax(proba, axis=1)]
-
-    def score(self, X, y, sample_weight=None, counts=None) -> float:
-        """Majority accuracy for histograms, accuracy for 1-D labels.
-
-        Histogram columns are matched to ``classes_`` by name, as in ``fit``.
-
-        Parameters
-        ----------
-        X : array-like
-            Scores (``estimator=None``) or input of the wrapped classifier.
-        y : array-like of shape (n_samples,) or (n_samples, n_classes)
-            Labels or label histograms.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Histograms routed as metadata; they replace ``y``.
-
-        Returns
-        -------
-        score : float
-        """
-        check_is_fitted(self)
-        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)
 
     def get_feature_names_out(self, input_features=None):
         """Names of ``transform``'s columns: ``"<prefix>_<class>"`` per class.

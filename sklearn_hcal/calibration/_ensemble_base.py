@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._targets import HumanScoreMixin
 from .._validation import is_histogram_target, labels_to_histograms
 from ..utils._optional import is_skorch_net
 
@@ -69,7 +70,7 @@ def _known_input(X) -> bool:
     )
 
 
-class _BaseEnsemble(ClassifierMixin, BaseEstimator):
+class _BaseEnsemble(HumanScoreMixin, ClassifierMixin, BaseEstimator):
     """Shared fit and prediction API of the prediction-time ensembles.
 
     Subclasses name their wrapped-model parameter in ``_model_param`` and
@@ -234,31 +235,6 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
         log_w = np.einsum("snk,nk->sn", log_f, Yn)
         w = softmax(log_w, axis=0)
         return np.einsum("sn,snk->nk", w, F)
-
-    def score(self, X, y, sample_weight=None):
-        """Majority accuracy (histograms) or accuracy (labels).
-
-        Parameters
-        ----------
-        X : input accepted by the wrapped model
-            Items to predict.
-        y : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms (scored against their majority, first on ties)
-            or class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
-
-        Returns
-        -------
-        score : float
-        """
-        y_arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-        pred = self.predict(X)
-        if is_histogram_target(y):
-            truth = self._classes_for(y_arr.shape[1])[np.argmax(y_arr, axis=1)]
-        else:
-            truth = y_arr.ravel()
-        return float(np.average(pred == truth, weights=sample_weight))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
