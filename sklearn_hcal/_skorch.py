@@ -113,6 +113,10 @@ def _build_soft_label_net():
             during ``fit``.
         """
 
+        #: fits on label histograms (the ensembles and cross-fitting do not
+        #: wrap it in a SoftLabelClassifier)
+        _fits_histograms = True
+
         def __init__(
             self,
             module,

@@ -41,6 +41,7 @@ from ._validation import (
 __all__ = [
     "HumanScoreMixin",
     "check_item_weights",
+    "check_new_labels",
     "check_target",
     "human_score",
     "resolve_targets",
@@ -224,6 +225,35 @@ def resolve_targets(
             f"{len(reference)}."
         )
     return Y, reference
+
+
+def check_new_labels(Y_new, n_samples: int, classes) -> np.ndarray:
+    """New labels of the items, as an ``(n_samples, n_classes)`` count matrix.
+
+    The one reader of ``predict_posterior``'s ``Y_new`` (α-calibration and
+    the ensembles): 1-D labels (or an ``(n, 1)`` column) are looked up among
+    ``classes``; a DataFrame of counts is matched to ``classes`` by name;
+    rows of zeros (no new label) are allowed.
+    """
+    classes = np.asarray(classes)
+    K = classes.shape[0]
+    names = frame_names(Y_new)
+    arr = Y_new.to_numpy() if hasattr(Y_new, "to_numpy") else np.asarray(Y_new)
+    if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1 and K != 1):
+        arr, _ = labels_to_histograms(arr, classes=classes, name="Y_new")
+    arr = np.asarray(arr, dtype=np.float64)
+    if arr.shape != (n_samples, K):
+        raise ValueError(
+            f"Y_new must be labels of shape ({n_samples},) or counts of shape "
+            f"({n_samples}, {K}), got shape {arr.shape}."
+        )
+    if names is not None:
+        order = column_order(names, classes, name="Y_new", target_name="classes_")
+        if order is not None:
+            arr = arr[:, order]
+    if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.any(arr % 1 != 0):
+        raise ValueError("Y_new must hold finite non-negative integer counts.")
+    return arr
 
 
 def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:

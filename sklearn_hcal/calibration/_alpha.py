@@ -31,7 +31,7 @@ from ._alpha_solvers import (
     predict_log_alpha0,
 )
 from ._base import _BaseCalibrator
-from ._scores import get_scores, scores_from_input
+from ._scores import class_columns, get_scores, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
 
@@ -295,9 +295,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             else:
                 G = np.log(np.clip(F, 1e-300, None))
             return F, G
-        F = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        if F.ndim == 1:
-            F = np.column_stack([1.0 - F, F])
+        F = class_columns(estimator.predict_proba(X))
         G = extract_features(
             self.features, estimator, X, lambda: get_scores(estimator, X)
         )
@@ -467,8 +465,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         if self.estimator_ is None:
             X = self._validate_input(X, reset=False)
             return self._input_proba(X, self._input_logits(X))
-        P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
-        return np.column_stack([1.0 - P, P]) if P.ndim == 1 else P
+        return class_columns(self.estimator_.predict_proba(X))
 
     # defined here, not in the mixin, so that set_output wraps it
     def transform(self, X):

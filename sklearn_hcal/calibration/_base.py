@@ -42,7 +42,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.frozen import FrozenEstimator
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import (
     _check_feature_names_in,
@@ -61,11 +60,11 @@ from .._targets import (
 )
 from .._validation import frame_names
 from ..utils._sample_weight import sample_weight_key
-from ._crossfit import cross_fit, fit_clone
+from ._crossfit import cross_fit, fit_clone, warn_fitted_not_frozen
 from ._scores import (
     contains_skorch_net,
     get_scores,
-    is_fitted,
+    is_prefit,
     log_softmax,
     read_input_type,
     scores_from_input,
@@ -162,22 +161,19 @@ class _BaseCalibrator(
                 f"{name} cannot cross-fit it; pass "
                 f"FrozenEstimator({type(self.estimator).__name__}(...))."
             )
-        if is_fitted(self.estimator):
-            warnings.warn(
-                f"The estimator passed to {name} is already fitted but not "
-                "wrapped in FrozenEstimator. As in scikit-learn, only "
-                "FrozenEstimator means prefit: it is cloned and cross-fitted "
-                f"afresh on cv folds. To calibrate the fitted classifier as it "
-                f"is, pass {name}(FrozenEstimator(estimator)).",
-                UserWarning,
-                stacklevel=5,
-            )
+        warn_fitted_not_frozen(
+            self.estimator,
+            owner=name,
+            param="estimator",
+            action="it is cloned and cross-fitted afresh on cv folds",
+            stacklevel=5,
+        )
 
     # -- modes -----------------------------------------------------------------
     def _mode(self) -> str:
         if self.estimator is None:
             return "input"
-        if isinstance(self.estimator, FrozenEstimator):
+        if is_prefit(self.estimator):
             return "frozen"
         return "crossfit"
 

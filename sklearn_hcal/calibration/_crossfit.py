@@ -10,6 +10,8 @@ from each fold's model is a callback, so the scalers collect logits,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import check_cv
@@ -20,8 +22,9 @@ from sklearn.utils.validation import _check_method_params, _num_samples
 from .._validation import is_histogram_target
 from ..utils._pipeline import final_estimator
 from ..utils._sample_weight import fit_with_sample_weight
+from ._scores import is_fitted
 
-__all__ = ["accepts_histograms", "cross_fit", "fit_clone"]
+__all__ = ["accepts_histograms", "cross_fit", "fit_clone", "warn_fitted_not_frozen"]
 
 
 def accepts_histograms(estimator) -> bool:
@@ -33,6 +36,38 @@ def accepts_histograms(estimator) -> bool:
     """
     final = final_estimator(estimator)
     return bool(getattr(type(final), "_fits_histograms", False))
+
+
+def warn_fitted_not_frozen(
+    estimator, *, owner: str, param: str, action: str, stacklevel: int = 1
+) -> None:
+    """Warn when a fitted estimator is trained afresh (DECISIONS rule 2).
+
+    Under the prefit rule (:func:`._scores.is_prefit`) a fitted estimator
+    that is not frozen is cloned and trained again; the fitted one is not
+    used, which a user who meant it to be is told.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator that will be cloned.
+    owner, param : str
+        The class that clones it and the name of its parameter.
+    action : str
+        What ``owner`` does with the clone (e.g. "it is cloned and
+        cross-fitted afresh on cv folds").
+    stacklevel : int, default=1
+        As in :func:`warnings.warn`, counted from the caller.
+    """
+    if is_fitted(estimator):
+        warnings.warn(
+            f"{param} ({type(estimator).__name__}) is already fitted but not "
+            f"wrapped in FrozenEstimator. As in scikit-learn, only "
+            f"FrozenEstimator means prefit: {action}. To use the fitted model "
+            f"as it is, pass {owner}({param}=FrozenEstimator({param})).",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def fit_clone(

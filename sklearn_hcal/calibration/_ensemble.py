@@ -31,6 +31,7 @@ from ._row_streams import (
     supported_dropout,
     take_rows,
 )
+from ._scores import class_columns
 
 __all__ = ["MCDropoutClassifier", "TestTimeAugmentationClassifier"]
 
@@ -241,10 +242,8 @@ class MCDropoutClassifier(_BaseEnsemble):
             module.train(was_training)
         if not batches:
             raise ValueError("X has no items to predict.")
-        P = torch.cat(batches, dim=1).numpy()
-        if P.ndim == 2:  # one probability per item (binary nets)
-            P = np.stack([1.0 - P, P], axis=-1)
-        return P
+        # one probability per item and member: a binary net's P(second class)
+        return class_columns(torch.cat(batches, dim=1).numpy(), ndim=3)
 
 
 class TestTimeAugmentationClassifier(_BaseEnsemble):
@@ -363,9 +362,7 @@ class TestTimeAugmentationClassifier(_BaseEnsemble):
             )
 
     def _proba(self, X_aug, n_items: int) -> np.ndarray:
-        P = np.asarray(self.estimator_.predict_proba(X_aug), dtype=np.float64)
-        if P.ndim == 1:
-            P = np.column_stack([1.0 - P, P])
+        P = class_columns(self.estimator_.predict_proba(X_aug))
         if P.shape[0] != n_items:
             raise ValueError(
                 f"augment must return as many items as it is given ({n_items}); "
