@@ -373,8 +373,8 @@ row 1 is -0.001 (values within 1e-08 of [0, 1] are clipped as rounding errors).
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(
-            f"{name} must be 1-D (one disagreement probability per item), got "
-            f"shape {arr.shape}."
+            f"{name} must be 1-D (one disagreement probability per item: one "
+            f"value per sample), got shape {arr.shape}."
         )
     try:
         arr = np.array(arr, dtype=np.float64)  # a copy: clipped in place below

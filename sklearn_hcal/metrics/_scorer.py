@@ -52,7 +52,6 @@ True
 from __future__ import annotations
 
 import copy
-import warnings
 from collections.abc import Callable
 from functools import partial
 from inspect import signature
@@ -61,7 +60,7 @@ import numpy as np
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
-from .._validation import check_probabilities
+from .._validation import check_disagreement
 from ..utils._compat import (
     MethodMetadataRequest,
     Scorer,
@@ -70,8 +69,9 @@ from ..utils._compat import (
     get_response_method_name,
     validate_params,
 )
-from ..utils._pipeline import get_method, hidden_owner
+from ..utils._pipeline import disagreement_method, warn_point_disagreement
 from . import _registry
+from ._disagreement import _disagreement_from_probabilities
 
 __all__ = [
     "HUMAN_SCORERS",
@@ -218,25 +218,19 @@ class _DisagreementScorer(_HumanScorer):
 
     def _response(self, method_caller, estimator, X):
         methods = _as_tuple(self._response_method)
+        label, user = type(estimator).__name__, "the disagreement scorer"
         if "predict_disagreement" in methods:
-            method = get_method(estimator, "predict_disagreement")
+            method = disagreement_method(estimator, label=label, user=user)
             if method is not None:
-                return _as_phi(method(X), estimator), "predict_disagreement"
-            owner = hidden_owner(estimator, "predict_disagreement")
-            if owner is not None:
-                raise ValueError(
-                    f"{type(owner).__name__}, a component of "
-                    f"{type(estimator).__name__}, has predict_disagreement but the "
-                    "scorer cannot reach it (only the final step of a Pipeline is "
-                    "looked through). Scoring 1 - sum(q^2) instead would measure "
-                    "another model: score the component itself, or make it the "
-                    "final step."
+                phi = check_disagreement(
+                    method(X), name=f"{label}.predict_disagreement output"
                 )
+                return phi, "predict_disagreement"
         rest = tuple(m for m in methods if m != "predict_disagreement")
         if not rest:
             raise AttributeError(
-                f"{type(estimator).__name__} has no predict_disagreement (neither "
-                "itself nor the final step of a Pipeline)."
+                f"{label} has no predict_disagreement (neither itself nor the "
+                "final step of a Pipeline)."
             )
         method_name = get_response_method_name(check_response_method(estimator, rest))
         if method_name != "predict_proba":
@@ -245,35 +239,17 @@ class _DisagreementScorer(_HumanScorer):
                 f"the response method resolved to {method_name!r}."
             )
         if "predict_disagreement" in methods:
-            warnings.warn(
-                f"{type(estimator).__name__} has no predict_disagreement: the "
-                "disagreement scorer uses the point prediction's 1 - sum(q^2). "
-                "Pass response_method='predict_proba' to make_human_scorer to ask "
-                "for that explicitly.",
-                UserWarning,
-                stacklevel=4,
-            )
+            warn_point_disagreement(label, user=user, stacklevel=4)
         # A 1-D array here can only be a binary classifier's P(second class):
-        # we asked predict_proba, never predict_disagreement.
+        # we asked predict_proba, never predict_disagreement. φ = 1 − Σq² as
+        # the metrics compute it (rows off by rounding renormalised).
         values = method_caller(estimator, "predict_proba", X, pos_label=None)
-        P = check_probabilities(values, name="predict_proba output")
-        return np.clip(1.0 - np.sum(P * P, axis=1), 0.0, 1.0), "predict_proba"
+        phi = _disagreement_from_probabilities(values, name="predict_proba output")
+        return phi, "predict_proba"
 
 
 def _as_tuple(methods) -> tuple:
     return (methods,) if isinstance(methods, str) else tuple(methods)
-
-
-def _as_phi(values, estimator) -> np.ndarray:
-    phi = np.asarray(values, dtype=np.float64)
-    if phi.ndim == 2 and phi.shape[1] == 1:
-        phi = phi[:, 0]
-    if phi.ndim != 1:
-        raise ValueError(
-            f"{type(estimator).__name__}.predict_disagreement must return "
-            f"one value per sample, got an array of shape {phi.shape}."
-        )
-    return phi
 
 
 @validate_params(

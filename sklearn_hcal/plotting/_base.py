@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from .._validation import check_histograms_and_probabilities
 from ..utils._optional import import_optional
-from ..utils._pipeline import get_method
+from ..utils._pipeline import (
+    disagreement_method,
+    get_method,
+    warn_point_disagreement,
+)
 
 # Label of the twin axes that holds per-bin counts, so that a second display
 # drawn on the same axes finds and reuses it instead of stacking twins.
@@ -94,73 +97,26 @@ def _predict_proba(estimator, X, name: str):
     return method(X)
 
 
-def _components(estimator, depth: int = 3):
-    """Estimators nested in ``estimator`` (steps, parameters, fitted parts)."""
-    if depth == 0:
-        return
-    children = []
-    for value in vars(estimator).values():
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                item = item[-1] if isinstance(item, tuple) and item else item
-                children.append(item)
-        else:
-            children.append(value)
-    for child in children:
-        if child is not estimator and hasattr(child, "fit"):
-            yield child
-            yield from _components(child, depth - 1)
-
-
-def _hidden_owner(estimator, name: str):
-    """A component that has ``name`` when ``estimator`` does not expose it."""
-    for part in _components(estimator):
-        try:
-            if hasattr(part, name):
-                return part
-        except Exception:  # noqa: BLE001 - a property that fails is no owner
-            continue
-    return None
-
-
 def _disagreement_source(estimator, X, response_method: str, name: str):
     """``(values, source)`` for a disagreement display's ``from_estimator``.
 
-    ``predict_disagreement`` is looked up through Pipelines
-    (:func:`~sklearn_hcal.utils._pipeline.get_method`). Without it, the
-    class probabilities are returned, to become the point prediction's
+    ``predict_disagreement`` is looked up as the scorers look it up
+    (:func:`~sklearn_hcal.utils._pipeline.disagreement_method`: through
+    Pipelines, an error when a component hides it). Without it, the class
+    probabilities are returned, to become the point prediction's
     ``φ = 1 − Σq²`` -- with a UserWarning unless
     ``response_method="predict_proba"`` asked for exactly that (DECISIONS,
-    rule 4). A component that has ``predict_disagreement`` behind a wrapper
-    that hides it is an error, not a silent fallback.
+    rule 4).
     """
+    label = f"estimator {name!r} ({_estimator_name(estimator)})"
     if response_method in ("auto", "predict_disagreement"):
-        method = get_method(estimator, "predict_disagreement")
+        method = disagreement_method(estimator, label=label, user="the display")
         if method is not None:
             return method(X), "predict_disagreement"
-        owner = _hidden_owner(estimator, "predict_disagreement")
-        if owner is not None:
-            raise ValueError(
-                f"estimator {name!r} ({_estimator_name(estimator)}) does not expose "
-                f"predict_disagreement, but its component {_estimator_name(owner)} "
-                "has it; pass that component (e.g. the fitted step or "
-                "best_estimator_) or response_method='predict_proba' for the "
-                "point prediction 1 - sum(q**2)."
-            )
         if response_method == "predict_disagreement":
-            raise ValueError(
-                f"estimator {name!r} ({_estimator_name(estimator)}) has no "
-                "predict_disagreement."
-            )
-        warnings.warn(
-            f"estimator {name!r} ({_estimator_name(estimator)}) has no "
-            "predict_disagreement; using the point prediction's disagreement "
-            "1 - sum(q**2) of predict_proba, which ignores any second-order "
-            "uncertainty. Pass response_method='predict_proba' to ask for it "
-            "explicitly.",
-            UserWarning,
-            stacklevel=4,  # the caller of from_estimator (behind validate_params)
-        )
+            raise ValueError(f"{label} has no predict_disagreement.")
+        # the caller of from_estimator (behind validate_params)
+        warn_point_disagreement(label, user="the display", stacklevel=4)
     return _predict_proba(estimator, X, name), "predict_proba"
 
 
