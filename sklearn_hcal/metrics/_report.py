@@ -59,22 +59,37 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
     return Source(human.pair.with_probabilities(value, labels=labels, name=name))
 
 
-def as_prediction_dict(predictions, name="predictions") -> dict:
-    """``{str name: value}``; a bare array is one classifier named ``"model"``."""
+def as_prediction_dict(
+    predictions, name=None, *, default: str = "model", what: str = "predictions"
+) -> dict:
+    """``{str name: value}`` of one classifier or a dict of named classifiers.
+
+    The one reader of "one classifier or ``{name: classifier}``" arguments
+    (the report's ``predictions``, the Displays' ``y_prob`` and
+    ``estimator``): a dict's keys, as strings, name the classifiers (then
+    ``name`` must be None); a single value is named ``name``, else
+    ``default``.
+    """
     if isinstance(predictions, Mapping):
+        if name is not None:
+            raise ValueError(
+                f"name must be None when {what} is a dict: its keys name the "
+                "classifiers."
+            )
         if len(predictions) == 0:
             raise ValueError(
-                f"{name} is an empty dict: pass at least one classifier's "
-                "probabilities, e.g. {'model': P}."
+                f"{what} is an empty dict: pass at least one classifier, e.g. "
+                "{'model': P}."
             )
         named = {str(key): value for key, value in predictions.items()}
         if len(named) != len(predictions):
             raise ValueError(
-                f"{name} has keys that are equal as strings "
-                f"({list(predictions)}); the report's index needs unique names."
+                f"{what} has keys that are equal as strings ({list(predictions)}); "
+                "each classifier needs a distinct name (unique names index the "
+                "results)."
             )
         return named
-    return {"model": predictions}
+    return {default if name is None else str(name): predictions}
 
 
 def _sources(

@@ -12,7 +12,6 @@ from ..metrics import instance_calibration_errors
 from ._base import (
     _check_matplotlib,
     _has_label,
-    _named,
     _named_estimators,
     _predict_proba,
     _pyplot,
@@ -303,8 +302,7 @@ class HumanModelMarginalDisplay:
         human_labels = y_true if counts is None else counts
         if class_names is None and hasattr(human_labels, "columns"):
             class_names = [str(c) for c in human_labels.columns]
-        preds = _named(y_prob, name, default="Classifier")
-        Y, preds = _validate_named_pairs(y_true, preds, counts)
+        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
         n_classes = Y.shape[1]
         if class_names is not None:
             class_names = [str(c) for c in class_names]
