@@ -9,19 +9,12 @@ from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
-    _fit_context,
     clone,
     is_classifier,
 )
-from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils._tags import get_tags
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import (
-    _num_samples,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from ._targets import (
     HumanScoreMixin,
@@ -29,6 +22,15 @@ from ._targets import (
     check_target,
     resolve_targets,
     select_target,
+)
+from .utils._compat import (
+    HasMethods,
+    StrOptions,
+    fit_context,
+    get_tags,
+    num_samples,
+    safe_indexing,
+    validate_data,
 )
 from .utils._sample_weight import fit_with_sample_weight, sample_weight_key
 
@@ -215,7 +217,7 @@ class SoftLabelClassifier(
             )
         return strategy
 
-    @_fit_context(
+    @fit_context(
         # the wrapped estimator is user-supplied and must validate itself
         prefer_skip_nested_validation=False
     )
@@ -248,7 +250,7 @@ class SoftLabelClassifier(
             )
         y, name = select_target(y, counts, owner=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=True)
-        n_samples = _num_samples(X)
+        n_samples = num_samples(X)
         y, is_hist = check_target(y, name=name)
         weight_key = sample_weight_key(self.estimator)
         strategy = self._resolve_strategy(is_hist, weight_key)
@@ -275,7 +277,7 @@ class SoftLabelClassifier(
                     if weight is None
                     else weight * sample_weight[rows]
                 )
-            X_fit = X if rows is None else _safe_indexing(X, rows)
+            X_fit = X if rows is None else safe_indexing(X, rows)
         else:
             y_fit = Y.argmax(axis=1)
             X_fit, weight = X, sample_weight

@@ -23,7 +23,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
@@ -37,6 +36,7 @@ from ._validation import (
     is_histogram_target,
     labels_to_histograms,
 )
+from .utils._compat import check_sample_weight
 
 __all__ = [
     "HumanScoreMixin",
@@ -77,7 +77,7 @@ def check_item_weights(sample_weight, X):
     """
     if sample_weight is None:
         return None
-    return _check_sample_weight(
+    return check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )
 

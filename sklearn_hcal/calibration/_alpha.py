@@ -17,11 +17,10 @@ import warnings
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import _fit_context
 from sklearn.utils import TransformerTags
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._compat import HasMethods, Interval, StrOptions, fit_context
 from ..utils._optional import resolve_device
 from ._alpha_features import extract_features, weighted_standardisation
 from ._alpha_predict import _DirichletPredictionsMixin
@@ -317,7 +316,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         G = extract_features(self.features, None, X, logits)
         return self._input_proba(X, logits), np.asarray(G, dtype=np.float64)
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit the concentration model on label histograms.
 

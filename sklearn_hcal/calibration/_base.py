@@ -30,7 +30,7 @@ A concrete calibrator implements these hooks:
     order).
 
 and calls ``self._fit(X, y, sample_weight, counts)`` from a ``fit``
-decorated with ``_fit_context``; ``self._predict_outputs(X)`` gives the
+decorated with ``fit_context``; ``self._predict_outputs(X)`` gives the
 outputs at prediction time. :class:`_BaseLogitCalibrator` adds the logit
 scalers' ``transform`` / ``predict_proba`` on top of ``_fit_logits`` and
 ``_transform_logits``.
@@ -42,14 +42,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import (
-    _check_feature_names_in,
-    _num_samples,
-    check_consistent_length,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from .._targets import (
     HumanScoreMixin,
@@ -59,6 +52,13 @@ from .._targets import (
     select_target,
 )
 from .._validation import frame_names
+from ..utils._compat import (
+    HasMethods,
+    StrOptions,
+    check_feature_names_in,
+    num_samples,
+    validate_data,
+)
 from ..utils._sample_weight import sample_weight_key
 from ._crossfit import cross_fit, fit_clone, warn_fitted_not_frozen
 from ._scores import (
@@ -246,7 +246,7 @@ class _BaseCalibrator(
                     reference = x_names
             return self._input_outputs(X), reference, sample_weight
         check_consistent_length(X, y)
-        n = _num_samples(X)
+        n = num_samples(X)
         if n < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 samples to fit; got {n} "
@@ -350,7 +350,7 @@ class _BaseCalibrator(
         """
         check_is_fitted(self)
         if input_features is not None and hasattr(self, "n_features_in_"):
-            _check_feature_names_in(self, input_features)
+            check_feature_names_in(self, input_features)
         prefix = self._feature_prefix
         return np.asarray([f"{prefix}_{c}" for c in self.classes_], dtype=object)
 

@@ -15,11 +15,11 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils import indexable
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import _check_method_params, _num_samples
 
 from .._validation import is_histogram_target
+from ..utils._compat import check_method_params, num_samples, safe_indexing
 from ..utils._pipeline import final_estimator
 from ..utils._sample_weight import fit_with_sample_weight
 from ._scores import is_fitted
@@ -101,16 +101,16 @@ def fit_clone(
 
 
 def _fit_fold(estimator, X, y, train, test, sample_weight, fit_params, outputs, kw):
-    params = _check_method_params(X, params=fit_params or {}, indices=train)
+    params = check_method_params(X, params=fit_params or {}, indices=train)
     model = fit_clone(
         estimator,
-        _safe_indexing(X, train),
-        _safe_indexing(y, train),
+        safe_indexing(X, train),
+        safe_indexing(y, train),
         sample_weight=None if sample_weight is None else sample_weight[train],
         fit_params=params,
         **kw,
     )
-    result = outputs(model, _safe_indexing(X, test))
+    result = outputs(model, safe_indexing(X, test))
     return model, result if isinstance(result, tuple) else (result,)
 
 
@@ -179,7 +179,7 @@ def cross_fit(
         Like the callback's, for all samples in their original order.
     """
     X, y, groups = indexable(X, y, groups)
-    n_samples = _num_samples(X)
+    n_samples = num_samples(X)
     splitter = check_cv(
         cv, y if not is_histogram_target(y) else None, classifier=classifier
     )

@@ -16,10 +16,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import _num_samples
 
+from ..utils._compat import (
+    HasMethods,
+    Interval,
+    fit_context,
+    num_samples,
+    skorch_predict_nonlinearity,
+)
 from ..utils._optional import import_optional, is_skorch_net
 from ._ensemble_base import _BaseEnsemble
 from ._row_streams import (
@@ -130,7 +134,7 @@ class MCDropoutClassifier(_BaseEnsemble):
         self.n_samples = n_samples
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None, **fit_params):
         """Train a clone of ``net`` on ``(X, y)``, or take a frozen net as is.
 
@@ -206,7 +210,7 @@ class MCDropoutClassifier(_BaseEnsemble):
         net = self.net_
         if isinstance(X, np.ndarray) and X.dtype == np.float64:
             X = X.astype(np.float32)
-        nonlin = net._get_predict_nonlinearity()
+        nonlin = skorch_predict_nonlinearity(net)
         module = net.module_
         modules = dict(module.named_modules())
         dropouts = [modules[name] for name in self.dropout_layers_]
@@ -335,7 +339,7 @@ class TestTimeAugmentationClassifier(_BaseEnsemble):
         self.random_state = random_state
         self.per_row = per_row
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None, **fit_params):
         """Train a clone of ``estimator`` on ``(X, y)``, or take a frozen one.
 
@@ -385,7 +389,7 @@ class TestTimeAugmentationClassifier(_BaseEnsemble):
         X = self._check_input(X)
         S = self.n_samples
         seed = seed_from_random_state(self.random_state)
-        n = _num_samples(X)
+        n = num_samples(X)
         if not self.per_row:
             rng = np.random.RandomState(row_seed_sequence(seed, 0))
             return np.stack([self._proba(self.augment(X, rng), n) for _ in range(S)])

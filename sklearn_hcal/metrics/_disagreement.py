@@ -29,7 +29,6 @@ import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, validate_params
 
 from .._validation import (
     _check_labels,
@@ -44,6 +43,7 @@ from .._validation import (
     column_order,
     frame_names,
 )
+from ..utils._compat import Interval, validate_params
 from ._cells import cell_sums
 from ._mimori import _bin_indices
 

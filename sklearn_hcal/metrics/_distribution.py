@@ -38,9 +38,9 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .._validation import _check_pair, _Pair, _row_sums
+from ..utils._compat import Interval, StrOptions, validate_params
 
 __all__ = [
     "distribution_calibration_error",

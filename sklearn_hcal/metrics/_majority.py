@@ -28,8 +28,8 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._cells import cell_sums
 from ._distribution import _pair_mean, _validate_pair
 

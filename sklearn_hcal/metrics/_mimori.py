@@ -40,10 +40,9 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, validate_params
-from sklearn.utils.validation import _check_sample_weight
 
 from .._validation import _check_pair, _Pair, _row_blocks, _row_sums
+from ..utils._compat import Interval, check_sample_weight, validate_params
 from ._cells import cell_sums
 
 __all__ = [
@@ -383,7 +382,7 @@ def expected_squared_loss(
     pair = _validate_counts(y_true, y_prob, counts, labels)
     w = None
     if sample_weight is not None:
-        w = _check_sample_weight(sample_weight, pair.n, ensure_non_negative=True)
+        w = check_sample_weight(sample_weight, pair.n, ensure_non_negative=True)
         if w.sum() <= 0:
             raise ValueError("sample_weight must have a positive sum.")
     total = 0.0

@@ -6,12 +6,11 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.utils._param_validation import HasMethods, validate_params
-from sklearn.utils.validation import _num_samples
 
 from .._targets import check_target
 from ..calibration._crossfit import cross_fit
 from ..calibration._scores import class_columns
+from ..utils._compat import HasMethods, num_samples, validate_params
 from ..utils._pipeline import final_estimator, get_method
 
 __all__ = ["cross_val_predict_proba"]
@@ -137,10 +136,10 @@ def cross_val_predict_proba(
     (60, 3)
     """
     y, is_hist = check_target(y, name="y")
-    if _num_samples(X) != _num_samples(y):
+    if num_samples(X) != num_samples(y):
         raise ValueError(
-            f"X and y have different numbers of samples: {_num_samples(X)} and "
-            f"{_num_samples(y)}."
+            f"X and y have different numbers of samples: {num_samples(X)} and "
+            f"{num_samples(y)}."
         )
     classes = None if is_hist else np.unique(y)
     out = cross_fit(

@@ -7,9 +7,9 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, validate_params
 
 from ..metrics import loss_decomposition
+from ..utils._compat import Interval, validate_params
 from ..utils._optional import import_optional
 from ._base import (
     _MARKERS,

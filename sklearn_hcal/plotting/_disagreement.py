@@ -6,11 +6,11 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import disagreement_calibration_error, disagreement_calibration_loss
 from ..metrics._disagreement import _check_disagreement_inputs
 from ..metrics._mimori import _bin_indices
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _CURVE_GID,
     _check_matplotlib,

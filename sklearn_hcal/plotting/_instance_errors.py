@@ -7,9 +7,9 @@ import numbers
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import instance_calibration_errors
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
     _estimator_predictions,
