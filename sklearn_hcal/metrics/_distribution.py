@@ -19,20 +19,7 @@ take already-validated float arrays and return one value per item; the
 public functions are exactly their means, and
 :func:`sklearn_hcal.metrics.instance_calibration_errors` reuses them.
 
-Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
---------------------------------------------------------------
-Columns are matched by class name, never guessed. ``labels`` gives the class
-of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
-``log_loss`` instead assumes the sorted order); without it a DataFrame
-``y_prob``'s column names are the classes, else the columns are positional.
-1-D labels ``y_true`` are looked up among those classes; with positional
-columns the sorted distinct labels are the classes and must number
-``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
-cannot say which of three columns they are). When ``y_true`` (or ``counts``)
-is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
-put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
-takes its class names from ``labels``. Probability rows within
-``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
+Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 """
 
 from __future__ import annotations
@@ -111,7 +98,7 @@ def distribution_calibration_error(
         routing, where ``y_true`` is a label vector).
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
 
     Returns
     -------
@@ -165,7 +152,7 @@ def entropy_calibration_error(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     absolute : bool, default=True
         Average the absolute per-item errors; ``False`` averages the signed
         errors (negative = over-confident on average).
@@ -214,7 +201,7 @@ def ranking_calibration_score(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     ties : {"strict", "weak"}, default="strict"
         ``"strict"`` compares ``argsort(q_i, kind="stable")`` with
         ``argsort(Y_i, kind="stable")``, as Baan et al.'s code does (tied
@@ -276,7 +263,7 @@ def jensen_shannon_distance(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     squared : bool, default=False
         Return the mean Jensen-Shannon *divergence* (the square of the
         distance, averaged) instead.
@@ -325,7 +312,7 @@ def kl_divergence(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 
@@ -370,7 +357,7 @@ def histogram_log_loss(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 

@@ -17,20 +17,7 @@ Reference: T. Mimori, K. Sasada, H. Matsui, I. Sato. *Diagnostic Uncertainty
 Calibration: Towards Reliable Machine Predictions in Medical Domain*. AISTATS
 2021.
 
-Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
---------------------------------------------------------------
-Columns are matched by class name, never guessed. ``labels`` gives the class
-of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
-``log_loss`` instead assumes the sorted order); without it a DataFrame
-``y_prob``'s column names are the classes, else the columns are positional.
-1-D labels ``y_true`` are looked up among those classes; with positional
-columns the sorted distinct labels are the classes and must number
-``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
-cannot say which of three columns they are). When ``y_true`` (or ``counts``)
-is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
-put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
-takes its class names from ``labels``. Probability rows within
-``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
+Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 """
 
 from __future__ import annotations
@@ -113,7 +100,7 @@ def expected_squared_loss(
         convention: ``y_true`` is then ignored).
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative item weights ``w_i``; unit weights by default.
 
@@ -175,7 +162,7 @@ def epistemic_loss(
         Label histograms that replace ``y_true``.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     debiased : bool, default=True
         Apply the bias correction of Prop. 2.
 
@@ -237,7 +224,7 @@ def calibration_loss(
         Label histograms that replace ``y_true``.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -288,7 +275,7 @@ def calibration_error(
         Label histograms that replace ``y_true``.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -343,7 +330,7 @@ def dispersion_loss(
         Label histograms that replace ``y_true``.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
