@@ -128,7 +128,7 @@ def _report_breakdown(Y, P, repeat: int) -> None:
     from sklearn_hcal.metrics import _registry as R
     from sklearn_hcal.metrics._report import validate_human
 
-    human, P0 = validate_human(Y, P)
+    human, source = validate_human(Y, P)
     human.mu  # the human side, shared by every column  # noqa: B018
     seen_groups = set()
     with warnings.catch_warnings():
@@ -141,7 +141,7 @@ def _report_breakdown(Y, P, repeat: int) -> None:
             seen_groups.add(column.group)
 
             def run(column=column):
-                E.evaluate([column], human, E.Source(P0))
+                E.evaluate([column], human, source)
 
             t = _best_time(run, repeat)
             where = f"group {column.group[0]!r}" if column.group else "per-item"

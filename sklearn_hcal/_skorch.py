@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from ._skorch_cnn import _build_small_cnn
 from ._skorch_inputs import (
     _plain_array,
     _prepare_targets,
@@ -23,7 +24,6 @@ from ._skorch_inputs import (
     _validate_X,
 )
 from ._skorch_logits import skorch_logits
-from ._validation import check_label_histograms
 from .utils._optional import import_optional, resolve_device
 
 __all__ = [
@@ -113,6 +113,10 @@ def _build_soft_label_net():
             Seed for the weight initialisation, batch shuffling and dropout
             during ``fit``.
         """
+
+        #: fits on label histograms (the ensembles and cross-fitting do not
+        #: wrap it in a SoftLabelClassifier)
+        _fits_histograms = True
 
         def __init__(
             self,
@@ -296,83 +300,17 @@ def _build_soft_label_net():
             return np.asarray(self.classes_)[top]
 
         def score(self, X, y, sample_weight=None):
-            """Majority accuracy for histograms, accuracy for labels."""
-            raw = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-            if raw.ndim == 2 and raw.shape[1] > 1:
-                from ._soft_label import _majority_accuracy
+            """Majority accuracy for histograms, accuracy for labels.
 
-                Y = check_label_histograms(
-                    y,
-                    name="y",
-                    allow_probabilities=True,
-                    n_classes=len(self.classes_),
-                )
-                return _majority_accuracy(Y, self.predict_proba(X), sample_weight)
-            return super().score(X, y, sample_weight=sample_weight)
+            The package's one ``score``
+            (:func:`sklearn_hcal._targets.human_score`): histogram columns
+            are matched to ``classes_`` by name, as in ``fit``.
+            """
+            from ._targets import human_score
+
+            return human_score(self, X, y, sample_weight=sample_weight)
 
     return SoftLabelNetClassifier
-
-
-def _build_small_cnn():
-    torch = import_optional("torch")
-    nn = torch.nn
-
-    class SmallCNN(nn.Module):
-        """A two-convolution CNN for small single-channel images (8x8 digits).
-
-        ``conv1`` (3x3, padding 1) -> ReLU -> ``conv2`` (3x3, padding 1) ->
-        ReLU -> ``pool`` (2x2 max) -> ``flatten`` -> ``dropout`` -> ``fc``
-        (linear, one logit per class). The output is **logits** (use it with
-        ``CrossEntropyLoss``, the default of :func:`make_soft_label_net`).
-        The penultimate representation is the input of ``fc``.
-
-        Parameters
-        ----------
-        n_classes : int, default=10
-            Number of outputs.
-        channels : tuple of two ints, default=(16, 32)
-            Output channels of the two convolutions.
-        dropout : float, default=0.0
-            Dropout probability before ``fc`` (> 0 enables MC dropout).
-        image_shape : tuple of two ints, default=(8, 8)
-            Height and width; flat inputs ``(n, h*w)`` are reshaped to
-            ``(n, 1, h, w)``.
-        """
-
-        def __init__(
-            self, n_classes=10, channels=(16, 32), dropout=0.0, image_shape=(8, 8)
-        ):
-            super().__init__()
-            if int(n_classes) < 2:
-                raise ValueError(f"n_classes must be >= 2, got {n_classes!r}.")
-            if len(channels) != 2:
-                raise ValueError(
-                    f"channels must hold two ints (one per conv), got {channels!r}."
-                )
-            if not 0.0 <= float(dropout) < 1.0:
-                raise ValueError(f"dropout must be in [0, 1), got {dropout!r}.")
-            h, w = (int(s) for s in image_shape)
-            self.image_shape = (h, w)
-            self.conv1 = nn.Conv2d(1, int(channels[0]), kernel_size=3, padding=1)
-            self.conv2 = nn.Conv2d(
-                int(channels[0]), int(channels[1]), kernel_size=3, padding=1
-            )
-            self.pool = nn.MaxPool2d(2)
-            self.flatten = nn.Flatten()
-            self.dropout = nn.Dropout(float(dropout))
-            self.fc = nn.Linear(int(channels[1]) * (h // 2) * (w // 2), int(n_classes))
-
-        def forward(self, X):
-            if X.dim() == 2:
-                X = X.reshape(X.shape[0], 1, *self.image_shape)
-            elif X.dim() == 3:
-                X = X.unsqueeze(1)
-            X = torch.relu(self.conv1(X))
-            X = torch.relu(self.conv2(X))
-            X = self.flatten(self.pool(X))
-            return self.fc(self.dropout(X))
-
-    return SmallCNN
 
 
 _BUILDERS = {

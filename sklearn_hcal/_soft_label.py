@@ -9,23 +9,29 @@ from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
-    _fit_context,
     clone,
     is_classifier,
 )
-from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils._tags import get_tags
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    _num_samples,
-    check_consistent_length,
-    check_is_fitted,
+from sklearn.utils.validation import check_is_fitted
+
+from ._targets import (
+    HumanScoreMixin,
+    check_item_weights,
+    check_target,
+    resolve_targets,
+    select_target,
+)
+from .utils._compat import (
+    HasMethods,
+    StrOptions,
+    fit_context,
+    get_tags,
+    num_samples,
+    safe_indexing,
     validate_data,
 )
-
-from ._targets import check_target, human_score, resolve_targets
 from .utils._sample_weight import fit_with_sample_weight, sample_weight_key
 
 __all__ = ["SoftLabelClassifier"]
@@ -48,7 +54,9 @@ def _estimator_has(attr):
     return check
 
 
-class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SoftLabelClassifier(
+    MetaEstimatorMixin, HumanScoreMixin, ClassifierMixin, BaseEstimator
+):
     """Fit any scikit-learn classifier on label histograms (soft labels).
 
     Each item ``i`` comes with a histogram ``y[i]`` of annotation counts over
@@ -209,7 +217,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return strategy
 
-    @_fit_context(
+    @fit_context(
         # the wrapped estimator is user-supplied and must validate itself
         prefer_skip_nested_validation=False
     )
@@ -240,19 +248,9 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "estimator must be a scikit-learn classifier (is_classifier() is "
                 f"False for {type(self.estimator).__name__})."
             )
-        if y is None and counts is None:
-            raise ValueError(
-                "SoftLabelClassifier requires y to be passed, but the target y is "
-                "None (pass labels or label histograms, or histograms as counts=)."
-            )
-        if counts is not None:
-            if y is not None:
-                check_consistent_length(counts, y)
-            y, name = counts, "counts"
-        else:
-            name = "y"
+        y, name = select_target(y, counts, owner=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=True)
-        n_samples = _num_samples(X)
+        n_samples = num_samples(X)
         y, is_hist = check_target(y, name=name)
         weight_key = sample_weight_key(self.estimator)
         strategy = self._resolve_strategy(is_hist, weight_key)
@@ -262,10 +260,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self.estimator).__name__}.fit does not accept it (nor "
                 "does a Pipeline's final step)."
             )
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, ensure_non_negative=True
-            )
+        sample_weight = check_item_weights(sample_weight, X)
         Y, classes = resolve_targets(
             y, classes=self.classes, allow_probabilities=False, name=name
         )
@@ -282,7 +277,7 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     if weight is None
                     else weight * sample_weight[rows]
                 )
-            X_fit = X if rows is None else _safe_indexing(X, rows)
+            X_fit = X if rows is None else safe_indexing(X, rows)
         else:
             y_fit = Y.argmax(axis=1)
             X_fit, weight = X, sample_weight
@@ -446,50 +441,9 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             idx = np.asarray(self.estimator_.predict(X)).astype(np.intp)
         return self.classes_[idx]
 
-    def score(self, X, y, sample_weight=None, counts=None):
-        """Accuracy against the human majority (histograms) or the labels.
-
-        For a histogram ``y`` a prediction is correct when it is the most
-        frequent class of the item, ties going to the first tied class
-        (``majority_accuracy_score(..., ties="first")``). Histogram columns
-        are matched to ``classes_`` by name, as in :meth:`fit`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
-        y : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms, or labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Histograms routed as metadata; they replace ``y``.
-
-        Returns
-        -------
-        score : float
-        """
-        check_is_fitted(self)
-        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         inner = get_tags(self.estimator)
         tags.input_tags.sparse = inner.input_tags.sparse
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
         return tags
-
-
-def _majority_accuracy(Y, P, sample_weight=None) -> float:
-    """Accuracy of argmax ``P`` against the human majority (first on ties)."""
-    if Y.shape[0] != P.shape[0]:
-        raise ValueError(
-            f"X and y have different numbers of samples: {P.shape[0]} and {Y.shape[0]}."
-        )
-    if sample_weight is None:
-        from .metrics import majority_accuracy_score
-
-        return float(majority_accuracy_score(Y, P, ties="first"))
-    sample_weight = _check_sample_weight(sample_weight, P, ensure_non_negative=True)
-    correct = P.argmax(axis=1) == Y.argmax(axis=1)
-    return float(np.average(correct, weights=sample_weight))

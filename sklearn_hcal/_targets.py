@@ -22,35 +22,64 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, column_or_1d
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
 
 from ._validation import (
+    check_class_names,
     check_label_histograms,
     column_order,
+    frame_names,
     is_histogram_target,
     labels_to_histograms,
 )
+from .utils._compat import check_sample_weight
 
 __all__ = [
+    "HumanScoreMixin",
+    "check_item_weights",
+    "check_new_labels",
     "check_target",
-    "frame_classes",
     "human_score",
     "resolve_targets",
+    "select_target",
 ]
 
 
-def frame_classes(y):
-    """Column names of a DataFrame ``y``; None for arrays and unnamed frames."""
-    columns = getattr(y, "columns", None)
-    if columns is None or not hasattr(y, "to_numpy"):
+def select_target(y, counts, *, owner: str | None = None):
+    """``(target, name)``: ``counts`` replaces ``y`` when given (convention B).
+
+    SPEC §4: with metadata routing ``y`` may be 1-D labels (for stratified
+    splits) while the histograms travel as ``counts``; both must then have
+    one row per sample. With ``owner`` (an estimator's name, in ``fit``) a
+    missing target raises scikit-learn's "requires y to be passed" error.
+    """
+    if y is None and counts is None and owner is not None:
+        raise ValueError(
+            f"{owner} requires y to be passed, but the target y is None (pass "
+            "class labels or label histograms, or the histograms as counts=)."
+        )
+    if counts is None:
+        return y, "y"
+    if y is not None:
+        check_consistent_length(counts, y)
+    return counts, "counts"
+
+
+def check_item_weights(sample_weight, X):
+    """Item weights as non-negative float64, one per sample of ``X`` (or None).
+
+    The one rule for ``sample_weight`` of the estimators' ``fit`` and
+    ``score``: it weighs items, never the rows a histogram is expanded into.
+    """
+    if sample_weight is None:
         return None
-    if (
-        type(columns).__name__ == "RangeIndex"
-        and columns.start == 0
-        and columns.step == 1
-    ):
-        return None  # pd.DataFrame(array): positional, like the array
-    return np.asarray(columns)
+    return check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
 
 
 def check_target(y, *, name: str = "y"):
@@ -136,12 +165,7 @@ def resolve_targets(
         ``classes``, the sorted labels, ``arange(n_classes)``).
     """
     if classes is not None:
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or len(set(map(str, classes.tolist()))) != len(classes):
-            raise ValueError(
-                f"classes must be a 1-D list of distinct class names, got "
-                f"{classes.tolist()!r}."
-            )
+        classes = check_class_names(classes, param="classes", of=name)
     if reference is not None:
         reference = np.asarray(reference)
     if not is_histogram_target(y):
@@ -168,7 +192,7 @@ def resolve_targets(
         n_classes=n_classes,
         dtype=(np.float64,),
     )
-    names = frame_classes(y)
+    names = frame_names(y)
     if names is not None and classes is not None:
         order = column_order(names, classes, name=name, target_name="classes")
         names = classes
@@ -203,6 +227,35 @@ def resolve_targets(
     return Y, reference
 
 
+def check_new_labels(Y_new, n_samples: int, classes) -> np.ndarray:
+    """New labels of the items, as an ``(n_samples, n_classes)`` count matrix.
+
+    The one reader of ``predict_posterior``'s ``Y_new`` (α-calibration and
+    the ensembles): 1-D labels (or an ``(n, 1)`` column) are looked up among
+    ``classes``; a DataFrame of counts is matched to ``classes`` by name;
+    rows of zeros (no new label) are allowed.
+    """
+    classes = np.asarray(classes)
+    K = classes.shape[0]
+    names = frame_names(Y_new)
+    arr = Y_new.to_numpy() if hasattr(Y_new, "to_numpy") else np.asarray(Y_new)
+    if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1 and K != 1):
+        arr, _ = labels_to_histograms(arr, classes=classes, name="Y_new")
+    arr = np.asarray(arr, dtype=np.float64)
+    if arr.shape != (n_samples, K):
+        raise ValueError(
+            f"Y_new must be labels of shape ({n_samples},) or counts of shape "
+            f"({n_samples}, {K}), got shape {arr.shape}."
+        )
+    if names is not None:
+        order = column_order(names, classes, name="Y_new", target_name="classes_")
+        if order is not None:
+            arr = arr[:, order]
+    if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.any(arr % 1 != 0):
+        raise ValueError("Y_new must hold finite non-negative integer counts.")
+    return arr
+
+
 def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
     """The one ``score`` of the package's classifiers (SPEC §3).
 
@@ -213,10 +266,7 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
     """
     from sklearn.metrics import accuracy_score
 
-    if counts is not None:
-        y, name = counts, "counts"
-    else:
-        name = "y"
+    y, name = select_target(y, counts)
     y, is_hist = check_target(y, name=name)
     if not is_hist:
         return float(
@@ -226,7 +276,7 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
     Y, _ = resolve_targets(
         y,
         n_classes=P.shape[1],
-        reference=estimator.classes_,
+        reference=getattr(estimator, "classes_", None),
         classes=getattr(estimator, "classes", None),
         name=name,
         reference_name=f"{type(estimator).__name__}.classes_",
@@ -237,7 +287,35 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
             f"{Y.shape[0]}."
         )
     correct = P.argmax(axis=1) == Y.argmax(axis=1)
-    if sample_weight is None:
-        return float(np.mean(correct))
-    sample_weight = _check_sample_weight(sample_weight, Y, ensure_non_negative=True)
-    return float(np.average(correct, weights=sample_weight))
+    return float(np.average(correct, weights=check_item_weights(sample_weight, Y)))
+
+
+class HumanScoreMixin:
+    """``score``: majority accuracy for histograms, accuracy for labels."""
+
+    def score(self, X, y, sample_weight=None, counts=None) -> float:
+        """Majority accuracy for histograms, accuracy for 1-D labels.
+
+        For a histogram ``y`` a prediction is correct when it is the most
+        frequent class of the item, ties going to the first tied class
+        (``majority_accuracy_score(..., ties="first")``). Histogram columns
+        are matched to ``classes_`` by name, as in ``fit``.
+
+        Parameters
+        ----------
+        X : array-like
+            Input of the classifier (scores when a calibrator has
+            ``estimator=None``).
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Labels or label histograms.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Item weights.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Histograms routed as metadata; they replace ``y``.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)

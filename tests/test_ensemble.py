@@ -128,6 +128,30 @@ def test_posterior_uses_product_likelihood():
     np.testing.assert_allclose(tta.predict_posterior(X, np.zeros_like(Y)), F.mean(0))
 
 
+def test_new_labels_and_scores_are_matched_to_classes_by_name():
+    # One reader of Y_new (shared with α-calibration): a DataFrame of counts
+    # is put in classes_ order by its column names; score matches named
+    # histogram columns as fit does and takes counts= like the other models.
+    import pandas as pd
+
+    X, Y, _ = make_label_histograms(150, 3, 5, n_features=4, random_state=3)
+    names = ["neg", "neu", "pos"]
+    frame = pd.DataFrame(Y, columns=names)
+    tta = TestTimeAugmentationClassifier(
+        LogisticRegression(), augment=_jitter, n_samples=4, random_state=0
+    ).fit(X, frame)
+    np.testing.assert_array_equal(tta.classes_, names)
+    shuffled = frame[["pos", "neg", "neu"]]
+    np.testing.assert_allclose(
+        tta.predict_posterior(X, shuffled), tta.predict_posterior(X, Y)
+    )
+    with pytest.raises(ValueError, match="classes"):
+        tta.predict_posterior(X, shuffled.rename(columns={"pos": "other"}))
+    acc = np.mean(tta.predict_proba(X).argmax(1) == Y.argmax(1))  # first on ties
+    assert tta.score(X, shuffled) == pytest.approx(acc)
+    assert tta.score(X, Y.argmax(1), counts=Y) == pytest.approx(acc)
+
+
 def test_tta_identity_augmentation_is_the_model():
     rng = np.random.RandomState(0)
     X = rng.randn(50, 3)

@@ -66,3 +66,100 @@ def test_resolve_device():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="CUDA is not available"):
             resolve_device("cuda")
+
+
+# --------------------------------------------------------------------------- #
+# Private scikit-learn / skorch APIs only through utils/_compat.py
+# --------------------------------------------------------------------------- #
+_PACKAGE = __import__("pathlib").Path(sklearn_hcal.__file__).parent
+
+# Modules that other work in progress owns while this check was added; they
+# still import private scikit-learn names directly. Remove an entry once its
+# module imports them from sklearn_hcal.utils._compat (the lead merges that).
+_NOT_YET_ROUTED = {
+    "calibration/_temperature.py",  # _fit_context, _param_validation
+    "datasets/_fetch.py",  # _param_validation
+    "datasets/_lewidi_fetch.py",  # _param_validation
+    "metrics/_annotators.py",  # _param_validation
+    "metrics/_hlv.py",  # _param_validation
+    "metrics/_multilabel.py",  # _param_validation
+    "metrics/_ordinal.py",  # _param_validation
+}
+
+
+def _private_uses(source: str) -> list[str]:
+    """Private scikit-learn/skorch names a module's source imports or reaches.
+
+    Private: a module path with a component starting with "_"
+    (``sklearn.utils._param_validation``), or an imported name starting
+    with "_" (``from sklearn.base import _fit_context``), or an attribute
+    chain such as ``sklearn.utils._safe_indexing``.
+    """
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            parts = node.module.split(".")
+            if parts[0] not in ("sklearn", "skorch"):
+                continue
+            for alias in node.names:
+                if any(p.startswith("_") for p in parts) or alias.name.startswith("_"):
+                    found.append(f"from {node.module} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] in ("sklearn", "skorch") and any(
+                    p.startswith("_") for p in parts
+                ):
+                    found.append(f"import {alias.name}")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in ("sklearn", "skorch"):
+                found.append(ast.unparse(node))
+    return found
+
+
+def test_private_api_detector_sees_every_form():
+    assert _private_uses("from sklearn.utils._param_validation import Interval")
+    assert _private_uses("from sklearn.base import _fit_context")
+    assert _private_uses("import sklearn.utils._tags")
+    assert _private_uses("import sklearn\nsklearn.utils._safe_indexing(X, [0])")
+    assert _private_uses("from skorch.utils import _identity")
+    assert not _private_uses("from sklearn.utils.validation import check_is_fitted")
+    assert not _private_uses("from ..utils._compat import fit_context")
+    assert not _private_uses("from numpy.lib import _utils")
+
+
+def test_private_scikit_learn_apis_only_through_compat():
+    offenders = {}
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        rel = path.relative_to(_PACKAGE).as_posix()
+        if rel == "utils/_compat.py" or rel in _NOT_YET_ROUTED:
+            continue
+        uses = _private_uses(path.read_text(encoding="utf-8"))
+        if uses:
+            offenders[rel] = uses
+    assert offenders == {}, offenders
+    # the exclusions are still needed (else the list is stale)
+    still = [
+        rel
+        for rel in sorted(_NOT_YET_ROUTED)
+        if (_PACKAGE / rel).exists()
+        and _private_uses((_PACKAGE / rel).read_text(encoding="utf-8"))
+    ]
+    assert still == sorted(_NOT_YET_ROUTED)
+
+
+def test_no_module_over_500_lines():
+    # DECISIONS rule 8: a module that grows past ~500 lines is split by job
+    # (kernels / public functions / declarations), keeping old import paths.
+    sizes = {
+        path.relative_to(_PACKAGE).as_posix(): len(
+            path.read_text(encoding="utf-8").splitlines()
+        )
+        for path in _PACKAGE.rglob("*.py")
+    }
+    assert {k: v for k, v in sizes.items() if v > 500} == {}

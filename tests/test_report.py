@@ -181,6 +181,105 @@ def test_report_counts_keyword_and_dataframe_input():
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.filterwarnings("ignore:.*single annotation:UserWarning")
+def test_report_aligns_every_dataframe_prediction_by_name(data):
+    # Regression: only the first prediction was aligned by name, so one
+    # shuffled frame scored differently under two names (jsd 0.286 vs 0.353).
+    Y, _, preds = data
+    classes = ["e", "n", "c"]
+    frame = pd.DataFrame(Y, columns=classes)
+    P = preds["noisy"]
+    shuffled = pd.DataFrame(P, columns=classes)[["c", "e", "n"]]
+    report = human_calibration_report(frame, {"m": shuffled, "n": shuffled, "array": P})
+    assert list(report.columns) == DEFAULT_COLUMNS
+    assert report.loc["n"].equals(report.loc["m"])
+    # the array, already in the labels' order, sums its columns in another
+    # order than the reordered frame: equal to rounding
+    np.testing.assert_allclose(
+        report.loc["array"].to_numpy(), report.loc["m"].to_numpy(), rtol=1e-12
+    )
+    for column in DEFAULT_COLUMNS:
+        assert report.loc["m", column] == pytest.approx(
+            PUBLIC[column](Y, P), rel=1e-12, abs=1e-15
+        ), column
+    # independently of the package: scipy's distance in the labels' order
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    want = np.mean([jensenshannon(a, b) for a, b in zip(p_hat, P)])
+    assert report.loc["n", "jsd"] == pytest.approx(want, rel=1e-12)
+    # the per-item table and the agreement bins take the same path
+    errors = instance_calibration_errors(frame, shuffled)
+    assert errors["jsd"].mean() == pytest.approx(want, rel=1e-12)
+    pd.testing.assert_frame_equal(
+        loss_decomposition(frame, shuffled), loss_decomposition(Y, P), rtol=1e-12
+    )
+    kw = {"metrics": ["jsd", "accuracy"], "n_bins": 3, "strategy": "uniform"}
+    pd.testing.assert_frame_equal(
+        metrics_by_agreement(frame, shuffled, **kw),
+        metrics_by_agreement(Y, P, **kw),
+        rtol=1e-12,
+    )
+
+
+def test_report_and_tables_take_labels_for_1d_string_labels():
+    # labels= names the columns of every prediction, in any order (not the
+    # sorted one that 1-D labels would otherwise map to).
+    rng = np.random.RandomState(7)
+    labels = ["neutral", "entailment", "contradiction"]
+    P = rng.dirichlet(np.ones(3), size=120)
+    Q = rng.dirichlet(np.ones(3), size=120)
+    y = np.asarray(labels)[rng.randint(0, 3, size=120)]
+    report = human_calibration_report(
+        y, {"p": P, "q": Q}, labels=labels, metrics=["accuracy", "log_loss", "jsd"]
+    )
+    # independent: scikit-learn's metrics take the columns in sorted order
+    from sklearn.metrics import accuracy_score, log_loss
+
+    order = np.argsort(labels)
+    for name, probs in (("p", P), ("q", Q)):
+        sorted_probs = probs[:, order]
+        predicted = np.asarray(labels)[probs.argmax(axis=1)]
+        assert report.loc[name, "accuracy"] == pytest.approx(
+            accuracy_score(y, predicted), rel=1e-12
+        )
+        assert report.loc[name, "log_loss"] == pytest.approx(
+            log_loss(y, sorted_probs), rel=1e-12
+        )
+        assert report.loc[name, "jsd"] == pytest.approx(
+            jensen_shannon_distance(y, probs, labels=labels), rel=1e-12
+        )
+    # without labels= the sorted labels would name the columns: another value
+    plain = human_calibration_report(y, {"p": P}, metrics=["log_loss"])
+    assert plain.loc["p", "log_loss"] != pytest.approx(report.loc["p", "log_loss"])
+    errors = instance_calibration_errors(y, P, labels=labels)
+    assert errors["majority_correct"].mean() == report.loc["p", "accuracy"]
+    with pytest.warns(UserWarning, match="single annotation"):
+        terms = loss_decomposition(y, P, labels=labels)
+    assert terms.loc["L", "plugin"] == pytest.approx(
+        expected_squared_loss(y, P, labels=labels), rel=1e-12
+    )
+    bins = metrics_by_agreement(y, P, labels=labels, n_bins=1, metrics=["log_loss"])
+    assert bins.loc[0, "log_loss"] == pytest.approx(log_loss(y, P[:, order]))
+    with pytest.raises(ValueError, match="labels"):
+        human_calibration_report(y, {"p": P}, labels=labels[:2])
+
+
+def test_report_log_loss_on_rounded_human_probability_rows(data):
+    # Rows of human probabilities rounded to 3 decimals do not sum to 1: the
+    # report must average the renormalised rows' cross-entropy, as
+    # histogram_log_loss does, not weigh each row by its rounding error.
+    Y, _, preds = data
+    rounded = (Y / Y.sum(axis=1, keepdims=True)).round(3)
+    assert np.abs(rounded.sum(axis=1) - 1).max() > 0
+    P = preds["noisy"]
+    report = human_calibration_report(rounded, {"noisy": P}, metrics=["log_loss"])
+    p_hat = rounded / rounded.sum(axis=1, keepdims=True)
+    want = np.mean(-(p_hat * np.log(P)).sum(axis=1))
+    assert report.loc["noisy", "log_loss"] == pytest.approx(want, rel=1e-12)
+    assert report.loc["noisy", "log_loss"] == pytest.approx(
+        histogram_log_loss(rounded, P), rel=1e-12
+    )
+
+
 def test_report_reproduces_chaosnli_chance_and_baan_oracle():
     data = load_chaosnli("snli", path=require_data("chaosnli_v1.0"))
     Y = data.counts

@@ -262,6 +262,34 @@ def test_string_labels_one_hot_in_estimator_class_order():
         HUMAN_SCORERS["neg_kl_divergence"](clf, Xs, np.full(len(ys), "other"))
 
 
+def test_named_histogram_columns_are_matched_to_classes_by_name():
+    # The scorer passes classes_ as labels=, so a DataFrame of histograms in
+    # another column order is put in predict_proba's order by the metric.
+    import pandas as pd
+
+    X, Y = _data(3, n=120, seed=21)
+    names = ["neg", "neu", "pos"]
+    frame = pd.DataFrame(Y, columns=names)
+    clf = SoftLabelClassifier(LogisticRegression()).fit(X, frame)
+    P = clf.predict_proba(X)
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    want = -np.mean(entropy(p_hat, P, axis=1))  # scipy's KL, in classes_ order
+    shuffled = frame[["pos", "neg", "neu"]]
+    scorer = HUMAN_SCORERS["neg_kl_divergence"]
+    assert scorer(clf, X, shuffled) == pytest.approx(want, rel=1e-10)
+    assert scorer(clf, X, Y) == pytest.approx(want, rel=1e-10)
+    renamed = frame.rename(columns={"pos": "other"})
+    with pytest.raises(ValueError, match="other"):
+        scorer(clf, X, renamed)
+    # labels= fixed in the scorer wins over classes_
+    other = ["pos", "neg", "neu"]
+    fixed = make_human_scorer("kl_divergence", labels=other)
+    assert fixed(clf, X, frame) == pytest.approx(
+        -M.kl_divergence(frame, P, labels=other)
+    )
+    assert fixed(clf, X, frame) != pytest.approx(want)
+
+
 # ------------------------------------------------------------ disagreement
 
 

@@ -45,7 +45,9 @@ __all__ = [
     "check_logits",
     "check_disagreement",
     "check_histograms_and_probabilities",
+    "check_class_names",
     "column_order",
+    "frame_names",
     "labels_to_histograms",
 ]
 
@@ -371,8 +373,8 @@ row 1 is -0.001 (values within 1e-08 of [0, 1] are clipped as rounding errors).
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(
-            f"{name} must be 1-D (one disagreement probability per item), got "
-            f"shape {arr.shape}."
+            f"{name} must be 1-D (one disagreement probability per item: one "
+            f"value per sample), got shape {arr.shape}."
         )
     try:
         arr = np.array(arr, dtype=np.float64)  # a copy: clipped in place below
@@ -402,7 +404,8 @@ row 1 is -0.001 (values within 1e-08 of [0, 1] are clipped as rounding errors).
 # and every name stays importable from ``sklearn_hcal._validation``.
 from . import _labels, _pair, _scan  # noqa: E402
 
-_frame_names = _labels._frame_names
+frame_names = _labels.frame_names
+check_class_names = _labels.check_class_names
 _lookup = _labels._lookup
 column_order = _labels.column_order
 labels_to_histograms = _labels.labels_to_histograms

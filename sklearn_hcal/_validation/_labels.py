@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _asarray
 
-__all__ = ["column_order", "labels_to_histograms"]
+__all__ = ["check_class_names", "column_order", "frame_names", "labels_to_histograms"]
 
 
 def labels_to_histograms(
@@ -170,7 +170,52 @@ def column_order(classes, target, *, name: str, target_name: str):
     return np.array([position[c] for c in target_str], dtype=np.intp)
 
 
-def _frame_names(X):
+def check_class_names(
+    names, *, param: str = "labels", n_columns: int | None = None, of: str = "y_prob"
+) -> np.ndarray:
+    """``names`` as a 1-D array of distinct class names, one per column of ``of``.
+
+    The one check of a list of class names given by the caller (a metric's
+    ``labels=``, an estimator's ``classes=``). Names are distinct as text,
+    as :func:`column_order` matches them.
+
+    Parameters
+    ----------
+    names : array-like of shape (n_classes,)
+        The class of each column.
+    param : str, default="labels"
+        The caller's parameter name, for error messages.
+    n_columns : int, default=None
+        Number of columns that ``names`` must name, if known.
+    of : str, default="y_prob"
+        The argument whose columns ``names`` name, for error messages.
+    """
+    names = np.asarray(names)
+    if names.ndim != 1:
+        raise ValueError(
+            f"{param} must be 1-D (the class of each column of {of}), got shape "
+            f"{names.shape}."
+        )
+    values = names.tolist()
+    if n_columns is not None and len(values) != n_columns:
+        binary = " (a 1-D array is P(second class) of 2 classes)"
+        raise ValueError(
+            f"{param} has {len(values)} entries {values} but {of} has "
+            f"{n_columns} columns{binary if n_columns == 2 else ''}; {param}= gives "
+            f"the class of each column of {of}."
+        )
+    seen: set = set()
+    for value in values:
+        if str(value) in seen:
+            raise ValueError(
+                f"{param} must name each class once; {value!r} occurs more than "
+                f"once ({param} must be distinct class names, got {values})."
+            )
+        seen.add(str(value))
+    return names
+
+
+def frame_names(X):
     """Class names carried by ``X``: a DataFrame's columns, else None.
 
     The default ``RangeIndex`` ``0..K-1`` of a DataFrame built from an array

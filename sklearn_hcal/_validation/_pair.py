@@ -24,7 +24,12 @@ from functools import cached_property
 import numpy as np
 
 from . import _map_row_blocks, _row_blocks, _shape_of
-from ._labels import _frame_names, column_order, labels_to_histograms
+from ._labels import (
+    check_class_names,
+    column_order,
+    frame_names,
+    labels_to_histograms,
+)
 from ._scan import _histograms, _normalised_block, _scan_probabilities
 
 __all__ = ["check_histograms_and_probabilities"]
@@ -153,10 +158,11 @@ class _Pair:
         if P.shape[0] != self.n_samples:
             raise ValueError(
                 f"{y_true_name} and {name} have different numbers of samples: "
-                f"{self.n_samples} and {P.shape[0]}."
+                f"{self.n_samples} and {P.shape[0]} (one row per item; {name} "
+                f"has {P.shape[0]} samples)."
             )
         prob_classes = _probability_classes(
-            labels, _frame_names(y_prob), self.n_classes, name=name
+            labels, frame_names(y_prob), self.n_classes, name=name
         )
         order, classes = None, self.classes
         if classes is None:
@@ -181,40 +187,18 @@ class _Pair:
 
 def _check_labels(labels, n_columns: int, *, name: str) -> np.ndarray:
     """``labels=`` as an array: 1-D, one distinct class per column of ``name``."""
-    labels = np.asarray(labels)
-    if labels.ndim != 1:
-        raise ValueError(
-            f"labels must be 1-D (the class of each column of {name}), got shape "
-            f"{labels.shape}."
-        )
-    if labels.shape[0] != n_columns:
-        binary = " (a 1-D array is P(second class) of 2 classes)"
-        raise ValueError(
-            f"labels has {labels.shape[0]} entries {labels.tolist()} but {name} has "
-            f"{n_columns} columns{binary if n_columns == 2 else ''}; labels= gives "
-            f"the class of each column of {name}."
-        )
-    values = labels.tolist()
-    seen: set = set()
-    for value in values:
-        if value in seen:
-            raise ValueError(
-                f"labels must name each class once; {value!r} occurs more than "
-                f"once in {values}."
-            )
-        seen.add(value)
-    return labels
+    return check_class_names(labels, param="labels", n_columns=n_columns, of=name)
 
 
-def _probability_classes(labels, frame_names, n_columns: int, *, name: str):
+def _probability_classes(labels, names, n_columns: int, *, name: str):
     """Classes of ``y_prob``'s columns: ``labels``, else its names, else None."""
     if labels is None:
-        return frame_names
+        return names
     labels = _check_labels(labels, n_columns, name=name)
-    if frame_names is not None and labels.tolist() != frame_names.tolist():
+    if names is not None and labels.tolist() != names.tolist():
         raise ValueError(
             f"labels={labels.tolist()} contradict the column names of {name} "
-            f"{frame_names.tolist()}; labels= gives the class of each column of "
+            f"{names.tolist()}; labels= gives the class of each column of "
             f"{name}, so pass a DataFrame with the right columns or labels=, not "
             "both."
         )
@@ -245,7 +229,7 @@ def _check_pair(
         Y, n, is_counts, _ = _histograms(
             y_true, name=y_true_name, allow_probabilities=allow_probabilities
         )
-        human = _Pair(Y, None, n, is_counts, classes=_frame_names(y_true))
+        human = _Pair(Y, None, n, is_counts, classes=frame_names(y_true))
         return human.with_probabilities(
             y_prob, labels=labels, name=y_prob_name, y_true_name=y_true_name
         )
@@ -253,7 +237,7 @@ def _check_pair(
     P, _, off = _scan_probabilities(y_prob, name=y_prob_name)
     n_columns = 2 if P.ndim == 1 else P.shape[1]
     classes = _probability_classes(
-        labels, _frame_names(y_prob), n_columns, name=y_prob_name
+        labels, frame_names(y_prob), n_columns, name=y_prob_name
     )
     if classes is None:
         Y, classes = labels_to_histograms(

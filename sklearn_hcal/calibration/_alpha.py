@@ -17,11 +17,10 @@ import warnings
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import _fit_context
 from sklearn.utils import TransformerTags
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._compat import HasMethods, Interval, StrOptions, fit_context
 from ..utils._optional import resolve_device
 from ._alpha_features import extract_features
 from ._alpha_predict import _DirichletPredictionsMixin
@@ -32,7 +31,7 @@ from ._alpha_solvers import (
     standardize_features,
 )
 from ._base import _BaseCalibrator
-from ._scores import get_scores, scores_from_input
+from ._scores import class_columns, get_scores, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
 
@@ -328,9 +327,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             else:
                 G = np.log(np.clip(F, 1e-300, None))
             return F, G
-        F = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        if F.ndim == 1:
-            F = np.column_stack([1.0 - F, F])
+        F = class_columns(estimator.predict_proba(X))
         G = extract_features(
             self.features, estimator, X, lambda: get_scores(estimator, X)
         )
@@ -352,7 +349,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         G = extract_features(self.features, None, X, logits)
         return self._input_proba(X, logits), np.asarray(G, dtype=np.float64)
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit the concentration model on label histograms.
 
@@ -501,8 +498,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         if self.estimator_ is None:
             X = self._validate_input(X, reset=False)
             return self._input_proba(X, self._input_logits(X))
-        P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
-        return np.column_stack([1.0 - P, P]) if P.ndim == 1 else P
+        return class_columns(self.estimator_.predict_proba(X))
 
     # defined here, not in the mixin, so that set_output wraps it
     def transform(self, X):

@@ -98,13 +98,13 @@ def extract_features(features, estimator, X, logits) -> np.ndarray:
         The classifier's logits, or a function computing them (called only
         for ``features="logits"``).
     """
-    from sklearn.utils.validation import _num_samples
+    from ..utils._compat import num_samples
 
     if callable(features):
         G = np.asarray(features(X), dtype=np.float64)
         if G.ndim == 1:
             G = G[:, None]
-        if G.ndim != 2 or G.shape[0] != _num_samples(X):
+        if G.ndim != 2 or G.shape[0] != num_samples(X):
             raise ValueError(
                 "features(X) must return an array of shape (n_samples, "
                 f"n_features), got shape {G.shape}."

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 
-from .._validation import labels_to_histograms
+from .._targets import check_new_labels
 from ..utils._optional import import_optional
 
 __all__ = ["_DirichletPredictionsMixin"]
@@ -58,21 +58,6 @@ class _DirichletPredictionsMixin:
         phi = a0 / (a0 + 1.0) * (1.0 - np.sum(F**2, axis=-1))
         return phi.mean(axis=0) if phi.ndim == 2 else phi
 
-    def _check_new_labels(self, Y_new, n):
-        K = self.classes_.shape[0]
-        arr = Y_new.to_numpy() if hasattr(Y_new, "to_numpy") else np.asarray(Y_new)
-        if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1 and K != 1):
-            arr, _ = labels_to_histograms(arr, classes=self.classes_, name="Y_new")
-        arr = np.asarray(arr, dtype=np.float64)
-        if arr.ndim != 2 or arr.shape != (n, K):
-            raise ValueError(
-                f"Y_new must be labels of shape ({n},) or counts of shape ({n}, {K}),"
-                f" got shape {arr.shape}."
-            )
-        if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.any(arr % 1 != 0):
-            raise ValueError("Y_new must hold finite non-negative integer counts.")
-        return arr
-
     def predict_posterior(self, X, Y_new):
         r"""Posterior class probabilities after observing new labels.
 
@@ -94,7 +79,7 @@ class _DirichletPredictionsMixin:
         posterior : ndarray of shape (n_samples, n_classes)
         """
         F, a0 = self._concentration(X)
-        Yn = self._check_new_labels(Y_new, F.shape[-2])
+        Yn = check_new_labels(Y_new, F.shape[-2], self.classes_)
         alpha = a0[..., None] * F
         post = (alpha + Yn) / (a0[..., None] + Yn.sum(axis=1)[:, None])
         if F.ndim == 2:

@@ -30,7 +30,7 @@ A concrete calibrator implements these hooks:
     order).
 
 and calls ``self._fit(X, y, sample_weight, counts)`` from a ``fit``
-decorated with ``_fit_context``; ``self._predict_outputs(X)`` gives the
+decorated with ``fit_context``; ``self._predict_outputs(X)`` gives the
 outputs at prediction time. :class:`_BaseLogitCalibrator` adds the logit
 scalers' ``transform`` / ``predict_proba`` on top of ``_fit_logits`` and
 ``_transform_logits``.
@@ -42,24 +42,29 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.frozen import FrozenEstimator
-from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import (
-    _check_feature_names_in,
-    _check_sample_weight,
-    _num_samples,
-    check_consistent_length,
-    check_is_fitted,
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
+
+from .._targets import (
+    HumanScoreMixin,
+    check_item_weights,
+    check_target,
+    resolve_targets,
+    select_target,
+)
+from .._validation import frame_names
+from ..utils._compat import (
+    HasMethods,
+    StrOptions,
+    check_feature_names_in,
+    num_samples,
     validate_data,
 )
-
-from .._targets import check_target, frame_classes, human_score, resolve_targets
 from ..utils._sample_weight import sample_weight_key
-from ._crossfit import cross_fit, fit_clone
+from ._crossfit import cross_fit, fit_clone, warn_fitted_not_frozen
 from ._scores import (
     contains_skorch_net,
     get_scores,
-    is_fitted,
+    is_prefit,
     log_softmax,
     read_input_type,
     scores_from_input,
@@ -102,7 +107,9 @@ def _n_classes(outputs):
     return first.shape[-1]
 
 
-class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
+class _BaseCalibrator(
+    HumanScoreMixin, ClassifierMixin, TransformerMixin, BaseEstimator
+):
     """Base of every calibrator; see the module docstring for the hooks.
 
     Fitted attributes set here: ``classes_``, ``n_classes_``, ``input_type_``
@@ -154,22 +161,19 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"{name} cannot cross-fit it; pass "
                 f"FrozenEstimator({type(self.estimator).__name__}(...))."
             )
-        if is_fitted(self.estimator):
-            warnings.warn(
-                f"The estimator passed to {name} is already fitted but not "
-                "wrapped in FrozenEstimator. As in scikit-learn, only "
-                "FrozenEstimator means prefit: it is cloned and cross-fitted "
-                f"afresh on cv folds. To calibrate the fitted classifier as it "
-                f"is, pass {name}(FrozenEstimator(estimator)).",
-                UserWarning,
-                stacklevel=5,
-            )
+        warn_fitted_not_frozen(
+            self.estimator,
+            owner=name,
+            param="estimator",
+            action="it is cloned and cross-fitted afresh on cv folds",
+            stacklevel=5,
+        )
 
     # -- modes -----------------------------------------------------------------
     def _mode(self) -> str:
         if self.estimator is None:
             return "input"
-        if isinstance(self.estimator, FrozenEstimator):
+        if is_prefit(self.estimator):
             return "frozen"
         return "crossfit"
 
@@ -234,7 +238,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
             check_consistent_length(X, y)
             self.estimator_ = None
             x_names = getattr(self, "feature_names_in_", None)
-            y_names = frame_classes(y) if is_hist else None
+            y_names = frame_names(y) if is_hist else None
             reference = None
             if x_names is not None and y_names is not None:
                 # X's columns name the classes when they carry y's names
@@ -242,16 +246,13 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                     reference = x_names
             return self._input_outputs(X), reference, sample_weight
         check_consistent_length(X, y)
-        n = _num_samples(X)
+        n = num_samples(X)
         if n < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 samples to fit; got {n} "
                 f"sample(s) (n_samples={n})."
             )
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
-            )
+        sample_weight = check_item_weights(sample_weight, X)
         if mode == "frozen":
             self.estimator_ = self.estimator
             outputs = self._outputs(self.estimator_, X)
@@ -268,19 +269,8 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight=None, counts=None):
         """Resolve outputs and targets, then call ``_fit_outputs``."""
         name = type(self).__name__
-        if y is None and counts is None:
-            raise ValueError(
-                f"{name} requires y to be passed, but the target y is None (pass "
-                "class labels or label histograms, or the histograms as counts=)."
-            )
-        if counts is not None:
-            if y is not None:
-                check_consistent_length(counts, y)
-            y, is_hist = check_target(counts, name="counts")
-            target_name = "counts"
-        else:
-            y, is_hist = check_target(y, name="y")
-            target_name = "y"
+        y, target_name = select_target(y, counts, owner=name)
+        y, is_hist = check_target(y, name=target_name)
         self.input_type_ = None
         for attr in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)  # from an earlier fit in another mode
@@ -309,10 +299,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"{name} needs at least 2 samples to fit; got {Y.shape[0]} "
                 f"sample(s) (n_samples={Y.shape[0]})."
             )
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, Y, dtype=np.float64, ensure_non_negative=True
-            )
+        sample_weight = check_item_weights(sample_weight, Y)
         self.classes_ = np.asarray(classes)
         self.n_classes_ = int(n_classes)
         self._fit_outputs(outputs, Y, sample_weight)
@@ -349,29 +336,6 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         proba = self.predict_proba(X)  # checks that self is fitted
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def score(self, X, y, sample_weight=None, counts=None) -> float:
-        """Majority accuracy for histograms, accuracy for 1-D labels.
-
-        Histogram columns are matched to ``classes_`` by name, as in ``fit``.
-
-        Parameters
-        ----------
-        X : array-like
-            Scores (``estimator=None``) or input of the wrapped classifier.
-        y : array-like of shape (n_samples,) or (n_samples, n_classes)
-            Labels or label histograms.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Histograms routed as metadata; they replace ``y``.
-
-        Returns
-        -------
-        score : float
-        """
-        check_is_fitted(self)
-        return human_score(self, X, y, sample_weight=sample_weight, counts=counts)
-
     def get_feature_names_out(self, input_features=None):
         """Names of ``transform``'s columns: ``"<prefix>_<class>"`` per class.
 
@@ -386,7 +350,7 @@ class _BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if input_features is not None and hasattr(self, "n_features_in_"):
-            _check_feature_names_in(self, input_features)
+            check_feature_names_in(self, input_features)
         prefix = self._feature_prefix
         return np.asarray([f"{prefix}_{c}" for c in self.classes_], dtype=object)
 

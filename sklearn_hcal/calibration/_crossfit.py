@@ -10,18 +10,21 @@ from each fold's model is a callback, so the scalers collect logits,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils import indexable
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import _check_method_params, _num_samples
 
 from .._validation import is_histogram_target
+from ..utils._compat import check_method_params, num_samples, safe_indexing
 from ..utils._pipeline import final_estimator
 from ..utils._sample_weight import fit_with_sample_weight
+from ._scores import is_fitted
 
-__all__ = ["accepts_histograms", "cross_fit", "fit_clone"]
+__all__ = ["accepts_histograms", "cross_fit", "fit_clone", "warn_fitted_not_frozen"]
 
 
 def accepts_histograms(estimator) -> bool:
@@ -33,6 +36,38 @@ def accepts_histograms(estimator) -> bool:
     """
     final = final_estimator(estimator)
     return bool(getattr(type(final), "_fits_histograms", False))
+
+
+def warn_fitted_not_frozen(
+    estimator, *, owner: str, param: str, action: str, stacklevel: int = 1
+) -> None:
+    """Warn when a fitted estimator is trained afresh (DECISIONS rule 2).
+
+    Under the prefit rule (:func:`._scores.is_prefit`) a fitted estimator
+    that is not frozen is cloned and trained again; the fitted one is not
+    used, which a user who meant it to be is told.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator that will be cloned.
+    owner, param : str
+        The class that clones it and the name of its parameter.
+    action : str
+        What ``owner`` does with the clone (e.g. "it is cloned and
+        cross-fitted afresh on cv folds").
+    stacklevel : int, default=1
+        As in :func:`warnings.warn`, counted from the caller.
+    """
+    if is_fitted(estimator):
+        warnings.warn(
+            f"{param} ({type(estimator).__name__}) is already fitted but not "
+            f"wrapped in FrozenEstimator. As in scikit-learn, only "
+            f"FrozenEstimator means prefit: {action}. To use the fitted model "
+            f"as it is, pass {owner}({param}=FrozenEstimator({param})).",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def fit_clone(
@@ -66,16 +101,16 @@ def fit_clone(
 
 
 def _fit_fold(estimator, X, y, train, test, sample_weight, fit_params, outputs, kw):
-    params = _check_method_params(X, params=fit_params or {}, indices=train)
+    params = check_method_params(X, params=fit_params or {}, indices=train)
     model = fit_clone(
         estimator,
-        _safe_indexing(X, train),
-        _safe_indexing(y, train),
+        safe_indexing(X, train),
+        safe_indexing(y, train),
         sample_weight=None if sample_weight is None else sample_weight[train],
         fit_params=params,
         **kw,
     )
-    result = outputs(model, _safe_indexing(X, test))
+    result = outputs(model, safe_indexing(X, test))
     return model, result if isinstance(result, tuple) else (result,)
 
 
@@ -144,7 +179,7 @@ def cross_fit(
         Like the callback's, for all samples in their original order.
     """
     X, y, groups = indexable(X, y, groups)
-    n_samples = _num_samples(X)
+    n_samples = num_samples(X)
     splitter = check_cv(
         cv, y if not is_histogram_target(y) else None, classifier=classifier
     )

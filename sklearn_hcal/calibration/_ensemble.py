@@ -16,10 +16,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import _num_samples
 
+from ..utils._compat import (
+    HasMethods,
+    Interval,
+    fit_context,
+    num_samples,
+    skorch_predict_nonlinearity,
+)
 from ..utils._optional import import_optional, is_skorch_net
 from ._ensemble_base import _BaseEnsemble
 from ._row_streams import (
@@ -31,6 +35,7 @@ from ._row_streams import (
     supported_dropout,
     take_rows,
 )
+from ._scores import class_columns
 
 __all__ = ["MCDropoutClassifier", "TestTimeAugmentationClassifier"]
 
@@ -129,7 +134,7 @@ class MCDropoutClassifier(_BaseEnsemble):
         self.n_samples = n_samples
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None, **fit_params):
         """Train a clone of ``net`` on ``(X, y)``, or take a frozen net as is.
 
@@ -205,7 +210,7 @@ class MCDropoutClassifier(_BaseEnsemble):
         net = self.net_
         if isinstance(X, np.ndarray) and X.dtype == np.float64:
             X = X.astype(np.float32)
-        nonlin = net._get_predict_nonlinearity()
+        nonlin = skorch_predict_nonlinearity(net)
         module = net.module_
         modules = dict(module.named_modules())
         dropouts = [modules[name] for name in self.dropout_layers_]
@@ -241,10 +246,8 @@ class MCDropoutClassifier(_BaseEnsemble):
             module.train(was_training)
         if not batches:
             raise ValueError("X has no items to predict.")
-        P = torch.cat(batches, dim=1).numpy()
-        if P.ndim == 2:  # one probability per item (binary nets)
-            P = np.stack([1.0 - P, P], axis=-1)
-        return P
+        # one probability per item and member: a binary net's P(second class)
+        return class_columns(torch.cat(batches, dim=1).numpy(), ndim=3)
 
 
 class TestTimeAugmentationClassifier(_BaseEnsemble):
@@ -336,7 +339,7 @@ class TestTimeAugmentationClassifier(_BaseEnsemble):
         self.random_state = random_state
         self.per_row = per_row
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None, **fit_params):
         """Train a clone of ``estimator`` on ``(X, y)``, or take a frozen one.
 
@@ -363,9 +366,7 @@ class TestTimeAugmentationClassifier(_BaseEnsemble):
             )
 
     def _proba(self, X_aug, n_items: int) -> np.ndarray:
-        P = np.asarray(self.estimator_.predict_proba(X_aug), dtype=np.float64)
-        if P.ndim == 1:
-            P = np.column_stack([1.0 - P, P])
+        P = class_columns(self.estimator_.predict_proba(X_aug))
         if P.shape[0] != n_items:
             raise ValueError(
                 f"augment must return as many items as it is given ({n_items}); "
@@ -388,7 +389,7 @@ class TestTimeAugmentationClassifier(_BaseEnsemble):
         X = self._check_input(X)
         S = self.n_samples
         seed = seed_from_random_state(self.random_state)
-        n = _num_samples(X)
+        n = num_samples(X)
         if not self.per_row:
             rng = np.random.RandomState(row_seed_sequence(seed, 0))
             return np.stack([self._proba(self.augment(X, rng), n) for _ in range(S)])

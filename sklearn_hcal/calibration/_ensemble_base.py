@@ -9,53 +9,16 @@ prefit models, the same as for the calibrators).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.frozen import FrozenEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import is_histogram_target, labels_to_histograms
-from ..utils._optional import is_skorch_net
-
-
-def _check_new_counts(Y_new, n_samples, classes):
-    """New labels as an ``(n, K)`` count matrix; zero rows are allowed."""
-    K = len(classes)
-    arr = Y_new.to_numpy() if hasattr(Y_new, "to_numpy") else np.asarray(Y_new)
-    if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1):
-        arr, _ = labels_to_histograms(arr, classes=classes, name="Y_new")
-    arr = np.asarray(arr, dtype=np.float64)
-    if arr.shape != (n_samples, K):
-        raise ValueError(
-            f"Y_new must be labels of shape ({n_samples},) or counts of shape "
-            f"({n_samples}, {K}), got shape {arr.shape}."
-        )
-    if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.any(arr % 1 != 0):
-        raise ValueError("Y_new must hold finite non-negative integer counts.")
-    return arr
-
-
-def _is_fitted(model) -> bool:
-    if is_skorch_net(model):
-        return bool(getattr(model, "initialized_", False))
-    try:
-        check_is_fitted(model)
-    except (NotFittedError, TypeError):
-        return False
-    return True
-
-
-def _takes_histograms(model) -> bool:
-    """Whether ``model.fit`` trains on label histograms by itself."""
-    from .._soft_label import SoftLabelClassifier
-
-    return isinstance(model, SoftLabelClassifier) or (
-        is_skorch_net(model) and type(model).__name__ == "SoftLabelNetClassifier"
-    )
+from .._targets import HumanScoreMixin, check_new_labels
+from ..utils._compat import validate_data
+from ._crossfit import fit_clone, warn_fitted_not_frozen
+from ._scores import is_fitted, is_prefit, unwrap_frozen
 
 
 def _known_input(X) -> bool:
@@ -69,7 +32,7 @@ def _known_input(X) -> bool:
     )
 
 
-class _BaseEnsemble(ClassifierMixin, BaseEstimator):
+class _BaseEnsemble(HumanScoreMixin, ClassifierMixin, BaseEstimator):
     """Shared fit and prediction API of the prediction-time ensembles.
 
     Subclasses name their wrapped-model parameter in ``_model_param`` and
@@ -86,11 +49,18 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def _fit_model(self, X, y, fit_params):
-        """The fitted model: the frozen one, or a clone fitted on ``(X, y)``."""
+        """The fitted model: the frozen one, or a clone fitted on ``(X, y)``.
+
+        The calibration core's rules: only ``FrozenEstimator`` means prefit
+        (:func:`._scores.is_prefit`); anything else is cloned and fitted by
+        :func:`._crossfit.fit_clone` (through ``SoftLabelClassifier`` when
+        ``y`` is a histogram the model cannot take), with a warning when it
+        was fitted already.
+        """
         name = self._model_param
         model = getattr(self, name)
-        if isinstance(model, FrozenEstimator):
-            if not _is_fitted(model.estimator):
+        if is_prefit(model):
+            if not is_fitted(model.estimator):
                 raise NotFittedError(
                     f"The {type(model.estimator).__name__} inside "
                     f"FrozenEstimator is not fitted; fit it before freezing, or "
@@ -106,21 +76,14 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
                 f"it is, pass {name}=FrozenEstimator(model) and call fit() "
                 "without data."
             )
-        if _is_fitted(model):
-            warnings.warn(
-                f"{name} ({type(model).__name__}) is already fitted but not "
-                f"frozen: {type(self).__name__}.fit trains a clone of it on "
-                f"(X, y), as scikit-learn does. To use the fitted model as it "
-                f"is, pass {name}=FrozenEstimator(model).",
-                UserWarning,
-                stacklevel=5,  # fit's caller: _fit_model, _fit, fit, context
-            )
-        fresh = clone(model)
-        if is_histogram_target(y) and not _takes_histograms(fresh):
-            from .._soft_label import SoftLabelClassifier
-
-            fresh = SoftLabelClassifier(fresh)
-        return fresh.fit(X, y, **fit_params)
+        warn_fitted_not_frozen(
+            model,
+            owner=type(self).__name__,
+            param=name,
+            action=f"{type(self).__name__}.fit trains a clone of it on (X, y)",
+            stacklevel=5,  # fit's caller: _fit_model, _fit, fit, context
+        )
+        return fit_clone(model, X, y, fit_params=fit_params)
 
     def _fit(self, X, y, fit_params):
         fitted = self._fit_model(X, y, fit_params)
@@ -227,7 +190,7 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
         posterior : ndarray of shape (n_samples, n_classes)
         """
         F = self.predict_proba_samples(X)
-        Yn = _check_new_counts(Y_new, F.shape[1], self._classes_for(F.shape[-1]))
+        Yn = check_new_labels(Y_new, F.shape[1], self._classes_for(F.shape[-1]))
         log_f = np.log(np.clip(F, 1e-300, None))
         # Members with f_k = 0 for an observed class get weight exp(-690·y):
         # effectively zero, without 0·log 0 = NaN for unobserved classes.
@@ -235,35 +198,9 @@ class _BaseEnsemble(ClassifierMixin, BaseEstimator):
         w = softmax(log_w, axis=0)
         return np.einsum("sn,snk->nk", w, F)
 
-    def score(self, X, y, sample_weight=None):
-        """Majority accuracy (histograms) or accuracy (labels).
-
-        Parameters
-        ----------
-        X : input accepted by the wrapped model
-            Items to predict.
-        y : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms (scored against their majority, first on ties)
-            or class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Item weights.
-
-        Returns
-        -------
-        score : float
-        """
-        y_arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-        pred = self.predict(X)
-        if is_histogram_target(y):
-            truth = self._classes_for(y_arr.shape[1])[np.argmax(y_arr, axis=1)]
-        else:
-            truth = y_arr.ravel()
-        return float(np.average(pred == truth, weights=sample_weight))
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        model = getattr(self, self._model_param)
-        model = model.estimator if isinstance(model, FrozenEstimator) else model
+        model = unwrap_frozen(getattr(self, self._model_param))
         try:
             inner = model.__sklearn_tags__()
         except AttributeError:  # skorch nets and other non-sklearn models

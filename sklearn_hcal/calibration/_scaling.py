@@ -11,10 +11,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
 
+from ..utils._compat import Interval, fit_context
 from ._base import _BaseLogitCalibrator, _log_softmax
 from ._scores import power_of_two_scale
 
@@ -238,7 +237,7 @@ class VectorScaler(_BaseLinearScaler):
         self.tol = tol
         self.max_iter = max_iter
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit ``v`` and ``b``.
 
@@ -382,7 +381,7 @@ class MatrixScaler(_BaseLinearScaler):
         self.tol = tol
         self.max_iter = max_iter
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, sample_weight=None, counts=None):
         """Fit ``W`` and ``b``.
 

@@ -22,9 +22,11 @@ from .._validation import (
 from ..utils._optional import is_skorch_net
 
 __all__ = [
+    "class_columns",
     "contains_skorch_net",
     "get_scores",
     "is_fitted",
+    "is_prefit",
     "log_softmax",
     "power_of_two_scale",
     "scores_from_input",
@@ -62,9 +64,33 @@ def power_of_two_scale(A) -> float:
     return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
 
 
+def is_prefit(estimator) -> bool:
+    """The prefit rule (scikit-learn's, DECISIONS rule 2).
+
+    Only a :class:`~sklearn.frozen.FrozenEstimator` is used as it is; any
+    other estimator, fitted or not, is trained afresh by the calibrators and
+    the ensembles (with a warning when it was fitted, see
+    :func:`._crossfit.warn_fitted_not_frozen`).
+    """
+    return isinstance(estimator, FrozenEstimator)
+
+
 def unwrap_frozen(estimator):
     """The estimator inside a :class:`~sklearn.frozen.FrozenEstimator`."""
-    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
+    return estimator.estimator if is_prefit(estimator) else estimator
+
+
+def class_columns(P, *, ndim: int = 2) -> np.ndarray:
+    """Class probabilities as float64 with a last axis of classes.
+
+    A binary classifier's ``predict_proba`` may give P(second class) only
+    (one axis fewer than ``ndim``); it becomes the two columns
+    ``[1 − p, p]`` (SPEC §1).
+    """
+    P = np.asarray(P, dtype=np.float64)
+    if P.ndim == ndim - 1:
+        P = np.stack([1.0 - P, P], axis=-1)
+    return P
 
 
 def is_fitted(estimator) -> bool:
@@ -145,10 +171,7 @@ def get_scores(estimator, X) -> np.ndarray:
             d = scores.reshape(-1)
             scores = np.column_stack([np.zeros_like(d), d])
     elif hasattr(estimator, "predict_proba"):
-        P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        if P.ndim == 1:
-            P = np.column_stack([1.0 - P, P])
-        scores = probabilities_to_logits(P)
+        scores = probabilities_to_logits(class_columns(estimator.predict_proba(X)))
     else:
         raise ValueError(
             f"estimator {type(inner).__name__} provides neither decision_function "

@@ -6,7 +6,8 @@ from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import StrOptions, validate_params
+
+from ..utils._compat import StrOptions, validate_params
 
 _SHOW = 5  # how many offending values an error message lists
 

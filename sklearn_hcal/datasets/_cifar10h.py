@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import validate_params
 
+from ..utils._compat import validate_params
 from ._base import get_data_home
 
 #: The CIFAR-10 classes in the order of the dataset's label indices (and of

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 
+from ..utils._compat import Interval, validate_params
 from ._synthetic import _multinomial_rows
 
 #: The partitions, in the order the items are returned.

@@ -7,7 +7,8 @@ import numbers
 import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+
+from ..utils._compat import Interval, validate_params
 
 
 def _dirichlet_rows(rng, alpha):

@@ -3,6 +3,23 @@
 Metrics from Baan et al. (2022), Nie et al. (2020, ChaosNLI) and Mimori et al.
 (2021), computed from label histograms. ``*_score`` is higher-is-better,
 ``*_error`` and ``*_loss`` lower-is-better.
+
+Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
+--------------------------------------------------------------
+Columns are matched by class name, never guessed. ``labels`` gives the class
+of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
+``log_loss`` instead assumes the sorted order); without it a DataFrame
+``y_prob``'s column names are the classes, else the columns are positional.
+1-D labels ``y_true`` are looked up among those classes; with positional
+columns the sorted distinct labels are the classes and must number
+``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
+cannot say which of three columns they are). When ``y_true`` (or ``counts``)
+is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
+put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
+takes its class names from ``labels``. Probability rows within
+``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
+The same rules hold for the report functions (``labels=``); scorers pass the
+estimator's ``classes_`` as ``labels``.
 """
 
 from .._lazy import attach

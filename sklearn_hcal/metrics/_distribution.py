@@ -13,34 +13,41 @@ distribution ``p̂_i = Y_i / n_i`` of each item and averages a per-item quantity
 * :func:`histogram_log_loss` -- multinomial negative log-likelihood per
   annotation (Mimori et al., 2021, eq. 82).
 
-The private ``_*_per_item`` helpers take already-validated float arrays and
-return one value per item; the public functions are exactly their means, and
+The per-item kernels (``_*_per_item``, in
+:mod:`~sklearn_hcal.metrics._distribution_kernels`, importable from here too)
+take already-validated float arrays and return one value per item; the
+public functions are exactly their means, and
 :func:`sklearn_hcal.metrics.instance_calibration_errors` reuses them.
 
-Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
---------------------------------------------------------------
-Columns are matched by class name, never guessed. ``labels`` gives the class
-of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
-``log_loss`` instead assumes the sorted order); without it a DataFrame
-``y_prob``'s column names are the classes, else the columns are positional.
-1-D labels ``y_true`` are looked up among those classes; with positional
-columns the sorted distinct labels are the classes and must number
-``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
-cannot say which of three columns they are). When ``y_true`` (or ``counts``)
-is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
-put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
-takes its class names from ``labels``. Probability rows within
-``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
+Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 """
 
 from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-
-from .._validation import _check_pair, _Pair, _row_sums
+from ..utils._compat import Interval, StrOptions, validate_params
+from ._distribution_kernels import (  # noqa: F401 -- importable from here
+    _block_entropies,
+    _block_entropy_error,
+    _block_log_loss,
+    _block_rank_match,
+    _cross_entropy_per_item,
+    _entropy,
+    _entropy_error_per_item,
+    _floor_renormalise,
+    _jsd_per_item,
+    _kl_per_item,
+    _log_base,
+    _log_or_zero,
+    _pair_mean,
+    _pair_sum,
+    _rank_match_per_item,
+    _sort_key,
+    _to_distribution,
+    _tvd_per_item,
+    _validate_pair,
+)
 
 __all__ = [
     "distribution_calibration_error",
@@ -54,204 +61,6 @@ __all__ = [
 # A base in (0, 1) would flip the sign of divergences and entropies.
 _BASE_CONSTRAINT = [Interval(Real, 1, None, closed="neither"), None]
 _EPS_CONSTRAINT = [Interval(Real, 0, 1, closed="neither")]
-
-
-# --------------------------------------------------------------------------- #
-# Validation shared by the public metrics
-# --------------------------------------------------------------------------- #
-def _validate_pair(
-    y_true, y_prob, counts=None, *, labels=None, allow_probabilities=True
-) -> _Pair:
-    """Validated inputs as a :class:`~sklearn_hcal._validation._Pair`.
-
-    The caller's arrays are kept (integer, float32 or memory-mapped input is
-    not copied); the metrics walk them in blocks of rows and compute in
-    float64 block by block, so a float32 call agrees with the float64 one to
-    rounding.
-    """
-    return _check_pair(
-        y_true,
-        y_prob,
-        counts=counts,
-        labels=labels,
-        allow_probabilities=allow_probabilities,
-    )
-
-
-def _pair_sum(pair: _Pair, per_item) -> float:
-    """``Σ_i per_item(block)_i`` accumulated block by block."""
-    total = 0.0
-    for block_sum in pair.map_blocks(lambda block: float(np.sum(per_item(block)))):
-        total += block_sum
-    return total
-
-
-def _pair_mean(pair: _Pair, per_item) -> float:
-    """``mean_i per_item(block)_i`` accumulated block by block."""
-    return _pair_sum(pair, per_item) / pair.n_samples
-
-
-def _to_distribution(Y):
-    """Human distribution ``p̂ = Y / n`` (rows of probabilities stay as they are)."""
-    Y = np.asarray(Y, dtype=np.float64)
-    return Y / _row_sums(Y)[:, None]
-
-
-def _log_base(base):
-    return 1.0 if base is None else float(np.log(base))
-
-
-def _log_or_zero(ratio: np.ndarray) -> np.ndarray:
-    """``log(ratio)`` in place, with ``log 0`` replaced by 0.
-
-    Multiplied by the numerator of the ratio this gives ``x log(x / y)`` with
-    ``0 log 0 = 0`` exactly, using numpy's vectorised ``log`` (faster than
-    ``scipy.special.xlogy``/``rel_entr``) on a buffer that is reused.
-    """
-    ratio += ratio == 0
-    return np.log(ratio, out=ratio)
-
-
-# --------------------------------------------------------------------------- #
-# Per-item helpers (validated arrays in, one value per item out)
-# --------------------------------------------------------------------------- #
-def _tvd_per_item(p_hat, P):
-    """Total variation distance ``½‖q_i − p̂_i‖₁`` per item (Baan eq. 7, 9b)."""
-    diff = np.subtract(P, p_hat, dtype=np.float64)
-    return 0.5 * _row_sums(np.abs(diff, out=diff))
-
-
-def _entropy(P, base=None):
-    """Row entropies ``−Σ_k p_k log p_k`` with ``0·log 0 = 0``."""
-    P = np.asarray(P, dtype=np.float64)
-    terms = _log_or_zero(P.copy())
-    terms *= P
-    return -_row_sums(terms) / _log_base(base)
-
-
-def _entropy_error_per_item(p_hat, P, base=None):
-    """Signed EntCE ``H(q_i) − H(p̂_i)`` per item (Baan eq. 5).
-
-    Positive values mean the model is more uncertain than the humans
-    (under-confident), negative values over-confident.
-    """
-    return _entropy(P, base) - _entropy(p_hat, base)
-
-
-def _jsd_per_item(p_hat, P, base=None, squared=False):
-    """Jensen-Shannon distance (or divergence) per item (ChaosNLI eq. 2).
-
-    ``JSD = sqrt(½ KL(p̂‖m) + ½ KL(q‖m))`` with ``m = ½(p̂ + q)``, the quantity
-    ``scipy.spatial.distance.jensenshannon`` returns; natural log by default.
-    Each term ``x log(x / m) = x log(2x / (p̂ + q))`` is computed as scipy's
-    ``rel_entr`` does (one rounding for the ratio), with numpy's ``log``.
-    """
-    p_hat = np.asarray(p_hat, dtype=np.float64)
-    P = np.asarray(P, dtype=np.float64)
-    total = p_hat + P
-    total += total == 0  # both zero: the ratios below are 0, their terms 0
-    left = _log_or_zero(np.divide(p_hat + p_hat, total))
-    left *= p_hat
-    right = _log_or_zero(np.divide(P + P, total, out=total))
-    right *= P
-    left += right
-    div = 0.5 * _row_sums(left)
-    # Rounding can leave -1e-17 for identical rows; the divergence is >= 0.
-    div = np.maximum(div, 0.0, out=div) / _log_base(base)
-    return div if squared else np.sqrt(div)
-
-
-def _floor_renormalise(P, eps):
-    """Floor probabilities at ``eps`` and renormalise the rows (ChaosNLI code)."""
-    Q = np.maximum(np.asarray(P, dtype=np.float64), eps)
-    Q /= _row_sums(Q)[:, None]
-    return Q
-
-
-def _kl_per_item(p_hat, P, eps=1e-15):
-    """``KL(p̂_i ‖ q_i)`` per item, ``q`` floored at ``eps`` and renormalised.
-
-    Terms with ``p̂_ik = 0`` contribute 0 (ChaosNLI eq. 1).
-    """
-    p_hat = np.asarray(p_hat, dtype=np.float64)
-    ratio = np.divide(p_hat, _floor_renormalise(P, eps))
-    terms = _log_or_zero(ratio)
-    terms *= p_hat
-    return _row_sums(terms)
-
-
-def _cross_entropy_per_item(Y, P, eps=1e-15):
-    """``−Σ_k Y_ik log max(q_ik, eps)`` per item (counts, not normalised)."""
-    logq = np.maximum(np.asarray(P, dtype=np.float64), eps)
-    np.log(logq, out=logq)
-    logq *= Y
-    return -_row_sums(logq)
-
-
-def _sort_key(Y):
-    """``Y`` in the dtype that argsorts fastest with the same stable order.
-
-    Integer-valued float counts are exact in int64, whose stable argsort is
-    several times faster than float64's.
-    """
-    Y = np.asarray(Y)
-    if Y.dtype.kind == "f" and np.all(np.floor(Y) == Y) and np.abs(Y).max() < 2**53:
-        return Y.astype(np.int64)
-    return Y
-
-
-def _rank_match_per_item(Y, P, ties="strict"):
-    """Whether the model's class ranking matches the human one, per item.
-
-    ``ties="strict"`` (Baan et al.'s code): ``argsort(q_i, kind="stable")`` equals
-    ``argsort(Y_i, kind="stable")`` element-wise, so tied classes must come in
-    the same index order on both sides. Computed with a single argsort: the
-    stable argsort of ``q`` is the unique order in which the pairs
-    ``(q_k, k)`` increase strictly, so it equals ``σ = argsort(Y_i)`` iff
-    along ``σ`` every step increases ``q`` or keeps it and increases the
-    class index.
-
-    ``ties="weak"``: the model must reproduce every *strict* human preference
-    strictly -- for all classes ``j, k``: ``Y_ij > Y_ik`` implies
-    ``q_ij > q_ik`` -- while human ties impose nothing (the tied classes may
-    come in any order). A model tie between classes that humans rank
-    differently is a mismatch. Checked in ``O(K log K)`` per item: sort the
-    classes by ``q`` ascending; the condition holds iff ``Y`` is non-decreasing
-    along that order and constant within every run of equal ``q``. Ties in
-    ``q`` are exact float equality.
-    """
-    P = np.asarray(P, dtype=np.float64)
-    if ties == "strict":
-        order = np.argsort(_sort_key(Y), axis=1, kind="stable")
-        dq = np.diff(np.take_along_axis(P, order, axis=1), axis=1)
-        ok = (dq > 0) | ((dq == 0) & (np.diff(order, axis=1) > 0))
-        return np.all(ok, axis=1)
-    if ties != "weak":
-        raise ValueError(f"ties must be 'strict' or 'weak', got {ties!r}.")
-    Y = np.asarray(Y, dtype=np.float64)
-    order = np.argsort(P, axis=1, kind="stable")
-    q_sorted = np.take_along_axis(P, order, axis=1)
-    y_sorted = np.take_along_axis(Y, order, axis=1)
-    dy = np.diff(y_sorted, axis=1)
-    q_tied = np.diff(q_sorted, axis=1) == 0
-    ok = (dy >= 0) & (~q_tied | (dy == 0))
-    return np.all(ok, axis=1)
-
-
-# Per-block versions: ``block`` is a ``_Block`` (rows of a validated pair);
-# the report calls the same functions, sharing each block's ``p_hat``.
-def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
-    """``(H(p̂), H(q))`` of a block in nats, computed once per block."""
-    if "entropies" not in block.cache:
-        block.cache["entropies"] = (_entropy(block.p_hat), _entropy(block.P))
-    return block.cache["entropies"]
-
-
-def _block_rank_match(block, ties="strict"):
-    Y = block.Y
-    if block.Y.dtype.kind == "f" and block.is_counts:
-        Y = Y.astype(np.int64)  # exact for counts; faster stable argsort
-    return _rank_match_per_item(Y, block.P, ties)
 
 
 # --------------------------------------------------------------------------- #
@@ -289,7 +98,7 @@ def distribution_calibration_error(
         routing, where ``y_true`` is a label vector).
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
 
     Returns
     -------
@@ -343,7 +152,7 @@ def entropy_calibration_error(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     absolute : bool, default=True
         Average the absolute per-item errors; ``False`` averages the signed
         errors (negative = over-confident on average).
@@ -367,12 +176,7 @@ def entropy_calibration_error(
     """
     pair = _validate_pair(y_true, y_prob, counts, labels=labels)
 
-    def per_item(block):
-        h_human, h_model = _block_entropies(block)
-        err = (h_model - h_human) / _log_base(base)
-        return np.abs(err) if absolute else err
-
-    return _pair_mean(pair, per_item)
+    return _pair_mean(pair, lambda b: _block_entropy_error(b, absolute, base))
 
 
 @validate_params(
@@ -397,7 +201,7 @@ def ranking_calibration_score(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     ties : {"strict", "weak"}, default="strict"
         ``"strict"`` compares ``argsort(q_i, kind="stable")`` with
         ``argsort(Y_i, kind="stable")``, as Baan et al.'s code does (tied
@@ -459,7 +263,7 @@ def jensen_shannon_distance(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     squared : bool, default=False
         Return the mean Jensen-Shannon *divergence* (the square of the
         distance, averaged) instead.
@@ -508,7 +312,7 @@ def kl_divergence(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 
@@ -553,7 +357,7 @@ def histogram_log_loss(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 
@@ -585,14 +389,6 @@ def histogram_log_loss(
 # line's metric names are derived from these (see ._registry).
 # --------------------------------------------------------------------------- #
 from ._registry import Metric, register  # noqa: E402
-
-
-def _block_entropy_error(block, absolute, base):
-    """Per-item EntCE of a block, sharing the block's cached entropies."""
-    h_human, h_model = _block_entropies(block)
-    err = (h_model - h_human) / _log_base(base)
-    return np.abs(err) if absolute else err
-
 
 register(
     Metric(
@@ -675,7 +471,7 @@ register(
         greater_is_better=False,
         description="negative log-likelihood per annotation",
         source="Mimori et al. 2021, eq. 82",
-        per_item=lambda b, eps: (_cross_entropy_per_item(b.Y, b.P, eps), b.n),
+        per_item=_block_log_loss,
         order=90,
     )
 )

@@ -61,20 +61,27 @@ class Human:
 
 @dataclass
 class Source:
-    """One classifier: checked probabilities and, optionally, its own ``φ``."""
+    """One classifier: its checked probabilities and, optionally, its own ``φ``.
 
-    P: np.ndarray
+    ``pair`` is the human labels' :class:`~sklearn_hcal._validation._Pair`
+    with this classifier's probabilities (from ``_check_pair`` or
+    ``_Pair.with_probabilities``): it carries the column order that puts
+    them in the labels' class order and the renormalisation of rows off by
+    rounding, both applied block by block.
+    """
+
+    pair: _Pair
     phi: np.ndarray | None = None
 
     def take(self, idx) -> Source:
-        return Source(self.P[idx], None if self.phi is None else self.phi[idx])
+        return Source(self.pair.take(idx), None if self.phi is None else self.phi[idx])
 
 
 class ReportBlock(_Block):
     """A block of rows with the report's per-item quantities of both sides."""
 
     def __init__(self, human: Human, source: Source, sl: slice) -> None:
-        super().__init__(_Pair(human.Y, source.P, human.n, human.is_counts), sl)
+        super().__init__(source.pair, sl)
         self._human, self._source = human, source
 
     @cached_property

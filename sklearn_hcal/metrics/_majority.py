@@ -7,20 +7,7 @@ distribution itself has an ECE of about 0.25 on ChaosNLI-SNLI -- and these
 functions are provided to reproduce that argument and the accuracy columns of
 ChaosNLI's Table 5.
 
-Classes (``labels=``, as in :func:`sklearn.metrics.log_loss`)
---------------------------------------------------------------
-Columns are matched by class name, never guessed. ``labels`` gives the class
-of each column of ``y_prob`` in the columns' order (any order; scikit-learn's
-``log_loss`` instead assumes the sorted order); without it a DataFrame
-``y_prob``'s column names are the classes, else the columns are positional.
-1-D labels ``y_true`` are looked up among those classes; with positional
-columns the sorted distinct labels are the classes and must number
-``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
-cannot say which of three columns they are). When ``y_true`` (or ``counts``)
-is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
-put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
-takes its class names from ``labels``. Probability rows within
-``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
+Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 """
 
 from __future__ import annotations
@@ -28,8 +15,8 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._cells import cell_sums
 from ._distribution import _pair_mean, _validate_pair
 
@@ -242,7 +229,7 @@ def majority_accuracy_score(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     ties : {"first", "last", "any"}, default="first"
         ``"first"``: compare ``argmax`` of both (first maximum, like
         :func:`numpy.argmax`); ``"last"``: compare the last maxima (the final
@@ -293,7 +280,7 @@ def expected_calibration_error(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     n_bins : int, default=10
         Number of equal-width confidence bins.
 
@@ -347,7 +334,7 @@ def classwise_expected_calibration_error(
         Replaces ``y_true`` as the human histograms when given.
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in the module notes.
+        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
     n_bins : int, default=10
         Number of equal-width bins per class.
 

@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
-from .._validation import _check_pair, _probabilities
+from .._validation import _check_pair
 from ..utils._compat import Interval, StrOptions, validate_params
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
@@ -33,52 +33,74 @@ __all__ = [
 ]
 
 
-def validate_human(y_true, y_prob, counts=None) -> tuple[Human, np.ndarray]:
-    """``(Human, P)``: the human labels and the first classifier, validated.
+def validate_human(
+    y_true, y_prob, counts=None, labels=None, *, y_prob_name="y_prob"
+) -> tuple[Human, Source]:
+    """``(Human, Source)``: the human labels and the first classifier, validated.
 
     With :func:`check_prediction` the one place the report functions check
-    their inputs; class alignment by name (``labels=``) is forwarded here.
+    their inputs; classes are aligned by name as the metric functions align
+    them (``labels=``, DataFrame columns; see
+    :func:`~sklearn_hcal._validation.check_histograms_and_probabilities`).
     """
-    pair = _check_pair(y_true, y_prob, counts=counts)
-    return Human(pair), pair.P
+    pair = _check_pair(
+        y_true, y_prob, counts=counts, labels=labels, y_prob_name=y_prob_name
+    )
+    return Human(pair), Source(pair)
 
 
-def check_prediction(human: Human, value, name: str) -> np.ndarray:
-    """A further classifier's probabilities against the validated labels."""
-    P = _probabilities(value, name=name, n_classes=human.n_classes)
-    if P.shape[0] != human.n_samples:
-        raise ValueError(
-            f"{name} has {P.shape[0]} samples but the human labels have "
-            f"{human.n_samples}."
-        )
-    return P
+def check_prediction(human: Human, value, name: str, labels=None) -> Source:
+    """A further classifier's probabilities against the validated labels.
+
+    Checked and aligned by name exactly as the first classifier's
+    (:meth:`~sklearn_hcal._validation._Pair.with_probabilities`): a DataFrame
+    ``value`` has its columns put in the labels' class order.
+    """
+    return Source(human.pair.with_probabilities(value, labels=labels, name=name))
 
 
-def as_prediction_dict(predictions, name="predictions") -> dict:
-    """``{str name: value}``; a bare array is one classifier named ``"model"``."""
+def as_prediction_dict(
+    predictions, name=None, *, default: str = "model", what: str = "predictions"
+) -> dict:
+    """``{str name: value}`` of one classifier or a dict of named classifiers.
+
+    The one reader of "one classifier or ``{name: classifier}``" arguments
+    (the report's ``predictions``, the Displays' ``y_prob`` and
+    ``estimator``): a dict's keys, as strings, name the classifiers (then
+    ``name`` must be None); a single value is named ``name``, else
+    ``default``.
+    """
     if isinstance(predictions, Mapping):
+        if name is not None:
+            raise ValueError(
+                f"name must be None when {what} is a dict: its keys name the "
+                "classifiers."
+            )
         if len(predictions) == 0:
             raise ValueError(
-                f"{name} is an empty dict: pass at least one classifier's "
-                "probabilities, e.g. {'model': P}."
+                f"{what} is an empty dict: pass at least one classifier, e.g. "
+                "{'model': P}."
             )
         named = {str(key): value for key, value in predictions.items()}
         if len(named) != len(predictions):
             raise ValueError(
-                f"{name} has keys that are equal as strings "
-                f"({list(predictions)}); the report's index needs unique names."
+                f"{what} has keys that are equal as strings ({list(predictions)}); "
+                "each classifier needs a distinct name (unique names index the "
+                "results)."
             )
         return named
-    return {"model": predictions}
+    return {default if name is None else str(name): predictions}
 
 
-def _sources(human: Human, preds: dict, first_P, disagreement, columns) -> list:
+def _sources(
+    human: Human, preds: dict, first: Source, disagreement, columns, labels
+) -> list:
     """One :class:`Source` per classifier, with its own ``φ`` when given."""
     sources = []
     uses_phi = any(c.metric.response == "disagreement" for c in columns)
     for i, (name, value) in enumerate(preds.items()):
         label = f"predictions[{name!r}]"
-        P = first_P if i == 0 else check_prediction(human, value, label)
+        source = first if i == 0 else check_prediction(human, value, label, labels)
         phi = None
         if name in disagreement and uses_phi:
             try:
@@ -89,7 +111,8 @@ def _sources(human: Human, preds: dict, first_P, disagreement, columns) -> list:
                 )
             except ValueError as exc:
                 raise ValueError(f"disagreement[{name!r}]: {exc}") from None
-        sources.append(Source(P, phi))
+        source.phi = phi
+        sources.append(source)
     return sources
 
 
@@ -166,6 +189,13 @@ _TEMPLATE = """Table of human-calibration metrics, one row per classifier.
         P(second class) of a binary problem.
     counts : array-like of shape (n_samples, n_classes), default=None
         When given, replaces ``y_true`` as the human histograms.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of every prediction, as for the metric
+        functions (e.g. :func:`distribution_calibration_error`): 1-D
+        ``y_true`` labels are looked up among them, and they are matched by
+        name with a DataFrame ``y_true``. Without it a DataFrame prediction's
+        column names are its classes (each prediction is aligned by name on
+        its own), else the columns are positional.
     metrics : list of str, default=None
         Columns to compute, in order (names above); ``None`` = the default
         columns that the labels support.
@@ -271,6 +301,7 @@ def _human_calibration_report(
     predictions,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     metrics: list[str] | None = None,
     metric_params: dict | None = None,
     disagreement: dict | None = None,
@@ -286,12 +317,18 @@ def _human_calibration_report(
     names = list(preds)
     # The human labels are validated once; each further classifier only
     # checks its probabilities and shares n and μ̂.
-    human, first_P = validate_human(y_true, preds[names[0]], counts)
+    human, first = validate_human(
+        y_true,
+        preds[names[0]],
+        counts,
+        labels,
+        y_prob_name="y_prob" if len(names) == 1 else f"predictions[{names[0]!r}]",
+    )
     columns = resolve(
         metrics, human, metric_params, default=_registry.default_columns()
     )
     disagreement = _check_disagreement_names(disagreement, preds, columns)
-    sources = _sources(human, preds, first_P, disagreement, columns)
+    sources = _sources(human, preds, first, disagreement, columns, labels)
     warn_debiased(columns, human)
     if any(c.metric.requires == "pairs" for c in columns):
         human.mu  # noqa: B018 -- computed once, before any thread needs it
@@ -303,18 +340,18 @@ def _human_calibration_report(
         if n_bootstrap > 0:
             rng = check_random_state(random_state)
             boot = bootstrap(columns, human, sources, n_bootstrap, rng, n_jobs, verbose)
-    labels = [c.name for c in columns]
+    column_names = [c.name for c in columns]
     index = pd.Index(names, name="classifier")
     if boot is None:
-        report = pd.DataFrame(point, index=index, columns=labels)
+        report = pd.DataFrame(point, index=index, columns=column_names)
     else:
         with warnings.catch_warnings():
             # All-NaN columns (a metric undefined on every resample) stay NaN.
             warnings.simplefilter("ignore", RuntimeWarning)
             low, high = bootstrap_intervals(point, boot, confidence_level, ci_method)
-        _warn_shifted_intervals(point, low, high, labels)
+        _warn_shifted_intervals(point, low, high, column_names)
         data = {}
-        for j, metric in enumerate(labels):
+        for j, metric in enumerate(column_names):
             data[metric] = point[:, j]
             data[f"{metric}_low"] = low[:, j]
             data[f"{metric}_high"] = high[:, j]
@@ -327,13 +364,14 @@ def _human_calibration_report(
     )
     if not return_bootstrap:
         return report
+    width = len(column_names)
     replicates = pd.DataFrame(
-        np.empty((0, len(labels))) if boot is None else boot.reshape(-1, len(labels)),
+        np.empty((0, width)) if boot is None else boot.reshape(-1, width),
         index=pd.MultiIndex.from_product(
             [range(n_bootstrap if boot is not None else 0), names],
             names=["resample", "classifier"],
         ),
-        columns=labels,
+        columns=column_names,
     )
     return report, replicates
 
@@ -369,6 +407,7 @@ human_calibration_report = validate_params(
         "y_true": ["array-like"],
         "predictions": [Mapping, "array-like"],
         "counts": ["array-like", None],
+        "labels": ["array-like", None],
         "metrics": [list, tuple, str, None],
         "metric_params": [dict, None],
         "disagreement": [Mapping, None],

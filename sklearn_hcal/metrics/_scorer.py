@@ -5,10 +5,11 @@ scikit-learn's private ``_Scorer``), so they plug into ``cross_validate``,
 ``GridSearchCV`` and metadata routing like any built-in scorer. Two things
 set them apart:
 
-* **1-D labels are one-hot encoded with the estimator's** ``classes_`` before
-  the metric sees them, so the histogram columns always line up with the
-  ``predict_proba`` columns, even when a test fold lacks a class or the labels
-  are strings.
+* **The estimator's** ``classes_`` **are passed as** ``labels=`` to the
+  metric (when it takes ``labels``), so 1-D labels and named histogram
+  columns are matched to the ``predict_proba`` columns by name, by the
+  metric's own validation, even when a test fold lacks a class or the
+  labels are strings.
 * **Disagreement scorers** (Mimori et al. 2021, §4) call
   ``predict_disagreement`` when the estimator, or the final step of a
   Pipeline, has it. Otherwise they derive the predicted disagreement
@@ -51,7 +52,6 @@ True
 from __future__ import annotations
 
 import copy
-import warnings
 from collections.abc import Callable
 from functools import partial
 from inspect import signature
@@ -60,7 +60,7 @@ import numpy as np
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
-from .._validation import check_probabilities, labels_to_histograms
+from .._validation import check_disagreement
 from ..utils._compat import (
     MethodMetadataRequest,
     Scorer,
@@ -69,8 +69,9 @@ from ..utils._compat import (
     get_response_method_name,
     validate_params,
 )
-from ..utils._pipeline import get_method, hidden_owner
+from ..utils._pipeline import disagreement_method, warn_point_disagreement
 from . import _registry
+from ._disagreement import _disagreement_from_probabilities
 
 __all__ = [
     "HUMAN_SCORERS",
@@ -124,29 +125,24 @@ def _default_greater_is_better(func) -> bool:
     )
 
 
-def _labels_as_histograms(y_true, estimator):
-    """One-hot 1-D labels in the estimator's class order; histograms pass."""
-    classes = getattr(estimator, "classes_", None)
-    if y_true is None or classes is None:
-        return y_true
-    raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
-    shape = np.shape(raw)
-    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
-        Y, _ = labels_to_histograms(raw, classes=np.asarray(classes), name="y_true")
-        return Y
-    return y_true
+def _accepts_labels(func) -> bool:
+    """Whether the metric takes ``labels=`` (not bound by a ``partial``)."""
+    bound = isinstance(func, partial) and "labels" in func.keywords
+    return not bound and "labels" in signature(_unwrap(func)).parameters
 
 
 class _HumanScorer(Scorer):
     """A ``make_scorer`` scorer whose metric takes label histograms.
 
     Identical to scikit-learn's scorer except that, when the metric receives
-    probabilities and no ``counts`` metadata is given, 1-D ``y_true`` labels
-    are one-hot encoded with ``estimator.classes_`` (the order of the
-    ``predict_proba`` columns).
+    ``predict_proba`` and takes ``labels=``, the estimator's ``classes_``
+    (the classes of the ``predict_proba`` columns) are passed as ``labels``:
+    the metric's own validation then maps 1-D labels and matches named
+    histogram columns, the one alignment path of the package.
     """
 
-    _probability_methods = ("predict_proba", "predict_disagreement")
+    #: whether the metric receives the columns of ``classes_``
+    _gets_class_columns = True
 
     def _response(self, method_caller, estimator, X):
         """``(prediction, method name)`` of the first available method."""
@@ -167,9 +163,16 @@ class _HumanScorer(Scorer):
             kwargs=kwargs,
         )
         y_pred, method_name = self._response(method_caller, estimator, X)
-        if kwargs.get("counts") is None and method_name in self._probability_methods:
-            y_true = _labels_as_histograms(y_true, estimator)
         scoring_kwargs = {**self._kwargs, **kwargs}
+        classes = getattr(estimator, "classes_", None)
+        if (
+            self._gets_class_columns
+            and method_name == "predict_proba"
+            and classes is not None
+            and "labels" not in scoring_kwargs
+            and _accepts_labels(self._score_func)
+        ):
+            scoring_kwargs["labels"] = np.asarray(classes)
         return self._sign * self._score_func(y_true, y_pred, **scoring_kwargs)
 
     def __repr__(self):
@@ -211,27 +214,23 @@ class _DisagreementScorer(_HumanScorer):
     reached, a ValueError says so rather than scoring the point prediction.
     """
 
+    _gets_class_columns = False  # φ, one value per item, whatever the order
+
     def _response(self, method_caller, estimator, X):
         methods = _as_tuple(self._response_method)
+        label, user = type(estimator).__name__, "the disagreement scorer"
         if "predict_disagreement" in methods:
-            method = get_method(estimator, "predict_disagreement")
+            method = disagreement_method(estimator, label=label, user=user)
             if method is not None:
-                return _as_phi(method(X), estimator), "predict_disagreement"
-            owner = hidden_owner(estimator, "predict_disagreement")
-            if owner is not None:
-                raise ValueError(
-                    f"{type(owner).__name__}, a component of "
-                    f"{type(estimator).__name__}, has predict_disagreement but the "
-                    "scorer cannot reach it (only the final step of a Pipeline is "
-                    "looked through). Scoring 1 - sum(q^2) instead would measure "
-                    "another model: score the component itself, or make it the "
-                    "final step."
+                phi = check_disagreement(
+                    method(X), name=f"{label}.predict_disagreement output"
                 )
+                return phi, "predict_disagreement"
         rest = tuple(m for m in methods if m != "predict_disagreement")
         if not rest:
             raise AttributeError(
-                f"{type(estimator).__name__} has no predict_disagreement (neither "
-                "itself nor the final step of a Pipeline)."
+                f"{label} has no predict_disagreement (neither itself nor the "
+                "final step of a Pipeline)."
             )
         method_name = get_response_method_name(check_response_method(estimator, rest))
         if method_name != "predict_proba":
@@ -240,35 +239,17 @@ class _DisagreementScorer(_HumanScorer):
                 f"the response method resolved to {method_name!r}."
             )
         if "predict_disagreement" in methods:
-            warnings.warn(
-                f"{type(estimator).__name__} has no predict_disagreement: the "
-                "disagreement scorer uses the point prediction's 1 - sum(q^2). "
-                "Pass response_method='predict_proba' to make_human_scorer to ask "
-                "for that explicitly.",
-                UserWarning,
-                stacklevel=4,
-            )
+            warn_point_disagreement(label, user=user, stacklevel=4)
         # A 1-D array here can only be a binary classifier's P(second class):
-        # we asked predict_proba, never predict_disagreement.
+        # we asked predict_proba, never predict_disagreement. φ = 1 − Σq² as
+        # the metrics compute it (rows off by rounding renormalised).
         values = method_caller(estimator, "predict_proba", X, pos_label=None)
-        P = check_probabilities(values, name="predict_proba output")
-        return np.clip(1.0 - np.sum(P * P, axis=1), 0.0, 1.0), "predict_proba"
+        phi = _disagreement_from_probabilities(values, name="predict_proba output")
+        return phi, "predict_proba"
 
 
 def _as_tuple(methods) -> tuple:
     return (methods,) if isinstance(methods, str) else tuple(methods)
-
-
-def _as_phi(values, estimator) -> np.ndarray:
-    phi = np.asarray(values, dtype=np.float64)
-    if phi.ndim == 2 and phi.shape[1] == 1:
-        phi = phi[:, 0]
-    if phi.ndim != 1:
-        raise ValueError(
-            f"{type(estimator).__name__}.predict_disagreement must return "
-            f"one value per sample, got an array of shape {phi.shape}."
-        )
-    return phi
 
 
 @validate_params(
@@ -340,10 +321,11 @@ def make_human_scorer(
     Notes
     -----
     With two classes scikit-learn passes only ``predict_proba[:, 1]``; every
-    metric of this package rebuilds ``[1 − p, p]`` (SPEC §4). When no
-    ``counts`` metadata is given and ``y_true`` is 1-D, the labels are one-hot
-    encoded with ``estimator.classes_`` so that histogram and probability
-    columns match.
+    metric of this package rebuilds ``[1 − p, p]`` (SPEC §4). A metric that
+    takes ``labels=`` receives ``estimator.classes_`` as ``labels`` (unless
+    fixed in ``kwargs``), so that 1-D labels and named histogram columns
+    (``y_true`` or ``counts``) are matched to the probability columns by
+    name; other callables get ``y_true`` as scikit-learn passes it.
 
     Examples
     --------

@@ -31,7 +31,7 @@ from ._distribution import (
     _kl_per_item,
     _tvd_per_item,
 )
-from ._engine import Source, evaluate, resolve, warn_debiased
+from ._engine import evaluate, resolve, warn_debiased
 from ._majority import _block_top
 from ._mimori import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
 from ._report import validate_human
@@ -64,6 +64,7 @@ _COMMON = {
     "y_true": ["array-like"],
     "y_prob": ["array-like"],
     "counts": ["array-like", None],
+    "labels": ["array-like", None],
 }
 
 
@@ -75,6 +76,7 @@ def instance_calibration_errors(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     index: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Instance-level calibration errors against the human label distribution.
@@ -98,6 +100,10 @@ def instance_calibration_errors(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         When given, replaces ``y_true`` as the human histograms.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional), as for the metric functions: 1-D labels are
+        looked up among them and DataFrame histograms matched by name.
     index : array-like of shape (n_samples,), default=None
         Index of the result; by default the index of ``counts`` or ``y_true``
         when it is a DataFrame, else ``0, ..., n_samples - 1``.
@@ -143,7 +149,7 @@ def instance_calibration_errors(
     >>> float(errors["dist_ce"].mean())  # = distribution_calibration_error(Y, P)
     0.125
     """
-    d, _ = validate_human(y_true, y_prob, counts)
+    d, _ = validate_human(y_true, y_prob, counts, labels)
     n_samples = d.n_samples
     idx = _pick_index(index, n_samples, counts, y_true)
     columns = {
@@ -203,6 +209,7 @@ def loss_decomposition(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 15,
 ) -> pd.DataFrame:
     """Decomposition of the expected squared loss, plug-in and debiased.
@@ -237,6 +244,10 @@ def loss_decomposition(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         When given, replaces ``y_true`` as the human histograms.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional), as for the metric functions: 1-D labels are
+        looked up among them and DataFrame histograms matched by name.
     n_bins : int, default=15
         Equal-width bins per class for ``CL`` and ``DL``.
 
@@ -258,7 +269,9 @@ def loss_decomposition(
     EL      0.25      0.00
     IL      0.25      0.50
     """
-    pair = _check_pair(y_true, y_prob, counts=counts, allow_probabilities=False)
+    pair = _check_pair(
+        y_true, y_prob, counts=counts, labels=labels, allow_probabilities=False
+    )
     _warn_single_annotations(pair.n, "epistemic and dispersion losses")
     t = _terms_from_sums(_pair_cell_sums(pair, n_bins), pair.n_samples, n_bins)
     rows = {
@@ -293,6 +306,7 @@ def metrics_by_agreement(
     y_prob: ArrayLike,
     *,
     counts: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
     n_bins: int = 5,
     strategy: str = "quantile",
     metrics: list[str] | None = None,
@@ -319,6 +333,10 @@ def metrics_by_agreement(
         Predicted probabilities (1-D: P(second class) of a binary problem).
     counts : array-like of shape (n_samples, n_classes), default=None
         When given, replaces ``y_true`` as the human histograms.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob`` (default: a DataFrame's column
+        names, else positional), as for the metric functions: 1-D labels are
+        looked up among them and DataFrame histograms matched by name.
     n_bins : int, default=5
         Number of agreement bins.
     strategy : {"quantile", "uniform"}, default="quantile"
@@ -352,12 +370,10 @@ def metrics_by_agreement(
     0          2       1.0
     1          2       0.5
     """
-    human, P = validate_human(y_true, y_prob, counts)
+    human, source = validate_human(y_true, y_prob, counts, labels)
     columns = resolve(metrics, human, metric_params, default=("jsd", "kl", "accuracy"))
-    phi = None
     if disagreement is not None:
-        _, phi, _ = _check_disagreement_inputs(human.Y, disagreement, None)
-    source = Source(P, phi)
+        _, source.phi, _ = _check_disagreement_inputs(human.Y, disagreement, None)
     entropy = np.empty(human.n_samples)
     for block in human.pair.blocks():
         entropy[block.sl] = _entropy(block.p_hat, 2)

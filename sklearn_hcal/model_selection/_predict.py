@@ -6,11 +6,11 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.utils._param_validation import HasMethods, validate_params
-from sklearn.utils.validation import _num_samples
 
 from .._targets import check_target
 from ..calibration._crossfit import cross_fit
+from ..calibration._scores import class_columns
+from ..utils._compat import HasMethods, num_samples, validate_params
 from ..utils._pipeline import final_estimator, get_method
 
 __all__ = ["cross_val_predict_proba"]
@@ -44,8 +44,7 @@ def _fold_method(method, classes):
                 f"{method} has no column for them; use a stratified cv or "
                 "method='predict_proba' (absent classes get probability 0)."
             )
-        if out.ndim == 1:  # P(second class) of a binary fold
-            out = np.column_stack([1.0 - out, out])
+        out = class_columns(out)  # a binary fold may give P(second class)
         full = np.zeros((out.shape[0], len(classes)), dtype=np.float64)
         full[:, np.searchsorted(classes, fitted)] = out
         return full
@@ -123,21 +122,24 @@ def cross_val_predict_proba(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_hcal import SoftLabelClassifier
+    >>> from sklearn_hcal.datasets import make_label_histograms
     >>> from sklearn_hcal.model_selection import cross_val_predict_proba
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2))
-    >>> y = (X[:, 0] > 0).astype(int)
-    >>> proba = cross_val_predict_proba(LogisticRegression(), X, y, cv=4)
-    >>> proba.shape
-    (40, 2)
+    >>> X, Y, _ = make_label_histograms(60, 3, 5, n_features=2, random_state=0)
+    >>> model = SoftLabelClassifier(LogisticRegression())
+    >>> proba = cross_val_predict_proba(model, X, Y, cv=4)
+    >>> proba.shape  # one column per histogram class
+    (60, 3)
+    >>> # 1-D labels: columns in the order of the sorted labels
+    >>> cross_val_predict_proba(LogisticRegression(), X, Y.argmax(1), cv=4).shape
+    (60, 3)
     """
     y, is_hist = check_target(y, name="y")
-    if _num_samples(X) != _num_samples(y):
+    if num_samples(X) != num_samples(y):
         raise ValueError(
-            f"X and y have different numbers of samples: {_num_samples(X)} and "
-            f"{_num_samples(y)}."
+            f"X and y have different numbers of samples: {num_samples(X)} and "
+            f"{num_samples(y)}."
         )
     classes = None if is_hist else np.unique(y)
     out = cross_fit(

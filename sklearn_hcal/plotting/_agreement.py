@@ -7,15 +7,13 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import metrics_by_agreement
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
+    _estimator_predictions,
     _get_axes,
-    _named,
-    _named_estimators,
-    _predict_proba,
     _validate_named_pairs,
 )
 from ._labels import declutter_xticklabels
@@ -203,8 +201,7 @@ class AgreementBinDisplay:
         display : AgreementBinDisplay
         """
         _check_matplotlib()
-        preds = _named(y_prob, name, default="Classifier")
-        Y, preds = _validate_named_pairs(y_true, preds, counts)
+        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
         rows, table = {}, None
         for clf, P in preds.items():
             table = metrics_by_agreement(
@@ -253,8 +250,7 @@ class AgreementBinDisplay:
         display : AgreementBinDisplay
         """
         _check_matplotlib()
-        estimators = _named_estimators(estimator, name)
-        preds = {n: _predict_proba(e, X, n) for n, e in estimators.items()}
+        preds = _estimator_predictions(estimator, X, name)
         return cls.from_predictions(
             y,
             preds,

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from .._validation import check_histograms_and_probabilities
+from ..metrics._report import as_prediction_dict
 from ..utils._optional import import_optional
-from ..utils._pipeline import get_method
+from ..utils._pipeline import (
+    disagreement_method,
+    get_method,
+    warn_point_disagreement,
+)
 
 # Label of the twin axes that holds per-bin counts, so that a second display
 # drawn on the same axes finds and reuses it instead of stacking twins.
@@ -43,34 +47,16 @@ def _estimator_name(estimator) -> str:
     return type(estimator).__name__
 
 
-def _named(values, name, *, default: str, what: str = "y_prob") -> dict:
-    """``{name: value}`` from a single value or a mapping of named values."""
-    if isinstance(values, Mapping):
-        if name is not None:
-            raise ValueError(
-                f"name must be None when {what} is a dict: its keys name the "
-                "classifiers."
-            )
-        if len(values) == 0:
-            raise ValueError(
-                f"{what} is an empty dict: pass at least one classifier, e.g. "
-                "{'model': P}."
-            )
-        named = {str(key): value for key, value in values.items()}
-        if len(named) != len(values):
-            raise ValueError(
-                f"{what} has keys that are equal as strings ({list(values)}); "
-                "each classifier needs a distinct name."
-            )
-        return named
-    return {default if name is None else str(name): values}
-
-
 def _named_estimators(estimator, name) -> dict:
     """``{name: estimator}`` from one estimator or a dict of estimators."""
-    if isinstance(estimator, Mapping):
-        return _named(estimator, name, default="", what="estimator")
-    return {_estimator_name(estimator) if name is None else str(name): estimator}
+    default = "" if isinstance(estimator, Mapping) else _estimator_name(estimator)
+    return as_prediction_dict(estimator, name, default=default, what="estimator")
+
+
+def _estimator_predictions(estimator, X, name) -> dict:
+    """``{name: predict_proba(X)}`` of one fitted classifier or a dict of them."""
+    estimators = _named_estimators(estimator, name)
+    return {n: _predict_proba(e, X, n) for n, e in estimators.items()}
 
 
 def _single_estimator(estimator, name, display: str) -> tuple:
@@ -94,92 +80,52 @@ def _predict_proba(estimator, X, name: str):
     return method(X)
 
 
-def _components(estimator, depth: int = 3):
-    """Estimators nested in ``estimator`` (steps, parameters, fitted parts)."""
-    if depth == 0:
-        return
-    children = []
-    for value in vars(estimator).values():
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                item = item[-1] if isinstance(item, tuple) and item else item
-                children.append(item)
-        else:
-            children.append(value)
-    for child in children:
-        if child is not estimator and hasattr(child, "fit"):
-            yield child
-            yield from _components(child, depth - 1)
-
-
-def _hidden_owner(estimator, name: str):
-    """A component that has ``name`` when ``estimator`` does not expose it."""
-    for part in _components(estimator):
-        try:
-            if hasattr(part, name):
-                return part
-        except Exception:  # noqa: BLE001 - a property that fails is no owner
-            continue
-    return None
-
-
 def _disagreement_source(estimator, X, response_method: str, name: str):
     """``(values, source)`` for a disagreement display's ``from_estimator``.
 
-    ``predict_disagreement`` is looked up through Pipelines
-    (:func:`~sklearn_hcal.utils._pipeline.get_method`). Without it, the
-    class probabilities are returned, to become the point prediction's
+    ``predict_disagreement`` is looked up as the scorers look it up
+    (:func:`~sklearn_hcal.utils._pipeline.disagreement_method`: through
+    Pipelines, an error when a component hides it). Without it, the class
+    probabilities are returned, to become the point prediction's
     ``φ = 1 − Σq²`` -- with a UserWarning unless
     ``response_method="predict_proba"`` asked for exactly that (DECISIONS,
-    rule 4). A component that has ``predict_disagreement`` behind a wrapper
-    that hides it is an error, not a silent fallback.
+    rule 4).
     """
+    label = f"estimator {name!r} ({_estimator_name(estimator)})"
     if response_method in ("auto", "predict_disagreement"):
-        method = get_method(estimator, "predict_disagreement")
+        method = disagreement_method(estimator, label=label, user="the display")
         if method is not None:
             return method(X), "predict_disagreement"
-        owner = _hidden_owner(estimator, "predict_disagreement")
-        if owner is not None:
-            raise ValueError(
-                f"estimator {name!r} ({_estimator_name(estimator)}) does not expose "
-                f"predict_disagreement, but its component {_estimator_name(owner)} "
-                "has it; pass that component (e.g. the fitted step or "
-                "best_estimator_) or response_method='predict_proba' for the "
-                "point prediction 1 - sum(q**2)."
-            )
         if response_method == "predict_disagreement":
-            raise ValueError(
-                f"estimator {name!r} ({_estimator_name(estimator)}) has no "
-                "predict_disagreement."
-            )
-        warnings.warn(
-            f"estimator {name!r} ({_estimator_name(estimator)}) has no "
-            "predict_disagreement; using the point prediction's disagreement "
-            "1 - sum(q**2) of predict_proba, which ignores any second-order "
-            "uncertainty. Pass response_method='predict_proba' to ask for it "
-            "explicitly.",
-            UserWarning,
-            stacklevel=4,  # the caller of from_estimator (behind validate_params)
-        )
+            raise ValueError(f"{label} has no predict_disagreement.")
+        # the caller of from_estimator (behind validate_params)
+        warn_point_disagreement(label, user="the display", stacklevel=4)
     return _predict_proba(estimator, X, name), "predict_proba"
 
 
-def _validate_named_pairs(y_true, predictions: dict, counts, *, probabilities=True):
-    """Validated histograms ``Y`` and ``{name: P}`` sharing them."""
+def _validate_named_pairs(
+    y_true, y_prob, counts, *, name=None, probabilities=True
+) -> tuple:
+    """Validated histograms ``Y`` and ``{name: P}`` sharing them.
+
+    ``y_prob`` is one classifier's probabilities (named ``name``, default
+    ``"Classifier"``) or ``{name: probabilities}``.
+    """
+    predictions = as_prediction_dict(y_prob, name, default="Classifier", what="y_prob")
     Y = None
     out = {}
-    for name, y_prob in predictions.items():
-        label = "y_prob" if len(predictions) == 1 else f"y_prob[{name!r}]"
+    for key, value in predictions.items():
+        label = "y_prob" if len(predictions) == 1 else f"y_prob[{key!r}]"
         Y_i, P = check_histograms_and_probabilities(
             y_true,
-            y_prob,
+            value,
             counts=counts,
             allow_probabilities=probabilities,
             y_prob_name=label,
         )
         if Y is None:
             Y = np.asarray(Y_i, dtype=np.float64)
-        out[name] = np.asarray(P, dtype=np.float64)
+        out[key] = np.asarray(P, dtype=np.float64)
     return Y, out
 
 
@@ -268,6 +214,35 @@ def _plot_curve(ax, x, y, *, label, **kwargs):
 
 def _has_label(ax, label: str) -> bool:
     return label in ax.get_legend_handles_labels()[1]
+
+
+#: Legend entry of the diagonal of perfect calibration (drawn once per axes).
+_REF_LABEL = "Perfectly calibrated"
+
+
+def _reference_diagonal(ax, top: float = 1.0) -> None:
+    """The dashed diagonal of perfect calibration up to ``top``, once per axes."""
+    if not _has_label(ax, _REF_LABEL):
+        ax.plot([0, top], [0, top], linestyle="--", color="0.4", label=_REF_LABEL)
+
+
+def _legend_label(name, statistic: str | None) -> str | None:
+    """``"name (statistic)"``, or whichever of the two is given."""
+    if statistic is None:
+        return name
+    return statistic if name is None else f"{name} ({statistic})"
+
+
+def _show_counts(display, ax, edges, counts, color, *, show: bool, fill=True):
+    """Draw per-bin counts (:func:`_draw_counts`) and record them on ``display``.
+
+    Sets ``display.counts_`` (the artist) and ``display.ax_counts_`` (its twin
+    axes), both None when ``show`` is False.
+    """
+    display.counts_ = display.ax_counts_ = None
+    if show:
+        display.counts_ = _draw_counts(ax, edges, counts, color, fill=fill)
+        display.ax_counts_ = display.counts_.axes
 
 
 def _outside_legend(ax):

@@ -7,18 +7,16 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, validate_params
 
 from ..metrics import loss_decomposition
+from ..utils._compat import Interval, validate_params
 from ..utils._optional import import_optional
 from ._base import (
     _MARKERS,
     _check_matplotlib,
+    _estimator_predictions,
     _get_axes,
     _has_label,
-    _named,
-    _named_estimators,
-    _predict_proba,
     _validate_named_pairs,
 )
 from ._labels import place_labels
@@ -256,8 +254,9 @@ class CalibrationDispersionDisplay:
         display : CalibrationDispersionDisplay
         """
         _check_matplotlib()
-        preds = _named(y_prob, name, default="Classifier")
-        Y, preds = _validate_named_pairs(y_true, preds, counts, probabilities=False)
+        Y, preds = _validate_named_pairs(
+            y_true, y_prob, counts, name=name, probabilities=False
+        )
         column = "debiased" if debiased else "plugin"
         cl, dl = [], []
         with warnings.catch_warnings():
@@ -312,8 +311,7 @@ class CalibrationDispersionDisplay:
         display : CalibrationDispersionDisplay
         """
         _check_matplotlib()
-        estimators = _named_estimators(estimator, name)
-        preds = {n: _predict_proba(e, X, n) for n, e in estimators.items()}
+        preds = _estimator_predictions(estimator, X, name)
         return cls.from_predictions(
             y,
             preds,

@@ -6,24 +6,23 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import disagreement_calibration_error, disagreement_calibration_loss
 from ..metrics._disagreement import _check_disagreement_inputs
 from ..metrics._mimori import _bin_indices
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _CURVE_GID,
     _check_matplotlib,
     _disagreement_source,
-    _draw_counts,
     _get_axes,
-    _has_label,
+    _legend_label,
     _outside_legend,
     _plot_curve,
+    _reference_diagonal,
+    _show_counts,
     _single_estimator,
 )
-
-_REF_LABEL = "Perfectly calibrated"
 
 
 def _disagreement_bins(mu, phi, n_bins: int):
@@ -172,26 +171,27 @@ class DisagreementReliabilityDisplay:
         """
         self.ax_, self.figure_ = _get_axes(ax)
         ax = self.ax_
-        name = self.name if name is None else name
-        label = name
+        ce = None
         if self.calibration_error is not None:
             ce = f"CE$_{{\\varphi D}}$ = {self.calibration_error:.3f}"
-            label = ce if name is None else f"{name} ({ce})"
+        label = _legend_label(self.name if name is None else name, ce)
         # φ = 1 − Σq² is at most 1 − 1/K (the uniform prediction)
         top = 1.0 if not self.n_classes else 1.0 - 1.0 / self.n_classes
         first = not any(line.get_gid() == _CURVE_GID for line in ax.get_lines())
-        if ref_line and not _has_label(ax, _REF_LABEL):
-            ax.plot([0, top], [0, top], linestyle="--", color="0.4", label=_REF_LABEL)
+        if ref_line:
+            _reference_diagonal(ax, top)
         pred = np.asarray(self.bin_predicted, dtype=np.float64)
         obs = np.asarray(self.bin_observed, dtype=np.float64)
         shown = ~np.isnan(obs) & ~np.isnan(pred)
         self.line_ = _plot_curve(ax, pred[shown], obs[shown], label=label, **kwargs)
-        self.counts_ = self.ax_counts_ = None
-        if show_counts:
-            self.counts_ = _draw_counts(
-                ax, np.asarray(self.bin_edges), self.bin_counts, self.line_.get_color()
-            )
-            self.ax_counts_ = self.counts_.axes
+        _show_counts(
+            self,
+            ax,
+            np.asarray(self.bin_edges),
+            self.bin_counts,
+            self.line_.get_color(),
+            show=show_counts,
+        )
         # The unbiased μ̂ of an item with few labels can exceed 1 − 1/K.
         high = max(top, float(np.max(obs[shown], initial=0.0)))
         if not first:  # keep what earlier curves on these axes needed

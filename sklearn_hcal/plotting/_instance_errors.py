@@ -7,15 +7,13 @@ import numbers
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import instance_calibration_errors
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
+    _estimator_predictions,
     _get_axes,
-    _named,
-    _named_estimators,
-    _predict_proba,
     _validate_named_pairs,
 )
 
@@ -396,8 +394,7 @@ class InstanceErrorDisplay:
         display : InstanceErrorDisplay
         """
         _check_matplotlib()
-        preds = _named(y_prob, name, default="Classifier")
-        Y, preds = _validate_named_pairs(y_true, preds, counts)
+        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
         errors = {n: _instance_errors(Y, P, kind) for n, P in preds.items()}
         edges = _edges(bins, _default_range(kind, Y.shape[1]))
         disp = cls(errors, edges, kind=kind)
@@ -438,8 +435,7 @@ class InstanceErrorDisplay:
         display : InstanceErrorDisplay
         """
         _check_matplotlib()
-        estimators = _named_estimators(estimator, name)
-        preds = {n: _predict_proba(e, X, n) for n, e in estimators.items()}
+        preds = _estimator_predictions(estimator, X, name)
         return cls.from_predictions(
             y,
             preds,

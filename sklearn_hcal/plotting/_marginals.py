@@ -6,13 +6,12 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import instance_calibration_errors
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
     _has_label,
-    _named,
     _named_estimators,
     _predict_proba,
     _pyplot,
@@ -303,8 +302,7 @@ class HumanModelMarginalDisplay:
         human_labels = y_true if counts is None else counts
         if class_names is None and hasattr(human_labels, "columns"):
             class_names = [str(c) for c in human_labels.columns]
-        preds = _named(y_prob, name, default="Classifier")
-        Y, preds = _validate_named_pairs(y_true, preds, counts)
+        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
         n_classes = Y.shape[1]
         if class_names is not None:
             class_names = [str(c) for c in class_names]

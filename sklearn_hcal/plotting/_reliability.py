@@ -6,23 +6,22 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..metrics import expected_calibration_error
 from ..metrics._majority import _bin_index, _top_class
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
-    _draw_counts,
     _get_axes,
-    _has_label,
+    _legend_label,
     _outside_legend,
     _plot_curve,
     _predict_proba,
+    _reference_diagonal,
+    _show_counts,
     _single_estimator,
     _validate_named_pairs,
 )
-
-_REF_LABEL = "Perfectly calibrated"
 
 
 def _majority_bins(Y: np.ndarray, P: np.ndarray, n_bins: int):
@@ -176,13 +175,10 @@ class MajorityReliabilityDisplay:
             raise ValueError(f"kind must be 'line' or 'bar', got {kind!r}.")
         self.ax_, self.figure_ = _get_axes(ax)
         ax = self.ax_
-        name = self.name if name is None else name
-        label = name
-        if self.ece is not None:
-            ece = f"ECE = {self.ece:.3f}"
-            label = ece if name is None else f"{name} ({ece})"
-        if ref_line and not _has_label(ax, _REF_LABEL):
-            ax.plot([0, 1], [0, 1], linestyle="--", color="0.4", label=_REF_LABEL)
+        ece = None if self.ece is None else f"ECE = {self.ece:.3f}"
+        label = _legend_label(self.name if name is None else name, ece)
+        if ref_line:
+            _reference_diagonal(ax)
         edges = np.asarray(self.bin_edges)
         conf = np.asarray(self.bin_confidence, dtype=np.float64)
         acc = np.asarray(self.bin_accuracy, dtype=np.float64)
@@ -204,12 +200,15 @@ class MajorityReliabilityDisplay:
             # A dark outline: filled counts in the bar colour would vanish
             # behind the bars.
             color = "0.15"
-        self.counts_ = self.ax_counts_ = None
-        if show_counts:
-            self.counts_ = _draw_counts(
-                ax, edges, self.bin_counts, color, fill=kind == "line"
-            )
-            self.ax_counts_ = self.counts_.axes
+        _show_counts(
+            self,
+            ax,
+            edges,
+            self.bin_counts,
+            color,
+            show=show_counts,
+            fill=kind == "line",
+        )
         ax.set(
             xlim=(0.0, 1.0),
             ylim=(0.0, 1.05),

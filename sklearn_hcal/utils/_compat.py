@@ -1,10 +1,11 @@
-"""The one place that imports private scikit-learn APIs.
+"""The one place that imports private scikit-learn and skorch APIs.
 
 scikit-learn keeps the modules whose names start with an underscore free to
 change in any release. Everything of theirs this package needs goes through
 this module, so that a scikit-learn release that moves or renames one of them
 breaks this file only; fix the import here (with a version switch if
-needed) and the rest of the package follows.
+needed) and the rest of the package follows. ``tests/test_package.py``
+checks that no other module imports a private scikit-learn or skorch name.
 
 What is imported and why:
 
@@ -17,15 +18,19 @@ What is imported and why:
   scorers are scikit-learn scorers, so that ``cross_validate``,
   ``GridSearchCV`` and metadata routing treat them as their own;
 * ``check_response_method``, ``check_sample_weight``, ``num_samples``,
-  ``check_method_params`` (``sklearn.utils.validation``): the same
-  resolution of response methods, sample-weight checks and routing of fit
-  parameters to folds as scikit-learn;
+  ``check_method_params``, ``check_feature_names_in``
+  (``sklearn.utils.validation``): the same resolution of response methods,
+  sample-weight checks, sample counts of any array-like, routing of fit
+  parameters to folds and feature-name checks as scikit-learn;
 * ``safe_indexing`` (``sklearn.utils``): rows of arrays, DataFrames and lists
-  alike (cross-fitting);
+  alike (cross-fitting, histogram rows);
 * ``fit_context`` (``sklearn.base``): the decorator of ``fit`` that validates
   ``_parameter_constraints``;
-* ``get_tags`` (``sklearn.utils``, public since 1.6; kept here so that older
-  releases can be served from one place).
+* ``get_tags`` and ``validate_data`` (public since scikit-learn 1.6; kept
+  here so that older releases can be served from one place);
+* ``skorch_predict_nonlinearity``: skorch's resolved ``predict_nonlinearity``
+  of a net (``NeuralNet._get_predict_nonlinearity``, a private method), which
+  MC dropout applies to each member's output as ``predict_proba`` does.
 """
 
 from __future__ import annotations
@@ -43,10 +48,12 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
+from sklearn.utils.validation import _check_feature_names_in as check_feature_names_in
 from sklearn.utils.validation import _check_method_params as check_method_params
 from sklearn.utils.validation import _check_response_method as check_response_method
 from sklearn.utils.validation import _check_sample_weight as check_sample_weight
 from sklearn.utils.validation import _num_samples as num_samples
+from sklearn.utils.validation import validate_data
 
 get_response_method_name = _get_response_method_name
 
@@ -56,6 +63,7 @@ __all__ = [
     "MethodMetadataRequest",
     "Scorer",
     "StrOptions",
+    "check_feature_names_in",
     "check_method_params",
     "check_response_method",
     "check_sample_weight",
@@ -65,6 +73,8 @@ __all__ = [
     "get_tags",
     "num_samples",
     "safe_indexing",
+    "skorch_predict_nonlinearity",
+    "validate_data",
     "validate_parameter_constraints",
     "validate_params",
 ]
@@ -78,3 +88,13 @@ def get_parameter_constraints(func) -> dict:
     metric's keyword arguments exactly as the metric itself would.
     """
     return dict(getattr(func, "_skl_parameter_constraints", None) or {})
+
+
+def skorch_predict_nonlinearity(net):
+    """The function skorch's ``predict_proba`` applies to a net's output.
+
+    ``net.predict_nonlinearity`` resolved as skorch resolves it ("auto":
+    softmax for ``CrossEntropyLoss``, identity otherwise), through the
+    private ``NeuralNet._get_predict_nonlinearity``.
+    """
+    return net._get_predict_nonlinearity()

@@ -12,9 +12,17 @@ or not) whose last step has the method, it returns a function that transforms
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
-__all__ = ["final_estimator", "get_method", "has_method", "hidden_owner"]
+__all__ = [
+    "disagreement_method",
+    "final_estimator",
+    "get_method",
+    "has_method",
+    "hidden_owner",
+    "warn_point_disagreement",
+]
 
 
 def _final_step(pipeline):
@@ -131,3 +139,61 @@ def hidden_owner(estimator, name: str, _depth: int = 0):
         if found is not None:
             return found
     return None
+
+
+# --------------------------------------------------------------------------- #
+# DECISIONS rule 4 for predicted disagreement: scorers and Displays alike
+# --------------------------------------------------------------------------- #
+def disagreement_method(estimator, *, label: str, user: str) -> Callable | None:
+    """``predict_disagreement`` of ``estimator``, through Pipelines, or None.
+
+    The one lookup of a model's own disagreement probabilities for the
+    scorers and the Displays (DECISIONS rule 4): None when no component has
+    the method (the caller may then use the point prediction's
+    ``1 − Σ q²``, see :func:`warn_point_disagreement`); a ``ValueError``
+    when a component has it but :func:`get_method` cannot reach it (e.g.
+    behind ``GridSearchCV``), since ``1 − Σ q²`` would then evaluate
+    another model.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The fitted model.
+    label : str
+        How to name ``estimator`` in messages.
+    user : str
+        Who asks (e.g. "the disagreement scorer"), for messages.
+    """
+    method = get_method(estimator, "predict_disagreement")
+    if method is not None:
+        return method
+    owner = hidden_owner(estimator, "predict_disagreement")
+    if owner is not None:
+        raise ValueError(
+            f"{type(owner).__name__}, a component of {label}, has "
+            f"predict_disagreement but {user} cannot reach it (only the final "
+            "step of a Pipeline is looked through). Using the point "
+            "prediction's 1 - sum(q**2) instead would evaluate another model: "
+            "pass that component (e.g. the fitted step or best_estimator_), "
+            "make it the final step, or ask for the point prediction with "
+            "response_method='predict_proba'."
+        )
+    return None
+
+
+def warn_point_disagreement(label: str, *, user: str, stacklevel: int = 1) -> None:
+    """The warning of a fallback to the point prediction's ``1 − Σ q²``.
+
+    DECISIONS rule 4: used when ``predict_disagreement`` was asked for (the
+    default) and no component has it; ``response_method="predict_proba"``
+    asks for the point prediction and gets it without warning.
+    ``stacklevel`` counts from the caller, as in :func:`warnings.warn`.
+    """
+    warnings.warn(
+        f"{label} has no predict_disagreement: {user} uses the point "
+        "prediction's 1 - sum(q**2) of predict_proba, which ignores any "
+        "second-order uncertainty. Pass response_method='predict_proba' to "
+        "ask for it explicitly.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

@@ -1,0 +1,235 @@
+"""Per-item kernels of the distribution-level metrics, and their reductions.
+
+The job split off :mod:`sklearn_hcal.metrics._distribution` (which keeps the
+public, validated functions and their registry declarations): functions of
+already-validated float arrays returning one value per item, their
+per-block versions (a block of a validated
+:class:`~sklearn_hcal._validation._Pair`, sharing ``p̂`` and the entropies
+between the metrics of a report), and the chunked sums and means over a
+pair that every metric module uses. Every name stays importable from
+:mod:`sklearn_hcal.metrics._distribution`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import _check_pair, _Pair, _row_sums
+
+
+# --------------------------------------------------------------------------- #
+# Validation shared by the public metrics
+# --------------------------------------------------------------------------- #
+def _validate_pair(
+    y_true, y_prob, counts=None, *, labels=None, allow_probabilities=True
+) -> _Pair:
+    """Validated inputs as a :class:`~sklearn_hcal._validation._Pair`.
+
+    The caller's arrays are kept (integer, float32 or memory-mapped input is
+    not copied); the metrics walk them in blocks of rows and compute in
+    float64 block by block, so a float32 call agrees with the float64 one to
+    rounding.
+    """
+    return _check_pair(
+        y_true,
+        y_prob,
+        counts=counts,
+        labels=labels,
+        allow_probabilities=allow_probabilities,
+    )
+
+
+def _pair_sum(pair: _Pair, per_item) -> float:
+    """``Σ_i per_item(block)_i`` accumulated block by block."""
+    total = 0.0
+    for block_sum in pair.map_blocks(lambda block: float(np.sum(per_item(block)))):
+        total += block_sum
+    return total
+
+
+def _pair_mean(pair: _Pair, per_item) -> float:
+    """``mean_i per_item(block)_i`` accumulated block by block."""
+    return _pair_sum(pair, per_item) / pair.n_samples
+
+
+def _to_distribution(Y):
+    """Human distribution ``p̂ = Y / n`` (rows of probabilities stay as they are)."""
+    Y = np.asarray(Y, dtype=np.float64)
+    return Y / _row_sums(Y)[:, None]
+
+
+def _log_base(base):
+    return 1.0 if base is None else float(np.log(base))
+
+
+def _log_or_zero(ratio: np.ndarray) -> np.ndarray:
+    """``log(ratio)`` in place, with ``log 0`` replaced by 0.
+
+    Multiplied by the numerator of the ratio this gives ``x log(x / y)`` with
+    ``0 log 0 = 0`` exactly, using numpy's vectorised ``log`` (faster than
+    ``scipy.special.xlogy``/``rel_entr``) on a buffer that is reused.
+    """
+    ratio += ratio == 0
+    return np.log(ratio, out=ratio)
+
+
+# --------------------------------------------------------------------------- #
+# Per-item helpers (validated arrays in, one value per item out)
+# --------------------------------------------------------------------------- #
+def _tvd_per_item(p_hat, P):
+    """Total variation distance ``½‖q_i − p̂_i‖₁`` per item (Baan eq. 7, 9b)."""
+    diff = np.subtract(P, p_hat, dtype=np.float64)
+    return 0.5 * _row_sums(np.abs(diff, out=diff))
+
+
+def _entropy(P, base=None):
+    """Row entropies ``−Σ_k p_k log p_k`` with ``0·log 0 = 0``."""
+    P = np.asarray(P, dtype=np.float64)
+    terms = _log_or_zero(P.copy())
+    terms *= P
+    return -_row_sums(terms) / _log_base(base)
+
+
+def _entropy_error_per_item(p_hat, P, base=None):
+    """Signed EntCE ``H(q_i) − H(p̂_i)`` per item (Baan eq. 5).
+
+    Positive values mean the model is more uncertain than the humans
+    (under-confident), negative values over-confident.
+    """
+    return _entropy(P, base) - _entropy(p_hat, base)
+
+
+def _jsd_per_item(p_hat, P, base=None, squared=False):
+    """Jensen-Shannon distance (or divergence) per item (ChaosNLI eq. 2).
+
+    ``JSD = sqrt(½ KL(p̂‖m) + ½ KL(q‖m))`` with ``m = ½(p̂ + q)``, the quantity
+    ``scipy.spatial.distance.jensenshannon`` returns; natural log by default.
+    Each term ``x log(x / m) = x log(2x / (p̂ + q))`` is computed as scipy's
+    ``rel_entr`` does (one rounding for the ratio), with numpy's ``log``.
+    """
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    total = p_hat + P
+    total += total == 0  # both zero: the ratios below are 0, their terms 0
+    left = _log_or_zero(np.divide(p_hat + p_hat, total))
+    left *= p_hat
+    right = _log_or_zero(np.divide(P + P, total, out=total))
+    right *= P
+    left += right
+    div = 0.5 * _row_sums(left)
+    # Rounding can leave -1e-17 for identical rows; the divergence is >= 0.
+    div = np.maximum(div, 0.0, out=div) / _log_base(base)
+    return div if squared else np.sqrt(div)
+
+
+def _floor_renormalise(P, eps):
+    """Floor probabilities at ``eps`` and renormalise the rows (ChaosNLI code)."""
+    Q = np.maximum(np.asarray(P, dtype=np.float64), eps)
+    Q /= _row_sums(Q)[:, None]
+    return Q
+
+
+def _kl_per_item(p_hat, P, eps=1e-15):
+    """``KL(p̂_i ‖ q_i)`` per item, ``q`` floored at ``eps`` and renormalised.
+
+    Terms with ``p̂_ik = 0`` contribute 0 (ChaosNLI eq. 1).
+    """
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    ratio = np.divide(p_hat, _floor_renormalise(P, eps))
+    terms = _log_or_zero(ratio)
+    terms *= p_hat
+    return _row_sums(terms)
+
+
+def _cross_entropy_per_item(Y, P, eps=1e-15):
+    """``−Σ_k Y_ik log max(q_ik, eps)`` per item (counts, not normalised)."""
+    logq = np.maximum(np.asarray(P, dtype=np.float64), eps)
+    np.log(logq, out=logq)
+    logq *= Y
+    return -_row_sums(logq)
+
+
+def _sort_key(Y):
+    """``Y`` in the dtype that argsorts fastest with the same stable order.
+
+    Integer-valued float counts are exact in int64, whose stable argsort is
+    several times faster than float64's.
+    """
+    Y = np.asarray(Y)
+    if Y.dtype.kind == "f" and np.all(np.floor(Y) == Y) and np.abs(Y).max() < 2**53:
+        return Y.astype(np.int64)
+    return Y
+
+
+def _rank_match_per_item(Y, P, ties="strict"):
+    """Whether the model's class ranking matches the human one, per item.
+
+    ``ties="strict"`` (Baan et al.'s code): ``argsort(q_i, kind="stable")`` equals
+    ``argsort(Y_i, kind="stable")`` element-wise, so tied classes must come in
+    the same index order on both sides. Computed with a single argsort: the
+    stable argsort of ``q`` is the unique order in which the pairs
+    ``(q_k, k)`` increase strictly, so it equals ``σ = argsort(Y_i)`` iff
+    along ``σ`` every step increases ``q`` or keeps it and increases the
+    class index.
+
+    ``ties="weak"``: the model must reproduce every *strict* human preference
+    strictly -- for all classes ``j, k``: ``Y_ij > Y_ik`` implies
+    ``q_ij > q_ik`` -- while human ties impose nothing (the tied classes may
+    come in any order). A model tie between classes that humans rank
+    differently is a mismatch. Checked in ``O(K log K)`` per item: sort the
+    classes by ``q`` ascending; the condition holds iff ``Y`` is non-decreasing
+    along that order and constant within every run of equal ``q``. Ties in
+    ``q`` are exact float equality.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    if ties == "strict":
+        order = np.argsort(_sort_key(Y), axis=1, kind="stable")
+        dq = np.diff(np.take_along_axis(P, order, axis=1), axis=1)
+        ok = (dq > 0) | ((dq == 0) & (np.diff(order, axis=1) > 0))
+        return np.all(ok, axis=1)
+    if ties != "weak":
+        raise ValueError(f"ties must be 'strict' or 'weak', got {ties!r}.")
+    Y = np.asarray(Y, dtype=np.float64)
+    order = np.argsort(P, axis=1, kind="stable")
+    q_sorted = np.take_along_axis(P, order, axis=1)
+    y_sorted = np.take_along_axis(Y, order, axis=1)
+    dy = np.diff(y_sorted, axis=1)
+    q_tied = np.diff(q_sorted, axis=1) == 0
+    ok = (dy >= 0) & (~q_tied | (dy == 0))
+    return np.all(ok, axis=1)
+
+
+# Per-block versions: ``block`` is a ``_Block`` (rows of a validated pair);
+# the report calls the same functions, sharing each block's ``p_hat``.
+def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
+    """``(H(p̂), H(q))`` of a block in nats, computed once per block."""
+    if "entropies" not in block.cache:
+        block.cache["entropies"] = (_entropy(block.p_hat), _entropy(block.P))
+    return block.cache["entropies"]
+
+
+def _block_rank_match(block, ties="strict"):
+    Y = block.Y
+    if block.Y.dtype.kind == "f" and block.is_counts:
+        Y = Y.astype(np.int64)  # exact for counts; faster stable argsort
+    return _rank_match_per_item(Y, block.P, ties)
+
+
+def _block_entropy_error(block, absolute, base):
+    """Per-item EntCE of a block, sharing the block's cached entropies."""
+    h_human, h_model = _block_entropies(block)
+    err = (h_model - h_human) / _log_base(base)
+    return np.abs(err) if absolute else err
+
+
+def _block_log_loss(block, eps):
+    """Per-item terms of :func:`histogram_log_loss` for the report.
+
+    Counts: ``(−Σ_k Y_ik log q_ik, n_i)``, a ratio of sums (per annotation).
+    Rows of human probabilities: the cross-entropy of the renormalised rows
+    ``p̂``, a plain mean over items, as the function computes it (a row
+    rounded to sum 0.999 does not weigh less).
+    """
+    if block.is_counts:
+        return _cross_entropy_per_item(block.Y, block.P, eps), block.n
+    return _cross_entropy_per_item(block.p_hat, block.P, eps)

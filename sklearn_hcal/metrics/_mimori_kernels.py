@@ -1,0 +1,305 @@
+"""Kernels of Mimori et al.'s (2021) estimators: per-item terms and binned sums.
+
+The job split off :mod:`sklearn_hcal.metrics._mimori` (which keeps the
+public, validated estimators and their registry declarations): the
+equal-width binning, the per-item squared-loss terms, the class-wise binned
+sufficient statistics and the terms ``CL``, ``DL``, ``EL``, ``IL`` computed
+from them (with leading resample axes for the bootstrap). Every name stays
+importable from :mod:`sklearn_hcal.metrics._mimori`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._validation import _check_pair, _Pair, _row_blocks, _row_sums
+from ._cells import cell_sums
+
+
+def _bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
+    """Equal-width bin of each value in [0, 1]: ``[j/B, (j+1)/B)``, last closed.
+
+    The inner edges come from ``np.linspace`` so that a value equal to an edge
+    ``j/B`` (as computed in floating point) falls in bin ``j``; values at or
+    above the last inner edge, including exactly 1, fall in bin ``B - 1``.
+
+    This is ``searchsorted(edges[1:-1], values, side="right")``, computed as
+    ``floor(value * B)`` and corrected by one step where the rounding of the
+    product or of the edges disagrees with the exact comparison (a binary
+    search per element is several times slower).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    lower = edges[:-1].copy()
+    lower[0] = -np.inf  # bin 0 takes everything below the first inner edge
+    upper = edges[1:].copy()
+    upper[-1] = np.inf  # the last bin is closed (and takes values above 1)
+    idx = np.floor(values * n_bins)
+    np.clip(idx, 0, n_bins - 1, out=idx)
+    pos = idx.astype(np.intp)
+    pos -= values < lower[pos]
+    pos += values >= upper[pos]
+    return pos
+
+
+def _validate_counts(y_true, y_prob, counts, labels=None) -> _Pair:
+    """Validated inputs as a ``_Pair``; integer counts are required."""
+    return _check_pair(
+        y_true, y_prob, counts=counts, labels=labels, allow_probabilities=False
+    )
+
+
+def _correction_factor(n: np.ndarray) -> np.ndarray:
+    """``1/(n − 1)`` where ``n >= 2``, else 0 (no correction for one label)."""
+    valid = n >= 2
+    return np.divide(1.0, n - 1.0, out=np.zeros(n.shape), where=valid)
+
+
+#: Rows of the per-cell partial sums of :func:`_cell_sums`.
+_COUNT, _COUNT_VALID, _SUM_TRUE, _SUM_PRED, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR = range(
+    7
+)
+
+
+def _cell_values(
+    p_hat: np.ndarray, P: np.ndarray, n: np.ndarray, n_bins: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cells and values of :func:`_cell_sums` for a block (see :mod:`._cells`).
+
+    One slot per class; the cell of ``(i, k)`` is ``k * n_bins + bin(q_ik)``.
+    Statistics (the ``_COUNT``... constants): a count, ``1[n_i >= 2]``,
+    ``p̂``, ``q``, ``p̂²``, ``(p̂ − q)²`` and ``p̂(1 − p̂)/(n − 1)`` (0 where
+    ``n_i < 2``).
+    """
+    P = np.asarray(P, dtype=np.float64)
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    n_items, n_classes = P.shape
+    cell = _bin_indices(P, n_bins)
+    cell += np.arange(0, n_classes * n_bins, n_bins)
+    values = np.empty((7, n_items, n_classes))
+    values[_COUNT] = 1.0
+    values[_COUNT_VALID] = (n >= 2)[:, None]
+    values[_SUM_TRUE] = p_hat
+    values[_SUM_PRED] = P
+    np.multiply(p_hat, p_hat, out=values[_SUM_TRUE2])
+    resid = np.subtract(p_hat, P, out=values[_SUM_RESID2])
+    resid *= resid
+    gini = np.subtract(1.0, p_hat, out=values[_SUM_CORR])
+    gini *= p_hat
+    gini *= _correction_factor(n)[:, None]
+    return cell, values
+
+
+def _cell_sums(
+    p_hat: np.ndarray,
+    P: np.ndarray,
+    n: np.ndarray,
+    n_bins: int,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per-(class, bin) partial sums of a block of items, shape (7, K * n_bins).
+
+    Rows (see the ``_COUNT``... constants): item count ``|B|``, count of items
+    with ``n_i >= 2``, ``Σ p̂``, ``Σ q``, ``Σ p̂²``, ``Σ (p̂ − q)²`` and
+    ``Σ p̂(1 − p̂)/(n − 1)`` over items with ``n_i >= 2``, each weighted by
+    ``weights`` (item multiplicities, for the bootstrap) when given. The sums
+    of all blocks are sufficient statistics for every term of
+    :func:`_terms_from_sums`, so the binned losses are computed in one
+    chunked pass with ``O(K * n_bins)`` memory besides the block.
+    """
+    n_items, n_classes = np.shape(P)
+    n_cells = n_classes * n_bins
+    # The values hold 7 statistics per element: sub-blocks keep them at
+    # about the size of the block's own float64 arrays.
+    step = max(1, 2**16 // (7 * n_classes))
+    sums = np.zeros((7, n_cells))
+    for start in range(0, n_items, step):
+        sl = slice(start, start + step)
+        w = None if weights is None else weights[sl]
+        sums += cell_sums(*_cell_values(p_hat[sl], P[sl], n[sl], n_bins), n_cells, w)
+    return sums
+
+
+def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
+    """Mimori et al.'s squared-loss terms from the per-cell sums of all items.
+
+    See :func:`_binned_calibration_terms` for the keys. With the bin means
+    ``c̄ = Σp̂/|B|`` and ``z̄ = Σq/|B|``, the within-bin sums of squares are
+    ``Σ (p̂ − c̄)² = Σp̂² − |B| c̄²`` and ``Σ ((p̂ − c̄) − (q − z̄))² =
+    Σ (p̂ − q)² − |B| (c̄ − z̄)²`` (clipped at 0 against rounding).
+
+    ``sums`` of shape ``(..., 7, n_cells)`` may carry leading axes (one set
+    of sums per bootstrap resample, ``n_samples`` then of the leading shape):
+    every term then has those axes, else the scalar terms are floats.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    batch = sums.shape[:-2]
+    N = np.asarray(n_samples, dtype=np.float64)
+    n_per_cell = N[..., None]
+    count = sums[..., _COUNT, :]
+    count_valid = sums[..., _COUNT_VALID, :]
+    n_cells = count.shape[-1]
+    n_classes = n_cells // n_bins
+    nonempty = count > 0
+    safe_count = np.where(nonempty, count, 1.0)
+    mean_true = sums[..., _SUM_TRUE, :] / safe_count
+    mean_pred = sums[..., _SUM_PRED, :] / safe_count
+    gap = mean_true - mean_pred
+    ss_true = np.maximum(sums[..., _SUM_TRUE2, :] - count * mean_true**2, 0.0)
+    ss_resid = np.maximum(sums[..., _SUM_RESID2, :] - count * gap**2, 0.0)
+    multi = count >= 2
+    var_true = np.where(multi, ss_true / np.where(multi, count - 1.0, 1.0), 0.0)
+
+    # eq. 13 and Prop. 3: (|B|/N)(c̄ − z̄)² − (|B|/N) σ̄²/(|B| − 1), where
+    # σ̄²|B|/(|B| − 1) is the ddof=1 variance, so the correction is var/N.
+    cl_plugin_bins = count / n_per_cell * gap**2
+    cl_bins = cl_plugin_bins - var_true / n_per_cell
+    # eq. 35–36; the correction is applied to bins with >= 2 items of which at
+    # least one has n_i >= 2 (SPEC §2, the reference implementation's rule).
+    dl_plugin_bins = ss_resid / n_per_cell
+    dl_corrected = multi & (count_valid > 0)
+    dl_bins = dl_plugin_bins - np.where(
+        dl_corrected, (sums[..., _SUM_CORR, :] - var_true) / n_per_cell, 0.0
+    )
+
+    el_plugin = sums[..., _SUM_RESID2, :].sum(axis=-1) / N
+    el = el_plugin - sums[..., _SUM_CORR, :].sum(axis=-1) / N
+    # Σ_k p̂(1 − p̂) = Σ p̂ − Σ p̂², summed over all cells.
+    il_plugin = (
+        sums[..., _SUM_TRUE, :].sum(axis=-1) - sums[..., _SUM_TRUE2, :].sum(axis=-1)
+    ) / N
+    sq_loss = el_plugin + il_plugin
+    cl_plugin = cl_plugin_bins.sum(axis=-1)
+    cl = cl_bins.sum(axis=-1)
+
+    def scalar(x):
+        return float(x) if not batch else x
+
+    shape = batch + (n_classes, n_bins)
+    return {
+        "n_samples": int(round(float(N))) if not batch else N,
+        "n_bins": n_bins,
+        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
+        "sq_loss": scalar(sq_loss),
+        "el_plugin": scalar(el_plugin),
+        "el": scalar(el),
+        "il_plugin": scalar(il_plugin),
+        "il": scalar(sq_loss - el),
+        "cl_plugin": scalar(cl_plugin),
+        "cl": scalar(cl),
+        "dl_plugin": scalar(dl_plugin_bins.sum(axis=-1)),
+        "dl": scalar(dl_bins.sum(axis=-1)),
+        "ce_plugin": scalar(np.sqrt(np.maximum(cl_plugin, 0.0))),
+        "ce": scalar(np.sqrt(np.maximum(cl, 0.0))),
+        "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=-1),
+        "cl_per_class": cl_bins.reshape(shape).sum(axis=-1),
+        "bin_count": np.rint(count).reshape(shape).astype(np.int64),
+        "bin_count_valid": np.rint(count_valid).reshape(shape).astype(np.int64),
+        "bin_mean_true": np.where(nonempty, mean_true, np.nan).reshape(shape),
+        "bin_mean_pred": np.where(nonempty, mean_pred, np.nan).reshape(shape),
+        "bin_var_true": var_true.reshape(shape),
+        "cl_plugin_bins": cl_plugin_bins.reshape(shape),
+        "cl_bins": cl_bins.reshape(shape),
+        "dl_plugin_bins": dl_plugin_bins.reshape(shape),
+        "dl_bins": dl_bins.reshape(shape),
+    }
+
+
+def _binned_calibration_terms(
+    p_hat: np.ndarray, P: np.ndarray, n: np.ndarray, n_bins: int = 15
+) -> dict:
+    """All of Mimori et al.'s squared-loss terms, computed in one pass.
+
+    Class-wise equal-width binning (eq. 12–14): for each class ``k`` the
+    predictions ``P[:, k]`` are put in ``n_bins`` bins ``[j/B, (j+1)/B)``, the
+    last one closed. Per-bin sums are accumulated block by block of rows
+    (:func:`_cell_sums`, one ``np.bincount`` per statistic over the flat index
+    ``k * n_bins + bin``), so no ``(n_samples, n_classes)`` temporary is made.
+
+    Parameters
+    ----------
+    p_hat : ndarray of shape (n_samples, n_classes)
+        Empirical human distributions ``Y / n``.
+    P : ndarray of shape (n_samples, n_classes)
+        Predicted probabilities.
+    n : ndarray of shape (n_samples,)
+        Annotations per item.
+    n_bins : int, default=15
+        Bins per class.
+
+    Returns
+    -------
+    terms : dict
+        Scalars (floats): ``sq_loss`` (L̂_sq, Prop. 1, unit weights),
+        ``el_plugin``/``el`` (eq. 9/10), ``il_plugin``/``il`` (the irreducible
+        part ``E Σ_k Q_k(1 − Q_k)``; ``il = sq_loss − el``), ``cl_plugin``/``cl``
+        (eq. 13/14 summed), ``dl_plugin``/``dl`` (eq. 35/36, with SPEC's rule
+        for which bins are corrected), ``ce_plugin``/``ce``
+        (``sqrt(max(CL, 0))``).
+        Arrays of shape (n_classes,): ``cl_plugin_per_class``,
+        ``cl_per_class``. Arrays of shape (n_classes, n_bins):
+        ``bin_count``, ``bin_count_valid`` (items with ``n_i >= 2``),
+        ``bin_mean_true`` and ``bin_mean_pred`` (NaN in empty bins),
+        ``bin_var_true`` (ddof=1 variance of ``p̂_k``; 0 for bins with fewer
+        than two items), ``cl_plugin_bins``, ``cl_bins``, ``dl_plugin_bins``,
+        ``dl_bins``. ``bin_edges`` has shape (n_bins + 1,). Also
+        ``n_samples`` and ``n_bins``.
+    """
+    n_samples, n_classes = np.shape(P)
+    sums = 0.0
+    for sl in _row_blocks(n_samples, n_classes):
+        sums = sums + _cell_sums(p_hat[sl], P[sl], n[sl], n_bins)
+    return _terms_from_sums(sums, n_samples, n_bins)
+
+
+def _pair_cell_sums(pair: _Pair, n_bins: int, weights=None) -> np.ndarray:
+    """:func:`_cell_sums` of all items of a validated pair, block by block."""
+
+    def block_sums(block):
+        w = None if weights is None else weights[block.sl]
+        return _cell_sums(block.p_hat, block.P, block.n, n_bins, w)
+
+    sums = 0.0
+    for partial in pair.map_blocks(block_sums):
+        sums = sums + partial
+    return sums
+
+
+def _warn_single_annotations(n: np.ndarray, what: str) -> None:
+    n_single = int(np.count_nonzero(n < 2))
+    if n_single:
+        warnings.warn(
+            f"{n_single} of {n.shape[0]} items have a single annotation; the "
+            f"bias correction of the debiased {what} needs n_i >= 2 and is "
+            "skipped for them, so the estimate is biased upwards.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _gini_per_item(p_hat, n, debiased):
+    """``Σ_k p̂_k(1 − p̂_k)``, times ``n/(n − 1)`` where ``n >= 2`` if debiased.
+
+    The irreducible loss ``IL`` of an item (Mimori et al. 2021, eq. 6): the
+    debiased version is the unbiased disagreement probability.
+    """
+    gini = _row_sums(p_hat * (1.0 - p_hat))
+    return gini * (1.0 + _correction_factor(n)) if debiased else gini
+
+
+def _epistemic_per_item(block, debiased):
+    """``Σ_k (p̂ − q)²`` minus, if debiased, ``Σ_k p̂(1 − p̂)/(n − 1)`` (eq. 9–10)."""
+    resid = block.p_hat - block.P
+    el = _row_sums(resid * resid)
+    if debiased:
+        el -= _gini_per_item(block.p_hat, block.n, False) * _correction_factor(block.n)
+    return el
+
+
+def _squared_loss_per_item(block):
+    """``Σ_k (p̂ − q)² + p̂(1 − p̂)`` per item: Prop. 1's unbiased squared loss."""
+    return _row_sums((block.p_hat - block.P) ** 2) + _gini_per_item(
+        block.p_hat, block.n, False
+    )
