@@ -40,10 +40,10 @@ import torch
 from scipy.special import gammaln, softmax
 
 from sklearn_hcal.calibration import AlphaCalibrator
+from sklearn_hcal.calibration._alpha_features import standardize_features
 from sklearn_hcal.calibration._alpha_solvers import (
     fit_concentration_model,
     predict_log_alpha0,
-    standardize_features,
 )
 
 

@@ -22,24 +22,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._compat import HasMethods, Interval, StrOptions, fit_context
 from ..utils._optional import resolve_device
-from ._alpha_features import extract_features
+from ._alpha_features import extract_features, standardize_features
+from ._alpha_model import warn_if_degenerate
 from ._alpha_predict import _DirichletPredictionsMixin
-from ._alpha_solvers import (
-    LOG_ALPHA0_BOUND,
-    fit_concentration_model,
-    predict_log_alpha0,
-    standardize_features,
-)
+from ._alpha_solvers import fit_concentration_model, predict_log_alpha0
 from ._base import _BaseCalibrator
 from ._scores import class_columns, get_scores, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
-
-#: A fitted |log α0| beyond this counts as "at the clip bound": half way to
-#: ±LOG_ALPHA0_BOUND (α0 < 1e-6 or > 1e6). L-BFGS stops short of the bound
-#: itself, where the likelihood flattens (unanimous items under a hesitant f
-#: drift to α0 ~ 1e-8 with alpha_reg=0), so the test is on the way there.
-_AT_BOUND = LOG_ALPHA0_BOUND / 2
 
 
 def _is_ensemble(estimator):
@@ -442,44 +432,9 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts
         self.n_iter_, self.loss_ = result.n_iter, result.loss
-        self._warn_if_at_bound(H, sample_weight)
-
-    def _warn_if_at_bound(self, H, sample_weight):
-        """Rule 4: a fit whose α0 sits at a clip bound for most items is
-        degenerate (e.g. scores on another scale than at prediction time)."""
-        log_a0 = predict_log_alpha0(H, self.coefs_, self.intercepts_)
-        at_bound = np.abs(log_a0) >= _AT_BOUND
-        share = float(np.average(at_bound, weights=sample_weight))
-        if share > 0.5:
-            side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
-            warnings.warn(
-                f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
-                f"1e12), for {share:.0%} of the training items: the "
-                "concentration model is degenerate (the histograms are far "
-                "from what f predicts, or the features separate the items "
-                "perfectly). Predicted disagreements and posteriors will be "
-                "extreme; check that f and the features come from the "
-                "classifier used at prediction time, or raise alpha_reg.",
-                UserWarning,
-                stacklevel=6,
-            )
-
-    def _concentration(self, X):
-        """``(F, α0)`` of ``X``; with a leading member axis for ensembles."""
-        F, G = self._predict_outputs(X)
-        G = np.asarray(G, dtype=np.float64)
-        if not np.all(np.isfinite(G)):
-            raise ValueError("The features g(X) contain NaN or infinity.")
-        if G.shape[-1] != self.feature_mean_.shape[0]:
-            raise ValueError(
-                f"The features g(X) have {G.shape[-1]} columns but the calibrator "
-                f"was fitted with {self.feature_mean_.shape[0]}."
-            )
-        H = (G - self.feature_mean_) / self.feature_scale_
-        log_a0 = predict_log_alpha0(
-            H.reshape(-1, H.shape[-1]), self.coefs_, self.intercepts_
-        ).reshape(H.shape[:-1])
-        return F, np.exp(log_a0)
+        warn_if_degenerate(
+            predict_log_alpha0(H, self.coefs_, self.intercepts_), sample_weight
+        )
 
     def predict_proba(self, X):
         """The wrapped classifier's class probabilities ``f(x) = E[ζ|x]``.

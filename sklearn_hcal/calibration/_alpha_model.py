@@ -13,6 +13,7 @@ import numpy as np
 
 __all__ = [
     "PRECONDITIONER_ROWS",
+    "warn_if_degenerate",
     "concentration_net",
     "mean_curvature",
     "preconditioner",
@@ -126,3 +127,37 @@ def mean_curvature(torch, nll, data):
     (g,) = torch.autograd.grad((w * nll(eta, *lik)).sum(), eta, create_graph=True)
     (d2,) = torch.autograd.grad(g.sum(), eta)
     return float(d2.mean())
+
+
+#: |log α0| beyond which a fitted concentration counts as degenerate (α0
+#: below 1e-6 or above 1e6, half-way to the clip bound in log scale): L-BFGS
+#: stops before the bound itself because the likelihood flattens there.
+DEGENERATE_LOG_ALPHA0 = 0.5 * float(np.log(1e12))
+
+
+def warn_if_degenerate(log_a0, sample_weight=None) -> None:
+    """Warn when the fitted α0 is degenerate for most training items.
+
+    DECISIONS rule 4 (never silently degrade): a fit whose α0 runs towards
+    its clip bound for more than half the items predicts extreme
+    disagreements and posteriors -- typically because ``f`` or the features
+    come from another classifier than at prediction time (issue 11 case 5:
+    out-of-fold logits on another scale than the refit net's).
+    """
+    import warnings
+
+    at_bound = np.abs(log_a0) >= DEGENERATE_LOG_ALPHA0
+    share = float(np.average(at_bound, weights=sample_weight))
+    if share > 0.5:
+        side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
+        warnings.warn(
+            f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
+            f"1e12), for {share:.0%} of the training items: the "
+            "concentration model is degenerate (the histograms are far "
+            "from what f predicts, or the features separate the items "
+            "perfectly). Predicted disagreements and posteriors will be "
+            "extreme; check that f and the features come from the "
+            "classifier used at prediction time, or raise alpha_reg.",
+            UserWarning,
+            stacklevel=7,
+        )

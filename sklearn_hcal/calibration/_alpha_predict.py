@@ -2,9 +2,10 @@
 
 The concentration, the Dirichlet parameters, the disagreement probability
 (eq. 19/71, eq. 73 for ensembles), the posterior after new labels (eq. 18–19,
-79) and draws of ζ. :class:`_DirichletPredictionsMixin` needs only
-``self._concentration(X) -> (F, α0)`` (with a leading member axis for
-ensembles) and ``self.classes_``.
+79) and draws of ζ. :class:`_DirichletPredictionsMixin` computes
+``(F, α0)`` (with a leading member axis for ensembles) from the fitted
+concentration model (``feature_mean_``, ``feature_scale_``, ``coefs_``,
+``intercepts_``) and the estimator's ``_predict_outputs(X) -> (F, G)``.
 """
 
 from __future__ import annotations
@@ -17,12 +18,30 @@ from sklearn.utils import check_random_state
 
 from .._targets import check_new_labels
 from ..utils._optional import import_optional
+from ._alpha_solvers import predict_log_alpha0
 
 __all__ = ["_DirichletPredictionsMixin"]
 
 
 class _DirichletPredictionsMixin:
     """Predictions of a fitted Dirichlet ``Dir(α0(x)·f(x))``."""
+
+    def _concentration(self, X):
+        """``(F, α0)`` of ``X``; with a leading member axis for ensembles."""
+        F, G = self._predict_outputs(X)
+        G = np.asarray(G, dtype=np.float64)
+        if not np.all(np.isfinite(G)):
+            raise ValueError("The features g(X) contain NaN or infinity.")
+        if G.shape[-1] != self.feature_mean_.shape[0]:
+            raise ValueError(
+                f"The features g(X) have {G.shape[-1]} columns but the calibrator "
+                f"was fitted with {self.feature_mean_.shape[0]}."
+            )
+        H = (G - self.feature_mean_) / self.feature_scale_
+        log_a0 = predict_log_alpha0(
+            H.reshape(-1, H.shape[-1]), self.coefs_, self.intercepts_
+        ).reshape(H.shape[:-1])
+        return F, np.exp(log_a0)
 
     def predict_concentration(self, X):
         """The concentration α0(x).

@@ -67,7 +67,6 @@ __all__ = [
     "choose_solver",
     "fit_concentration_model",
     "predict_log_alpha0",
-    "standardize_features",
 ]
 
 #: log α0 is clipped to [log 1e-12, log 1e12], the clipping range of the
@@ -99,57 +98,6 @@ class ConcentrationFit:
     converged: bool = True
     grad_max: float = float("nan")
     n_evals: int = 0
-
-
-def standardize_features(G, sample_weight=None):
-    """``(H, mean, scale)`` with ``H = (G - mean) / scale`` in float64.
-
-    One float64 copy of ``G`` centred and scaled in place (``G`` itself is
-    never modified, and no other temporary of its size is made: about a tenth
-    of the time of ``(G - G.mean(0)) / G.std(0)`` at 100,000 × 512). The
-    moments are weighted by ``sample_weight`` (integer weights equal repeated
-    rows). Each column is first divided by a power of two (exact), so features
-    of any finite magnitude give a finite scale. A constant feature gets
-    ``scale = 1``.
-
-    Parameters
-    ----------
-    G : array-like of shape (n_samples, n_features)
-    sample_weight : array-like of shape (n_samples,), default=None
-
-    Returns
-    -------
-    H : ndarray of shape (n_samples, n_features), float64
-    mean, scale : ndarray of shape (n_features,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> H, mean, scale = standardize_features(np.array([[1.0, 5.0], [3.0, 5.0]]))
-    >>> H, mean, scale
-    (array([[-1.,  0.],
-           [ 1.,  0.]]), array([2., 5.]), array([1., 1.]))
-    """
-    H = np.array(G, dtype=np.float64, order="C")
-    peak = np.max(np.abs(H), axis=0) if H.shape[0] else np.zeros(H.shape[1])
-    c = np.where(
-        (peak > 0) & np.isfinite(peak), np.ldexp(1.0, np.frexp(peak)[1] - 1), 1.0
-    )
-    H /= c
-    if sample_weight is None:
-        mean = H.mean(axis=0)
-        H -= mean
-        var = np.einsum("ij,ij->j", H, H) / max(H.shape[0], 1)
-    else:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        mean = (w @ H) / w.sum()
-        H -= mean
-        var = np.einsum("i,ij,ij->j", w, H, H) / w.sum()
-    scale = np.sqrt(var)
-    constant = scale < 1e-12  # relative to the column's magnitude
-    scale[constant] = 1.0 / c[constant]
-    H /= scale
-    return H, mean * c, scale * c
 
 
 def predict_log_alpha0(H, coefs, intercepts) -> np.ndarray:
