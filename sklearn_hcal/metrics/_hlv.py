@@ -30,7 +30,8 @@ from .._validation import (
     _Pair,
     _row_sums,
 )
-from ._distribution import _entropy, _jsd_per_item, _pair_mean
+from ._cells import cell_sums
+from ._distribution import _block_entropies, _entropy, _jsd_per_item, _pair_mean
 
 __all__ = [
     "soft_cross_entropy",
@@ -67,26 +68,90 @@ def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
     the columns in scale order.
     """
     pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
-    classes = pair.classes if pair.classes is not None else np.arange(pair.n_classes)
-    return pair, np.asarray(classes)
+    return pair, _class_names(pair.classes, pair.n_classes)
 
 
-def _pearson(x, y, *, what: str, x_name: str = "y_true", y_name: str = "y_prob"):
-    """Pearson's r of two 1-D arrays; ValueError where it is undefined."""
-    if x.shape[0] < 2:
+def _class_names(classes, n_classes: int) -> np.ndarray:
+    """The class of each column: its name, or its position when unnamed."""
+    return np.arange(n_classes) if classes is None else np.asarray(classes)
+
+
+# Pearson's r of two per-item quantities, from sums over items: the public
+# functions and the report's column (a binned-metric group of one cell, see
+# ._registry) share these sums, so both compute r the same way, block by block.
+#: Values are shifted by this before their moments are summed: normalised
+#: entropies lie in [0, 1], so the uncentred sums stay close to the centred
+#: ones and ``Σx² − (Σx)²/n`` loses no more than a few ulps.
+_PEARSON_SHIFT = 0.5
+#: A side whose centred sum of squares is below this fraction of its
+#: uncentred one is constant up to rounding, and r is undefined.
+_PEARSON_RTOL = 1e-10
+
+
+def _pearson_cells(x, y):
+    """``(cell, values)`` of Pearson's r for :func:`~._cells.cell_sums`.
+
+    ``x`` and ``y`` are ``(n_items,)`` or ``(n_items, n_slots)`` (one
+    correlation per column, e.g. per label); slot ``l`` is cell ``l`` and the
+    six statistics are ``1, x, y, x², y², xy`` of the shifted values.
+    """
+    x = np.asarray(x, dtype=np.float64) - _PEARSON_SHIFT
+    y = np.asarray(y, dtype=np.float64) - _PEARSON_SHIFT
+    if x.ndim == 1:
+        x, y = x[:, None], y[:, None]
+    values = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+    cell = np.broadcast_to(np.arange(x.shape[1]), x.shape)
+    return cell, values
+
+
+def _pearson_terms(sums) -> dict:
+    """Pearson's r per cell from ``(..., 6, n_cells)`` sums, NaN where undefined.
+
+    ``r = C_xy / sqrt(C_xx C_yy)`` with the centred sums ``C_xy = Σxy −
+    ΣxΣy/n``. Also returns ``n``, the means and whether each side is
+    constant (to rounding), for the error messages of the public functions.
+    """
+    n, sx, sy, sxx, syy, sxy = np.moveaxis(np.asarray(sums, dtype=np.float64), -2, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cxx = sxx - sx * sx / n
+        cyy = syy - sy * sy / n
+        cxy = sxy - sx * sy / n
+        flat_x = ~(cxx > _PEARSON_RTOL * sxx)  # also True for NaN (no items)
+        flat_y = ~(cyy > _PEARSON_RTOL * syy)
+        r = np.clip(cxy / np.sqrt(cxx * cyy), -1.0, 1.0)  # rounding: 1 + 1e-16
+        mean_x, mean_y = sx / n + _PEARSON_SHIFT, sy / n + _PEARSON_SHIFT
+    undefined = flat_x | flat_y | ~(n >= 2)
+    return {
+        "r": np.where(undefined, np.nan, r),
+        "n": n,
+        "flat": (flat_x, flat_y),
+        "mean": (mean_x, mean_y),
+    }
+
+
+def _pearson_or_raise(sums, what, *, x_name="y_true", y_name="y_prob"):
+    """Pearson's r per cell; ValueError where it is undefined.
+
+    ``what`` describes the correlated quantities, one string per cell (or
+    one for all), e.g. ``"normalised entropies"``.
+    """
+    terms = _pearson_terms(sums)
+    n_cells = terms["r"].shape[-1]
+    whats = [what] * n_cells if isinstance(what, str) else list(what)
+    n = int(terms["n"][0])
+    if n < 2:
         raise ValueError(
-            f"The correlation of {what} needs at least 2 items, got {x.shape[0]}."
+            f"The correlation of {whats[0]} needs at least 2 items, got {n}."
         )
-    for arr, arg in ((x, x_name), (y, y_name)):
-        if np.ptp(arr) == 0:
-            raise ValueError(
-                f"The {what} of {arg} are the same for every item "
-                f"({float(arr[0]) + 0.0:.17g}), so their correlation is undefined."
-            )
-    xc = x - x.mean()
-    yc = y - y.mean()
-    r = float(xc @ yc / np.sqrt((xc @ xc) * (yc @ yc)))
-    return min(max(r, -1.0), 1.0)  # rounding can leave 1 + 1e-16
+    for cell in range(n_cells):
+        for flat, mean, arg in zip(terms["flat"], terms["mean"], (x_name, y_name)):
+            if flat[cell]:
+                raise ValueError(
+                    f"The {whats[cell]} of {arg} are the same for every item "
+                    f"({float(mean[cell]) + 0.0:.17g}), so their correlation is "
+                    "undefined."
+                )
+    return terms["r"]
 
 
 # --------------------------------------------------------------------------- #
@@ -133,19 +198,26 @@ def _po_jsd_per_item(p_hat, P):
     return 1.0 - _jsd_per_item(p_hat, P, base=2, squared=True)
 
 
-def _normalised_entropy_per_item(P):
-    """``H(q_i) / log K``: the entropy on a ``[0, 1]`` scale, any base."""
-    P = np.asarray(P, dtype=np.float64)
-    return _entropy(P) / np.log(P.shape[1])
-
-
-def _entropy_correlation_parts_per_item(p_hat, P):
-    """``(H(p̂_i) / log K, H(q_i) / log K)`` per item.
+def _entropy_correlation_parts_per_item(p_hat, P, entropies=None):
+    """``(H(p̂_i) / log K, H(q_i) / log K)`` per item: entropies on ``[0, 1]``.
 
     Entropy correlation is Pearson's r of these two columns across items
     (Kurniawan et al., 2025), not a mean: aggregate with a correlation.
+    ``entropies`` are ``(H(p̂), H(q))`` in nats when already computed.
     """
-    return _normalised_entropy_per_item(p_hat), _normalised_entropy_per_item(P)
+    if entropies is None:
+        entropies = _entropy(p_hat), _entropy(P)
+    log_k = np.log(np.shape(P)[1])
+    return entropies[0] / log_k, entropies[1] / log_k
+
+
+def _block_entropy_correlation_cells(block):
+    """:func:`_pearson_cells` of a block's normalised entropies (shared with
+    the report's other entropy columns through the block's cache)."""
+    parts = _entropy_correlation_parts_per_item(
+        block.p_hat, block.P, _block_entropies(block)
+    )
+    return _pearson_cells(*parts)
 
 
 # --------------------------------------------------------------------------- #
@@ -432,7 +504,97 @@ def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> fl
 
 
 def _entropy_correlation(pair: _Pair) -> float:
-    parts = pair.map_blocks(lambda b: _entropy_correlation_parts_per_item(b.p_hat, b.P))
-    human = np.concatenate([p[0] for p in parts])
-    model = np.concatenate([p[1] for p in parts])
-    return _pearson(human, model, what="normalised entropies")
+    sums = sum(
+        pair.map_blocks(lambda b: cell_sums(*_block_entropy_correlation_cells(b), 1))
+    )
+    return float(_pearson_or_raise(sums, "normalised entropies")[0])
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry).
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, Stats, register  # noqa: E402
+
+_ENTROPY_MOMENTS = Stats(
+    "entropy_moments",
+    cells=_block_entropy_correlation_cells,
+    n_cells=lambda n_classes: (1, 1),
+    finish=lambda sums, n_samples: {"r": _pearson_terms(sums)["r"][..., 0]},
+)
+
+register(
+    Metric(
+        "soft_cross_entropy",
+        "soft_ce",
+        soft_cross_entropy,
+        greater_is_better=False,
+        description="mean soft cross-entropy −Σ p̂ log q per item (nats)",
+        source="LeWiDi 2021/2023 (Uma et al. 2021; Leonardelli et al. 2023)",
+        per_item=lambda b, eps, offset: _soft_cross_entropy_per_item(
+            b.p_hat, b.P, eps, offset
+        ),
+    )
+)
+register(
+    Metric(
+        "manhattan_distance",
+        "manhattan",
+        manhattan_distance,
+        greater_is_better=False,
+        description="mean Manhattan distance ‖q − p̂‖₁ (LeWiDi 2025's MD)",
+        source="LeWiDi 2025; Rizzi et al. 2024",
+        per_item=lambda b: _manhattan_per_item(b.p_hat, b.P),
+    )
+)
+register(
+    Metric(
+        "soft_accuracy_score",
+        "soft_accuracy",
+        soft_accuracy_score,
+        greater_is_better=True,
+        description="soft accuracy: mean overlap Σ min(p̂, q)",
+        source="Kurniawan et al. 2025, §3",
+        per_item=lambda b: _soft_accuracy_per_item(b.p_hat, b.P),
+        scorer="soft_accuracy",
+    )
+)
+register(
+    Metric(
+        "soft_micro_f1_score",
+        "soft_micro_f1",
+        soft_micro_f1_score,
+        greater_is_better=True,
+        description="soft micro-F1: 2 Σ min(p̂, q) / Σ (p̂ + q) over all items",
+        source="Kurniawan et al. 2025, §3",
+        per_item=lambda b: _soft_micro_f1_parts_per_item(b.p_hat, b.P),
+        scorer="soft_micro_f1",
+    )
+)
+register(
+    Metric(
+        "po_jsd_score",
+        "po_jsd",
+        po_jsd_score,
+        greater_is_better=True,
+        description="PO-JSD: 1 − mean Jensen-Shannon divergence (bits)",
+        source="Kurniawan et al. 2025, §3",
+        per_item=lambda b: _po_jsd_per_item(b.p_hat, b.P),
+        scorer="po_jsd",
+    )
+)
+register(
+    Metric(
+        "entropy_correlation_score",
+        "entropy_corr",
+        entropy_correlation_score,
+        greater_is_better=True,
+        description="Pearson r of human and model entropies across items "
+        "(NaN where either is constant)",
+        source="Kurniawan et al. 2025, §3",
+        stats=_ENTROPY_MOMENTS,
+        value=lambda t: t["r"],
+        requires="variation",
+        scorer="entropy_correlation",
+    )
+)

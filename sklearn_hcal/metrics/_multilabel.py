@@ -19,8 +19,9 @@ import numpy as np
 from sklearn.utils._param_validation import validate_params
 
 from .._validation import column_order
+from ._cells import cell_sums
 from ._distribution import _jsd_per_item
-from ._hlv import _frame_columns, _pearson
+from ._hlv import _frame_columns, _pearson_cells, _pearson_or_raise
 
 __all__ = [
     "multilabel_manhattan_distance",
@@ -315,12 +316,7 @@ def multilabel_entropy_correlation_score(
     T, Q = _check_multilabel(y_true, y_prob, counts, labels, n_annotators)
     h_true, h_pred = _multilabel_entropy_correlation_parts_per_item(T, Q)
     names = _frame_columns(y_true if counts is None else counts)
-    rs = []
-    for col in range(T.shape[1]):  # a loop over labels, not items
-        label = names[col] if names is not None else col
-        rs.append(
-            _pearson(
-                h_true[:, col], h_pred[:, col], what=f"entropies of label {label!r}"
-            )
-        )
+    labels_ = names if names is not None else range(T.shape[1])
+    sums = cell_sums(*_pearson_cells(h_true, h_pred), T.shape[1])
+    rs = _pearson_or_raise(sums, [f"entropies of label {lab!r}" for lab in labels_])
     return float(np.mean(rs))
