@@ -11,6 +11,23 @@ Inputs are ``(n_samples, n_labels)`` arrays of per-label probabilities in
 ``[0, 1]`` (rows need not sum to one); with ``n_annotators=`` they are counts
 of annotators per label. None of these metrics needs more than the
 probabilities.
+
+Why they are not in the metric registry
+---------------------------------------
+The registry's consumers -- :func:`human_calibration_report`, the
+``HUMAN_SCORERS`` and ``hcal evaluate`` -- validate their labels as
+single-label histograms: rows of counts or of probabilities that sum to one,
+compared with one probability row per item. Per-label probabilities are
+another data shape (rows need not sum to one, each column is its own binary
+distribution), so a report column would have to bypass that validation and
+the class alignment, and the command line has no multi-label file format.
+They therefore stay plain functions. They do make scorers:
+``make_human_scorer(multilabel_manhattan_distance)`` scores a classifier
+whose ``predict_proba`` returns the ``(n_samples, n_labels)`` per-label
+probabilities (e.g. :class:`~sklearn.multiclass.OneVsRestClassifier` on a
+label-indicator ``y``) against ``y`` holding per-label human probabilities.
+With exactly two labels scikit-learn passes a scorer only the second column
+of ``predict_proba``, and the metric raises (the shapes differ).
 """
 
 from __future__ import annotations
