@@ -26,6 +26,7 @@ from sklearn.utils.validation import (
 )
 
 from ._targets import check_target, human_score, resolve_targets
+from .datasets._sampling import draw_annotation
 from .utils._sample_weight import fit_with_sample_weight, sample_weight_key
 
 __all__ = ["SoftLabelClassifier"]
@@ -319,10 +320,8 @@ class SoftLabelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             # random tie breaking: the tied class with the largest random key
             keys = np.where(top, rng.random_sample(Y.shape), -1.0)
             return None, keys.argmax(axis=1), None
-        # "sample": inverse-CDF draw of one annotation per item
-        u = rng.random_sample(n_samples) * Y.sum(axis=1)
-        labels = (np.cumsum(Y, axis=1) <= u[:, None]).sum(axis=1)
-        return None, np.minimum(labels, n_classes - 1), None
+        # "sample": one annotation per item, the draw sample_annotations makes
+        return None, draw_annotation(Y, rng), None
 
     def _check_features(self, X):
         # Only the feature count and names: the array itself is validated by
