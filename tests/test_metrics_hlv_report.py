@@ -223,3 +223,22 @@ def test_ordinal_scorer_takes_order_as_a_keyword_in_cross_validation():
         )
     assert "test_neg_manhattan_distance" in res  # the soft scorers are in
     assert "test_neg_wasserstein_distance" not in res  # ordinal ones are not
+
+
+def test_ordinal_scorer_on_string_labels_needs_their_names():
+    # 1-D labels are one-hot encoded in classes_ order, without names: the
+    # scale given by name needs labels= (an error without, not a guess)
+    rng = np.random.RandomState(6)
+    X = rng.normal(size=(120, 2))
+    y = np.array(SCALE)[np.clip(np.round(X[:, 0] + 1.5), 0, 3).astype(int)]
+    clf = LogisticRegression().fit(X, y)
+    assert list(clf.classes_) == sorted(SCALE)  # not the scale's order
+    with pytest.raises(ValueError, match="classes of order"):
+        make_human_scorer("wasserstein_distance", order=SCALE)(clf, X, y)
+    scorer = make_human_scorer("wasserstein_distance", order=SCALE, labels=clf.classes_)
+    P = clf.predict_proba(X)
+    idx = [list(clf.classes_).index(c) for c in SCALE]
+    onehot = (y[:, None] == np.array(SCALE)).astype(float)
+    assert scorer(clf, X, y) == pytest.approx(
+        -_scipy_wasserstein(onehot, P[:, idx], np.arange(4.0)), rel=1e-12
+    )
