@@ -141,6 +141,8 @@ def test_integer_weights_equal_repetition():
     weighted = TemperatureScaler().fit(Z, Y, sample_weight=reps)
     repeated = TemperatureScaler().fit(np.repeat(Z, reps, 0), np.repeat(Y, reps, 0))
     assert weighted.beta_ == pytest.approx(repeated.beta_, rel=1e-10)
+    # the standard error too: weights count as repeated (independent) items
+    assert weighted.beta_se_ == pytest.approx(repeated.beta_se_, rel=1e-8)
 
 
 def test_degenerate_cases_warn_with_defined_results():

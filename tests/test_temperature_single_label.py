@@ -125,11 +125,6 @@ def test_standard_error_equals_a_numerical_sandwich(labels):
     assert ts.beta_ == pytest.approx(beta, rel=1e-8)
     assert ts.beta_se_ == pytest.approx(se, rel=1e-6)
     assert ts.temperature_se_ == pytest.approx(se / beta**2, rel=1e-6)
-    # weights count as repetitions: integer weights equal repeated items
-    reps = np.random.RandomState(7).randint(1, 4, len(Z))
-    weighted = TemperatureScaler().fit(Z, y, sample_weight=reps)
-    repeated = TemperatureScaler().fit(np.repeat(Z, reps, 0), np.repeat(y, reps, 0))
-    assert weighted.beta_se_ == pytest.approx(repeated.beta_se_, rel=1e-8)
 
 
 def test_standard_error_is_nan_with_a_warning_where_undefined():

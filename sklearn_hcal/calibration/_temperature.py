@@ -301,6 +301,11 @@ class TemperatureScaler(_BaseLogitCalibrator):
     n_features_in_ : int
         Number of features seen during ``fit`` (when known).
 
+    See Also
+    --------
+    VectorScaler, MatrixScaler : more flexible linear logit maps.
+    sklearn.calibration.CalibratedClassifierCV : the 1-D-label version.
+
     Notes
     -----
     **One label per item.** The objective is the NLL per annotation, so with
@@ -324,11 +329,6 @@ class TemperatureScaler(_BaseLogitCalibrator):
     within ``± 2 · temperature_se_`` of the full-histogram fit on the same
     items. In the cross-fitted mode the out-of-fold scores are taken as
     given (the classifier's own uncertainty is not included).
-
-    See Also
-    --------
-    VectorScaler, MatrixScaler : more flexible linear logit maps.
-    sklearn.calibration.CalibratedClassifierCV : the 1-D-label version.
 
     References
     ----------

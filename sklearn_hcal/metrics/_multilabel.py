@@ -179,6 +179,7 @@ def multilabel_manhattan_distance(
     ``MAMD = (1/N) Σ_i (1/L) Σ_l Σ_{k∈{0,1}} |p_ilk − t_ilk|`` (LeWiDi 2025,
     VariErrNLI soft evaluation), i.e. ``(1/N) Σ_i (2/L) Σ_l |q_il − t_il|``.
     It lies in ``[0, 2]``; lower is better.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -193,6 +194,7 @@ def multilabel_manhattan_distance(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -222,6 +224,7 @@ def multilabel_soft_micro_f1_score(
     ``F1 = 2 Σ_i Σ_l min(t_il, q_il) / Σ_i Σ_l (t_il + q_il)``; higher is
     better. When no label applies anywhere, in the data or in the prediction,
     the two agree perfectly and the score is 1.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -236,6 +239,7 @@ def multilabel_soft_micro_f1_score(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -266,6 +270,7 @@ def multilabel_po_jsd_score(
 
     ``1 − (1/N) Σ_i (1/L) Σ_l JSD([1 − t_il, t_il], [1 − q_il, q_il])`` with
     the Jensen-Shannon divergence in bits; in ``[0, 1]``, higher is better.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -280,6 +285,7 @@ def multilabel_po_jsd_score(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -304,6 +310,7 @@ def multilabel_entropy_correlation_score(
     ``H₂(q_il)`` over the items (binary entropies in bits), then the mean
     over labels (Kurniawan et al., 2025). A label whose entropies are the
     same for every item has no correlation: ValueError naming it.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -318,6 +325,7 @@ def multilabel_entropy_correlation_score(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float

@@ -60,9 +60,7 @@ def _scale_permutation(classes, order):
         order = np.asarray(order)
         if order.ndim != 1:
             raise ValueError(f"order must be 1-D, got shape {order.shape}.")
-        return column_order(
-            classes, order, name="y_true/y_prob", target_name="order"
-        )
+        return column_order(classes, order, name="y_true/y_prob", target_name="order")
     numeric = _numeric(classes)
     if numeric is not None and len(numeric) > 2:
         steps = np.diff(numeric)
