@@ -242,3 +242,23 @@ def test_ordinal_scorer_on_string_labels_needs_their_names():
     assert scorer(clf, X, y) == pytest.approx(
         -_scipy_wasserstein(onehot, P[:, idx], np.arange(4.0)), rel=1e-12
     )
+
+
+def test_entropy_correlation_from_sums_keeps_its_precision():
+    # r is computed from sums of shifted moments (one pass, block by block),
+    # whose cancellation grows as the entropies' variance shrinks: with a
+    # standard deviation of 0.003 (normalised entropies, 200,000 nearly
+    # uniform items) it still agrees with scipy's two-pass Pearson to 1e-9
+    rng = np.random.RandomState(9)
+    n = 200_000
+    p_hat = softmax(0.1 * rng.normal(size=(n, 3)), axis=1)
+    P = softmax(0.1 * rng.normal(size=(n, 3)) + 0.5 * np.log(p_hat), axis=1)
+    h_true = -np.sum(p_hat * np.log(p_hat), 1) / np.log(3)
+    h_pred = -np.sum(P * np.log(P), 1) / np.log(3)
+    assert np.std(h_true) < 0.0035
+    want = pearsonr(h_true, h_pred).statistic
+    from sklearn_hcal.metrics import entropy_correlation_score
+
+    assert entropy_correlation_score(p_hat, P) == pytest.approx(want, rel=1e-9)
+    got = human_calibration_report(p_hat, P, metrics=["entropy_corr"])
+    assert got.iloc[0, 0] == pytest.approx(want, rel=1e-9)

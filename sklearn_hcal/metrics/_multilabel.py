@@ -38,7 +38,8 @@ from sklearn.utils._param_validation import validate_params
 from .._validation import column_order
 from ._cells import cell_sums
 from ._distribution import _jsd_per_item
-from ._hlv import _frame_columns, _pearson_cells, _pearson_or_raise
+from ._hlv import _frame_columns
+from ._pearson import _pearson_cells, _pearson_or_raise
 
 __all__ = [
     "multilabel_manhattan_distance",
