@@ -421,8 +421,9 @@ class TemperatureScaler(_BaseLogitCalibrator):
         self.beta_ = beta
         self.temperature_ = np.inf if beta == 0 else 1.0 / beta
         self.beta_se_ = beta_se
-        # delta method: dT/dβ = −1/β²
-        self.temperature_se_ = np.nan if beta == 0 else beta_se / beta**2
+        # delta method: dT/dβ = −1/β², as (se/β)/β: β² underflows for logits
+        # near 1e300
+        self.temperature_se_ = np.nan if beta == 0 else beta_se / beta / beta
         self.n_iter_ = n_iter
 
     def _transform_logits(self, Z):
