@@ -183,8 +183,9 @@ class Metric:
     @property
     def in_human_scorers(self) -> bool:
         """Whether ``HUMAN_SCORERS`` holds it: a metric function at its
-        defaults that any label histogram supports (not pairs of annotators,
-        unanimity-free labels or ordered classes)."""
+        defaults that any label histogram supports (not one that needs pairs
+        of annotators, labels that are not all unanimous, or ordered
+        classes)."""
         return (
             self.scorer_name is not None
             and not self.kwargs
