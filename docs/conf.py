@@ -144,7 +144,13 @@ def _write_metric_table(app):
     # the report's columns, the scorers and the CLI names are.
     from sklearn_hcal.metrics._registry import REQUIREMENTS, metric_table
 
-    needs = {"distribution": "no", "counts": "**yes**", "pairs": "**yes** (n ≥ 2)"}
+    needs = {
+        "distribution": "no",
+        "counts": "**yes**",
+        "pairs": "**yes** (n ≥ 2)",
+        "ordered": "no (ordered classes)",
+        "variation": "no (not all unanimous)",
+    }
     assert set(needs) == set(REQUIREMENTS)
     lines = [
         ".. list-table:: Metrics (from the metric registry)",

@@ -23,6 +23,7 @@ from ._targets import (
     resolve_targets,
     select_target,
 )
+from .datasets._sampling import draw_annotation
 from .utils._compat import (
     HasMethods,
     StrOptions,
@@ -314,10 +315,8 @@ class SoftLabelClassifier(
             # random tie breaking: the tied class with the largest random key
             keys = np.where(top, rng.random_sample(Y.shape), -1.0)
             return None, keys.argmax(axis=1), None
-        # "sample": inverse-CDF draw of one annotation per item
-        u = rng.random_sample(n_samples) * Y.sum(axis=1)
-        labels = (np.cumsum(Y, axis=1) <= u[:, None]).sum(axis=1)
-        return None, np.minimum(labels, n_classes - 1), None
+        # "sample": one annotation per item, the draw sample_annotations makes
+        return None, draw_annotation(Y, rng), None
 
     def _check_features(self, X):
         # Only the feature count and names: the array itself is validated by

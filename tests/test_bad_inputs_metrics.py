@@ -5,8 +5,9 @@ original bad-input matrix): the arguments, the exception and a regex that
 the message must match. Every message names the argument and the offending
 row or value. A row runs against every public metric of a *group*:
 
-* ``"pair"``: the 14 metrics that compare histograms with probabilities
-  (Baan / ChaosNLI / majority / Mimori);
+* ``"pair"``: the 22 metrics that compare histograms with probabilities
+  (Baan / ChaosNLI / majority / Mimori / LeWiDi and Kurniawan et al. /
+  ordinal);
 * ``"dis"``: the 3 disagreement metrics, whose second argument is 2-D class
   probabilities here (the same validation path) -- or, for the ``φ`` rows,
   1-D disagreement values;
@@ -37,6 +38,7 @@ from sklearn_hcal.metrics import (
     dispersion_loss,
     distribution_calibration_error,
     entropy_calibration_error,
+    entropy_correlation_score,
     epistemic_loss,
     expected_calibration_error,
     expected_squared_loss,
@@ -44,8 +46,15 @@ from sklearn_hcal.metrics import (
     jensen_shannon_distance,
     kl_divergence,
     majority_accuracy_score,
+    manhattan_distance,
+    po_jsd_score,
     predicted_disagreement,
+    ranked_probability_score_loss,
     ranking_calibration_score,
+    soft_accuracy_score,
+    soft_cross_entropy,
+    soft_micro_f1_score,
+    wasserstein_distance,
 )
 
 PROBA_OK = [
@@ -58,6 +67,15 @@ PROBA_OK = [
     majority_accuracy_score,
     expected_calibration_error,
     classwise_expected_calibration_error,
+    # human label variation (LeWiDi, Kurniawan et al. 2025) and ordinal
+    soft_cross_entropy,
+    manhattan_distance,
+    soft_accuracy_score,
+    soft_micro_f1_score,
+    po_jsd_score,
+    entropy_correlation_score,
+    wasserstein_distance,
+    ranked_probability_score_loss,
 ]
 MIMORI = [
     expected_squared_loss,
@@ -538,6 +556,13 @@ BAD_KEYWORDS = [
     (calibration_loss, {"n_bins": 0}, "n_bins"),
     (epistemic_loss, {"debiased": "yes"}, "debiased"),
     (disagreement_calibration_loss, {"n_bins": 0}, "n_bins"),
+    (soft_cross_entropy, {"eps": 0}, "eps"),
+    (soft_cross_entropy, {"eps": 0.5}, "eps"),
+    (soft_cross_entropy, {"offset": -1e-9}, "offset"),
+    (wasserstein_distance, {"values": "positions"}, "values"),
+    (wasserstein_distance, {"order": 3}, "order"),
+    (ranked_probability_score_loss, {"normalize": "yes"}, "normalize"),
+    (ranked_probability_score_loss, {"annotations": 1.5}, "annotations"),
 ]
 
 

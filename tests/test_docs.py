@@ -48,10 +48,11 @@ EXPECTED_EXAMPLES = {
     "plot_mimori_mixed_digits.py",
     "plot_nlp_pipeline.py",
     "plot_metadata_routing.py",
+    "plot_lewidi_evaluation.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.
-RUNNABLE_PAGES = ["index.rst", "getting_started.rst", "estimators.rst"]
+RUNNABLE_PAGES = ["index.rst", "getting_started.rst", "estimators.rst", "lewidi.rst"]
 RUNNABLE_PAGES_ROUTING = ["model_selection.rst"]
 
 
@@ -181,6 +182,18 @@ def test_user_guide_code_runs(page):
         assert ns["ts_logits"].temperature_ == pytest.approx(
             ns["ts"].temperature_, rel=1e-6
         )
+        # which calibrator: one sampled label per item stays near the
+        # five-label fit, majority votes do not
+        assert abs(ns["ts_one"].temperature_ - ns["ts"].temperature_) < (
+            3 * ns["ts_one"].temperature_se_
+        )
+        assert ns["ts_majority"].temperature_ < ns["ts"].temperature_
+    if page == "lewidi.rst":
+        assert (
+            ns["report"].loc["oracle", "soft_ce"]
+            < (ns["report"].loc["sharper", "soft_ce"])
+        )
+        assert abs(ns["ts"].temperature_ - 1.0) < 3 * ns["ts"].temperature_se_
 
 
 @pytest.mark.parametrize("page", RUNNABLE_PAGES_ROUTING)
@@ -284,6 +297,7 @@ def test_built_user_guide_pages(built_html):
         "disagreement",
         "metrics",
         "estimators",
+        "lewidi",
         "model_selection",
         "scaling",
         "api",

@@ -8,11 +8,8 @@ annotator "Ann0" (MP), multi-label annotations "entailment,neutral" and
 soft labels rounded to 3 decimals (VariErrNLI). No network is used.
 """
 
-import functools
 import hashlib
-import http.server
 import json
-import threading
 import warnings
 
 import numpy as np
@@ -26,6 +23,8 @@ from sklearn_hcal.metrics import (
     perspectivist_absolute_distance,
     wasserstein_distance,
 )
+
+from .test_fetch_chaosnli import _Server  # one local HTTP server for the fetchers
 
 
 def _write(path, obj):
@@ -316,41 +315,6 @@ def test_load_errors(tmp_path):
 # --------------------------------------------------------------------------- #
 # fetch_lewidi against a local HTTP server
 # --------------------------------------------------------------------------- #
-class _Server:
-    """Serves one folder on 127.0.0.1 and counts the requests."""
-
-    def __init__(self, folder):
-        outer = self
-        self.requests = 0
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                outer.requests += 1
-                super().do_GET()
-
-        handler = functools.partial(Handler, directory=str(folder))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
-        self.open = True
-
-    def url(self, name):
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/{name}"
-
-    def close(self):
-        if self.open:
-            self.open = False
-            self.httpd.shutdown()
-            self.httpd.server_close()
-            self.thread.join(5)
-
-
 @pytest.fixture
 def served(tmp_path):
     folder = tmp_path / "served"

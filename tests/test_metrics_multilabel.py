@@ -165,3 +165,32 @@ def test_per_item_kernels_are_what_the_metrics_aggregate():
     assert multilabel_entropy_correlation_score(T, Q) == pytest.approx(
         np.mean([pearsonr(h_true[:, j], h_pred[:, j]).statistic for j in range(3)])
     )
+
+
+def test_multilabel_metrics_make_scorers_for_per_label_classifiers():
+    # Not registry entries (another data shape), but make_human_scorer takes
+    # them: a one-vs-rest classifier's predict_proba is per-label probabilities.
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    from sklearn_hcal.metrics import make_human_scorer
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 3))
+    T = (rng.uniform(size=(120, 3)) < 1 / (1 + np.exp(-2 * X))).astype(int)
+    clf = OneVsRestClassifier(LogisticRegression()).fit(X, T)
+    Q = clf.predict_proba(X)
+    assert Q.shape == T.shape
+    by_hand = 2 * np.abs(T - Q).mean()  # (2/L) Σ_l |t_l − q_l|, averaged
+    assert make_human_scorer(multilabel_manhattan_distance)(clf, X, T) == pytest.approx(
+        -by_hand, rel=1e-12
+    )
+    f1 = 2 * np.minimum(T, Q).sum() / (T + Q).sum()
+    assert make_human_scorer(multilabel_soft_micro_f1_score)(
+        clf, X, T
+    ) == pytest.approx(f1, rel=1e-12)
+    # two labels: scikit-learn hands the scorer one column; an error, not a
+    # guess (the scorer names the two labels, the column is one)
+    clf2 = OneVsRestClassifier(LogisticRegression()).fit(X, T[:, :2])
+    with pytest.raises(ValueError, match="1 columns of y_prob"):
+        make_human_scorer(multilabel_manhattan_distance)(clf2, X, T[:, :2])

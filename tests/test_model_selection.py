@@ -55,6 +55,12 @@ METRIC_OF = {
     "neg_disagreement_squared_loss": ("disagreement_squared_loss", -1),
     "neg_disagreement_calibration_loss": ("disagreement_calibration_loss", -1),
     "neg_disagreement_calibration_error": ("disagreement_calibration_error", -1),
+    # human label variation (LeWiDi, Kurniawan et al. 2025)
+    "neg_soft_cross_entropy": ("soft_cross_entropy", -1),
+    "neg_manhattan_distance": ("manhattan_distance", -1),
+    "soft_accuracy": ("soft_accuracy_score", 1),
+    "soft_micro_f1": ("soft_micro_f1_score", 1),
+    "po_jsd": ("po_jsd_score", 1),
 }
 
 

@@ -76,15 +76,7 @@ _PACKAGE = __import__("pathlib").Path(sklearn_hcal.__file__).parent
 # Modules that other work in progress owns while this check was added; they
 # still import private scikit-learn names directly. Remove an entry once its
 # module imports them from sklearn_hcal.utils._compat (the lead merges that).
-_NOT_YET_ROUTED = {
-    "calibration/_temperature.py",  # _fit_context, _param_validation
-    "datasets/_fetch.py",  # _param_validation
-    "datasets/_lewidi_fetch.py",  # _param_validation
-    "metrics/_annotators.py",  # _param_validation
-    "metrics/_hlv.py",  # _param_validation
-    "metrics/_multilabel.py",  # _param_validation
-    "metrics/_ordinal.py",  # _param_validation
-}
+_NOT_YET_ROUTED: set[str] = set()
 
 
 def _private_uses(source: str) -> list[str]:

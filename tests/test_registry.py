@@ -139,13 +139,24 @@ def test_derived_names_keep_todays_scorers_and_columns():
         "neg_calibration_loss",
         "neg_calibration_error",
         "neg_dispersion_loss",
+        # human label variation (LeWiDi, Kurniawan et al. 2025)
+        "neg_soft_cross_entropy",
+        "neg_manhattan_distance",
+        "soft_accuracy",
+        "soft_micro_f1",
+        "po_jsd",
     }
     assert set(HUMAN_SCORERS) == expected_human
+    # undefined on some labels (n_i >= 2, unanimous items) or meaningful only
+    # on ordered classes: scorers, but not in HUMAN_SCORERS
     assert {
         "neg_disagreement_squared_loss",
         "neg_disagreement_calibration_loss",
         "neg_disagreement_calibration_error",
-    } <= set(get_human_scorer_names())
+        "entropy_correlation",
+        "neg_wasserstein_distance",
+        "neg_ranked_probability_score",
+    } <= set(get_human_scorer_names()) - expected_human
     assert R.default_columns() == [
         "accuracy",
         "ece",

@@ -45,6 +45,19 @@ EXPECTED = {
     "neg_calibration_loss": ("calibration_loss", -1),
     "neg_calibration_error": ("calibration_error", -1),
     "neg_dispersion_loss": ("dispersion_loss", -1),
+    # human label variation: LeWiDi 2021-2025, Kurniawan et al. 2025
+    "neg_soft_cross_entropy": ("soft_cross_entropy", -1),
+    "neg_manhattan_distance": ("manhattan_distance", -1),
+    "soft_accuracy": ("soft_accuracy_score", 1),
+    "soft_micro_f1": ("soft_micro_f1_score", 1),
+    "po_jsd": ("po_jsd_score", 1),
+}
+# Scorers of metrics for ordered classes, or undefined when every item is
+# unanimous (one label per item): not in HUMAN_SCORERS.
+NOT_FOR_ALL_LABELS = {
+    "neg_wasserstein_distance": ("wasserstein_distance", -1),
+    "neg_ranked_probability_score": ("ranked_probability_score_loss", -1),
+    "entropy_correlation": ("entropy_correlation_score", 1),
 }
 DISAGREEMENT = {
     "neg_disagreement_squared_loss": ("disagreement_squared_loss", -1),
@@ -98,7 +111,9 @@ class HalfDisagreementClassifier(ClassifierMixin, BaseEstimator):
 def test_names_sorted_complete_and_human_scorers_subset():
     names = get_human_scorer_names()
     assert names == sorted(names)
-    assert set(names) == set(EXPECTED) | set(DISAGREEMENT) | set(PLUGIN)
+    assert set(names) == (
+        set(EXPECTED) | set(DISAGREEMENT) | set(PLUGIN) | set(NOT_FOR_ALL_LABELS)
+    )
     assert set(HUMAN_SCORERS) == set(EXPECTED)
     assert isinstance(HUMAN_SCORERS, dict)
     for scorer in HUMAN_SCORERS.values():
@@ -128,13 +143,19 @@ def test_get_human_scorer_returns_copies_and_passes_callables():
 
 
 @pytest.mark.parametrize(
-    "name", sorted(EXPECTED) + sorted(DISAGREEMENT) + sorted(PLUGIN)
+    "name",
+    sorted(EXPECTED)
+    + sorted(DISAGREEMENT)
+    + sorted(PLUGIN)
+    + sorted(NOT_FOR_ALL_LABELS),
 )
 def test_every_scorer_on_soft_label_classifier(name):
     X, Y = _data(3, n=90, seed=1)
     clf = SoftLabelClassifier(LogisticRegression()).fit(X, Y)
     P = clf.predict_proba(X)
-    metric_name, sign = {**EXPECTED, **DISAGREEMENT, **PLUGIN}[name]
+    metric_name, sign = {**EXPECTED, **DISAGREEMENT, **PLUGIN, **NOT_FOR_ALL_LABELS}[
+        name
+    ]
     metric = getattr(M, metric_name)
     if name in PLUGIN:
         metric = partial(metric, debiased=False)

@@ -124,6 +124,13 @@ def test_large_logits_and_float32():
     assert np.all(np.abs(Z * c) <= 1e4 + 1e-6) and np.abs(Z * c).max() > 9e3
     assert np.isfinite(big.temperature_)
     assert big.temperature_ == pytest.approx(ref.temperature_ * c, rel=1e-8)
+    # the standard errors scale too (T' = c·T, β' = β / c), up to 1e300
+    assert big.temperature_se_ == pytest.approx(ref.temperature_se_ * c, rel=1e-6)
+    huge = TemperatureScaler().fit(Z * (1e300 / np.abs(Z).max()), Y)
+    assert huge.beta_se_ / huge.beta_ == pytest.approx(
+        ref.beta_se_ / ref.beta_, rel=1e-6
+    )
+    assert np.isfinite(huge.temperature_se_) and huge.temperature_se_ > 0
     np.testing.assert_allclose(
         big.predict_proba(Z * c), ref.predict_proba(Z), atol=1e-10
     )
@@ -141,6 +148,8 @@ def test_integer_weights_equal_repetition():
     weighted = TemperatureScaler().fit(Z, Y, sample_weight=reps)
     repeated = TemperatureScaler().fit(np.repeat(Z, reps, 0), np.repeat(Y, reps, 0))
     assert weighted.beta_ == pytest.approx(repeated.beta_, rel=1e-10)
+    # the standard error too: weights count as repeated (independent) items
+    assert weighted.beta_se_ == pytest.approx(repeated.beta_se_, rel=1e-8)
 
 
 def test_degenerate_cases_warn_with_defined_results():

@@ -6,10 +6,9 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
 
+from ..utils._compat import Interval, fit_context
 from ._base import _BaseLogitCalibrator
 from ._scores import power_of_two_scale
 
@@ -34,6 +33,18 @@ def _inverse_temperature_derivatives(beta, Zc, wn, A, W, buf):
     are ≥ 1: no overflow and no log(0) for any β ≥ 0. All passes reuse the
     one work buffer ``buf`` (fresh large arrays are costly to touch).
     """
+    S, m1, m2, m3 = _row_moments(beta, Zc, buf, 3)
+    var = np.maximum(m2 - m1 * m1, 0.0)
+    kappa3 = m3 - 3.0 * m1 * m2 + 2.0 * m1**3
+    loss = (wn @ np.log(S) - beta * A) / W
+    return loss, (wn @ m1 - A) / W, (wn @ var) / W, (wn @ kappa3) / W
+
+
+def _row_moments(beta, Zc, buf, order):
+    """``(S, m_1, …, m_order)`` per row under ``p_i = softmax(β z_i)``.
+
+    ``S_i = Σ_k exp(β z_ik)`` and ``m_j = E_{p_i}[z_i^j]``, the raw moments.
+    """
     ones = np.ones(Zc.shape[1])
     if beta == 0.0:
         buf.fill(1.0)  # uniform p
@@ -43,14 +54,29 @@ def _inverse_temperature_derivatives(beta, Zc, wn, A, W, buf):
     # matrix-vector products sum short rows much faster than .sum(axis=1)
     S = buf @ ones
     moments = []
-    for _ in range(3):
+    for _ in range(order):
         np.multiply(buf, Zc, out=buf)
         moments.append((buf @ ones) / S)
-    m1, m2, m3 = moments
-    var = np.maximum(m2 - m1 * m1, 0.0)
-    kappa3 = m3 - 3.0 * m1 * m2 + 2.0 * m1**3
-    loss = (wn @ np.log(S) - beta * A) / W
-    return loss, (wn @ m1 - A) / W, (wn @ var) / W, (wn @ kappa3) / W
+    return (S, *moments)
+
+
+def _inverse_temperature_se(beta, Zc, Y, w) -> float:
+    """Sandwich (robust) standard error of the fitted inverse temperature.
+
+    β̂ solves the estimating equation ``Σ_i w_i g_i(β) = 0`` with the item
+    scores ``g_i = n_i E_{p_i}[z_i] − Σ_k Y_ik z_ik`` (the derivative of item
+    i's NLL in β, ``p_i = softmax(β z_i)``). Taking the items as independent
+    units (Huber, 1967; White, 1982), ``Var(β̂) ≈ Σ_i w_i g_i² / H²`` with
+    ``H = Σ_i w_i n_i Var_{p_i}[z_i]``, the observed information; weights
+    count as item repetitions (frequency weights). The labels need not
+    follow the model: the variance is that of the per-annotation NLL's
+    minimiser, for one label per item or for histograms. NaN when ``H = 0``.
+    """
+    _, m1, m2 = _row_moments(beta, Zc, np.empty_like(Zc), 2)
+    n = Y @ np.ones(Y.shape[1])
+    g = n * m1 - np.einsum("ij,ij->i", Y, Zc)
+    H = w @ (n * np.maximum(m2 - m1 * m1, 0.0))
+    return float(np.sqrt(w @ (g * g)) / H) if H > 0 else np.nan
 
 
 def _newton_halley(beta, Zc, wn, A, W, buf, *, tol, max_iter):
@@ -124,6 +150,10 @@ def _fit_inverse_temperature(
     beta : float
     n_iter : int
         Number of Newton–Halley (or bisection) iterations.
+    beta_se : float
+        Sandwich standard error of ``beta`` (:func:`_inverse_temperature_se`);
+        NaN in the three degenerate cases, where β̂ is not an interior
+        minimum.
     """
     # Work on Z / c (c a power of two, so exactly): logits of any finite
     # magnitude, ±1e300 included, neither overflow in the moments below nor
@@ -146,20 +176,22 @@ def _fit_inverse_temperature(
         if not np.any(Zc):
             warnings.warn(
                 "Every row of scores is constant, so the temperature does not "
-                "change the predictions; temperature_ is set to 1.",
+                "change the predictions; temperature_ is set to 1 and its "
+                "standard error to NaN.",
                 UserWarning,
                 stacklevel=7,
             )
-            return 1.0, 0
+            return 1.0, 0, np.nan
         spread = -Zc.min()
         warnings.warn(
             "Every annotation falls on a top-scoring class, so the likelihood "
             "increases as the temperature goes to 0; temperature_ is set to "
-            f"{spread * c / _SEPARABLE_BETA_RANGE:.3g} (near one-hot predictions).",
+            f"{spread * c / _SEPARABLE_BETA_RANGE:.3g} (near one-hot predictions) "
+            "and its standard error to NaN.",
             UserWarning,
             stacklevel=7,
         )
-        return float(_SEPARABLE_BETA_RANGE / spread / c), 0
+        return float(_SEPARABLE_BETA_RANGE / spread / c), 0, np.nan
 
     buf = np.empty_like(Zc)
     _, g0, h0, _ = _inverse_temperature_derivatives(0.0, Zc, wn, A, W, buf)
@@ -168,11 +200,11 @@ def _fit_inverse_temperature(
             "The scores are not positively related to the labels (the loss "
             "does not decrease with the inverse temperature at 0), so the best "
             "temperature is infinite; temperature_ is set to inf (uniform "
-            "predictions).",
+            "predictions) and its standard error to NaN.",
             UserWarning,
             stacklevel=7,
         )
-        return 0.0, 0
+        return 0.0, 0, np.nan
 
     beta = -g0 / h0  # Newton step from β = 0: scale-adaptive starting point
     beta, n_iter, converged = _newton_halley(
@@ -185,7 +217,8 @@ def _fit_inverse_temperature(
             ConvergenceWarning,
             stacklevel=7,
         )
-    return float(beta / c), n_iter
+    # β(Z) = β(Zc)/c, so its standard error scales the same way
+    return float(beta / c), n_iter, _inverse_temperature_se(beta, Zc, Y, w) / c
 
 
 class TemperatureScaler(_BaseLogitCalibrator):
@@ -245,6 +278,14 @@ class TemperatureScaler(_BaseLogitCalibrator):
         Fitted temperature ``T = 1/β`` (``inf`` when ``β = 0``).
     beta_ : float
         Fitted inverse temperature.
+    beta_se_ : float
+        Standard error of ``beta_``: the sandwich (robust) estimate, items as
+        independent units (see Notes). NaN, with the fit's warning, when
+        ``beta_`` is not an interior minimum (constant scores, ``β = 0``,
+        separable labels).
+    temperature_se_ : float
+        Standard error of ``temperature_`` by the delta method,
+        ``beta_se_ / beta_**2``; NaN where ``beta_se_`` is or ``beta_ = 0``.
     n_iter_ : int
         Number of Newton–Halley iterations.
     classes_ : ndarray of shape (n_classes,)
@@ -264,11 +305,40 @@ class TemperatureScaler(_BaseLogitCalibrator):
     VectorScaler, MatrixScaler : more flexible linear logit maps.
     sklearn.calibration.CalibratedClassifierCV : the 1-D-label version.
 
+    Notes
+    -----
+    **One label per item.** The objective is the NLL per annotation, so with
+    one label per item drawn from the human distribution (1-D ``y``, e.g.
+    from :func:`~sklearn_hcal.datasets.sample_annotations`) its expectation
+    is the NLL of the full histograms (up to the weights ``n_i``): the fitted
+    temperature is consistent for the same temperature, only noisier. Mimori
+    et al. (2021, §7.1) train on one label per item and calibrate on several;
+    this lets the calibration set have one label per item too. Majority
+    labels are not draws from the distribution -- they are more confident
+    than it -- and pick too low a temperature (Tao et al., 2026); see
+    :ref:`which_calibrator`.
+
+    **How far from the full-histogram fit.** ``beta_se_`` is the sandwich
+    standard error of the M-estimator β̂ (Huber, 1967; White, 1982):
+    ``Var(β̂) ≈ Σ_i w_i g_i² / H²`` with the item scores
+    ``g_i = n_i E_{p_i}[z_i] − Σ_k Y_ik z_ik`` and
+    ``H = Σ_i w_i n_i Var_{p_i}[z_i]`` at ``p_i = softmax(β̂ z_i)``; it does
+    not assume that the model is right, and ``sample_weight`` counts as item
+    repetitions. With one label per item the fitted temperature is typically
+    within ``± 2 · temperature_se_`` of the full-histogram fit on the same
+    items. In the cross-fitted mode the out-of-fold scores are taken as
+    given (the classifier's own uncertainty is not included).
+
     References
     ----------
     Guo et al. (2017), On calibration of modern neural networks.
-    Mimori et al. (2021), Diagnostic uncertainty calibration, eq. 82 and
-    App. D.1.
+    Mimori et al. (2021), Diagnostic uncertainty calibration, eq. 82,
+    App. D.1 and §7.1.
+    Tao et al. (2026), arXiv:2603.22879 (majority-label temperature scaling
+    picks too low a temperature).
+    Huber (1967), The behavior of maximum likelihood estimates under
+    nonstandard conditions; White (1982), Maximum likelihood estimation of
+    misspecified models (the sandwich variance).
 
     Examples
     --------
@@ -282,6 +352,14 @@ class TemperatureScaler(_BaseLogitCalibrator):
     True
     >>> ts.predict_proba(Z[:2]).shape
     (2, 3)
+
+    One label per item, drawn from each histogram:
+
+    >>> from sklearn_hcal.datasets import sample_annotations
+    >>> y = sample_annotations(Y, random_state=0)
+    >>> single = TemperatureScaler().fit(Z, y)
+    >>> bool(abs(single.temperature_ - ts.temperature_) < 3 * single.temperature_se_)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -307,7 +385,7 @@ class TemperatureScaler(_BaseLogitCalibrator):
         self.tol = tol
         self.max_iter = max_iter
 
-    @_fit_context(
+    @fit_context(
         # the wrapped estimator is validated when it is fitted
         prefer_skip_nested_validation=False
     )
@@ -336,11 +414,15 @@ class TemperatureScaler(_BaseLogitCalibrator):
         return self._fit(X, y, sample_weight, counts)
 
     def _fit_logits(self, Z, Y, sample_weight):
-        beta, n_iter = _fit_inverse_temperature(
+        beta, n_iter, beta_se = _fit_inverse_temperature(
             Z, Y, sample_weight, tol=self.tol, max_iter=self.max_iter
         )
         self.beta_ = beta
         self.temperature_ = np.inf if beta == 0 else 1.0 / beta
+        self.beta_se_ = beta_se
+        # delta method: dT/dβ = −1/β², as (se/β)/β: β² underflows for logits
+        # near 1e300
+        self.temperature_se_ = np.nan if beta == 0 else beta_se / beta / beta
         self.n_iter_ = n_iter
 
     def _transform_logits(self, Z):

@@ -9,6 +9,7 @@ from ._fetch import fetch_chaosnli
 from ._lewidi import load_lewidi
 from ._lewidi_fetch import fetch_lewidi
 from ._mixed_digits import make_mixed_digits
+from ._sampling import sample_annotations
 from ._synthetic import make_label_histograms
 
 __all__ = [
@@ -21,4 +22,5 @@ __all__ = [
     "load_lewidi",
     "make_label_histograms",
     "make_mixed_digits",
+    "sample_annotations",
 ]

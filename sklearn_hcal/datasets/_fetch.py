@@ -14,8 +14,8 @@ import zlib
 from pathlib import Path, PurePosixPath
 
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, validate_params
 
+from ..utils._compat import Interval, validate_params
 from ._base import get_data_home
 from ._chaosnli import (
     CHAOSNLI_FOLDER,
@@ -56,6 +56,49 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(_CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _use_cached(
+    path: Path,
+    expected: str | None,
+    *,
+    download_if_missing: bool,
+    what: str,
+    stacklevel: int,
+) -> bool:
+    """Whether the cached ``path`` can be used as it is (the fetchers' cache rule).
+
+    True when the file exists and its sha256 is ``expected`` (or nothing is
+    expected). False when it must be downloaded: it is missing, or corrupt
+    (a RuntimeWarning says so). When it must be downloaded but
+    ``download_if_missing`` is False, raises OSError (corrupt) or
+    FileNotFoundError (missing), naming ``what`` (e.g. ``"ChaosNLI"``).
+    ``stacklevel`` is the warning's, counted from here to the user's call.
+    """
+    fetcher = f"fetch_{what.lower()}"
+    if path.is_file():
+        got = _sha256(path)
+        if expected is None or got == expected:
+            return True
+        if not download_if_missing:
+            raise OSError(
+                f"The cached {what} file {str(path)!r} is corrupt (sha256 {got}, "
+                f"expected {expected}). Delete it or call {fetcher} with "
+                "download_if_missing=True."
+            )
+        warnings.warn(
+            f"The cached {what} file {str(path)!r} is corrupt (sha256 mismatch); "
+            "downloading it again.",
+            RuntimeWarning,
+            stacklevel=stacklevel,
+        )
+        return False
+    if not download_if_missing:
+        raise FileNotFoundError(
+            f"{what} file {path.name!r} is not cached in {str(path.parent)!r} and "
+            "download_if_missing=False."
+        )
+    return False
 
 
 def _download(url: str, folder: Path, *, timeout: float) -> Path:
@@ -219,27 +262,14 @@ def fetch_chaosnli(
     fname = CHAOSNLI_SUBSETS[subset][0]
     home = get_data_home(data_home)
     folder = home / CHAOSNLI_FOLDER
-    cached = folder / fname
-    if cached.is_file():
-        if _sha256(cached) == CHAOSNLI_SHA256[fname]:
-            return load_chaosnli(subset, path=folder)
-        if not download_if_missing:
-            raise OSError(
-                f"The cached ChaosNLI file {str(cached)!r} is corrupt (sha256 "
-                "mismatch). Delete it or call fetch_chaosnli with "
-                "download_if_missing=True."
-            )
-        warnings.warn(
-            f"The cached ChaosNLI file {str(cached)!r} is corrupt (sha256 "
-            "mismatch); downloading it again.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    elif not download_if_missing:
-        raise FileNotFoundError(
-            f"ChaosNLI {subset!r} is not cached in {str(folder)!r} and "
-            "download_if_missing=False."
-        )
+    if _use_cached(
+        folder / fname,
+        CHAOSNLI_SHA256[fname],
+        download_if_missing=download_if_missing,
+        what="ChaosNLI",
+        stacklevel=4,  # here, fetch_chaosnli, its validation wrapper, the user
+    ):
+        return load_chaosnli(subset, path=folder)
 
     archive = _download(url or CHAOSNLI_URL, home, timeout=timeout)
     try:

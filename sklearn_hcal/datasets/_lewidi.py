@@ -224,10 +224,13 @@ def load_lewidi(
         other_info : Series
             The data-set-specific ``other_info`` object of each item.
         multilabel : bool
+            Whether each annotator may give several labels (VariErrNLI).
         format : {"2023", "2025"} or None
+            The edition's annotation format (None without annotations).
         task : str or None
             The ``annotation task`` field.
         DESCR : str
+            A one-line description.
 
     Raises
     ------

@@ -10,10 +10,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, validate_params
 
+from ..utils._compat import Interval, validate_params
 from ._base import get_data_home
-from ._fetch import _download, _sha256
+from ._fetch import _download, _sha256, _use_cached
 from ._lewidi import load_lewidi
 
 __all__ = ["fetch_lewidi"]
@@ -75,30 +75,17 @@ def _ensure(path: Path, url: str, digest, *, download_if_missing, timeout):
     UserWarning, and later reads are checked against that record.
     """
     recorded = _sidecar(path)
-    if path.is_file():
-        expected = digest
-        if expected is None and recorded.is_file():
-            expected = recorded.read_text(encoding="ascii").strip()
-        got = _sha256(path)
-        if expected is None or got == expected:
-            return
-        if not download_if_missing:
-            raise OSError(
-                f"The cached LeWiDi file {str(path)!r} is corrupt (sha256 {got}, "
-                f"expected {expected}). Delete it or call fetch_lewidi with "
-                "download_if_missing=True."
-            )
-        warnings.warn(
-            f"The cached LeWiDi file {str(path)!r} is corrupt (sha256 mismatch); "
-            "downloading it again.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-    elif not download_if_missing:
-        raise FileNotFoundError(
-            f"LeWiDi file {path.name!r} is not cached in {str(path.parent)!r} and "
-            "download_if_missing=False."
-        )
+    expected = digest
+    if expected is None and recorded.is_file():
+        expected = recorded.read_text(encoding="ascii").strip()
+    if _use_cached(
+        path,
+        expected,
+        download_if_missing=download_if_missing,
+        what="LeWiDi",
+        stacklevel=5,  # here, _ensure, fetch_lewidi, its wrapper, the user
+    ):
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         tmp = _download(url, path.parent, timeout=timeout)

@@ -30,7 +30,8 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..utils._compat import Interval, StrOptions, validate_params
 
 __all__ = [
     "perspectivist_error_rate",

@@ -48,11 +48,19 @@ class Human:
     def valid(self) -> np.ndarray:
         return self.n >= 2
 
+    @cached_property
+    def unanimous(self) -> bool:
+        """Whether every item's labels agree (e.g. one label per item)."""
+        parts = self.pair.map_blocks(lambda b: bool(np.all(b.p_hat.max(axis=1) == 1)))
+        return all(parts)
+
     def supports(self, requirement: str) -> bool:
-        if requirement == "distribution":
+        if requirement in ("distribution", "ordered"):
             return True
         if requirement == "counts":
             return self.is_counts
+        if requirement == "variation":
+            return not self.unanimous
         return self.is_counts and bool(self.valid.any())
 
     def take(self, idx) -> Human:
@@ -83,6 +91,11 @@ class ReportBlock(_Block):
     def __init__(self, human: Human, source: Source, sl: slice) -> None:
         super().__init__(source.pair, sl)
         self._human, self._source = human, source
+
+    @property
+    def classes(self):
+        """Class names of the columns (None: positional), for ``order=``."""
+        return self._human.pair.classes
 
     @cached_property
     def mu(self) -> np.ndarray:

@@ -23,14 +23,24 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, validate_params
 
 from .._validation import (
     _check_pair,
     _Pair,
-    _row_sums,
 )
-from ._distribution import _entropy, _jsd_per_item, _pair_mean
+from ..utils._compat import Interval, validate_params
+from ._cells import cell_sums
+from ._distribution import _pair_mean
+from ._hlv_kernels import (  # noqa: F401 (the kernels' import path)
+    _block_entropy_correlation_cells,
+    _entropy_correlation_parts_per_item,
+    _manhattan_per_item,
+    _po_jsd_per_item,
+    _soft_accuracy_per_item,
+    _soft_cross_entropy_per_item,
+    _soft_micro_f1_parts_per_item,
+)
+from ._pearson import _pearson_or_raise, _pearson_terms
 
 __all__ = [
     "soft_cross_entropy",
@@ -52,13 +62,6 @@ _COMMON = {
 # --------------------------------------------------------------------------- #
 # Validation with class names
 # --------------------------------------------------------------------------- #
-def _frame_columns(X):
-    """A DataFrame's column names, else None."""
-    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
-        return np.asarray(X.columns)
-    return None
-
-
 def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
     """``(pair, classes)``: the validated pair and the class of each column.
 
@@ -67,85 +70,12 @@ def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
     the columns in scale order.
     """
     pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
-    classes = pair.classes if pair.classes is not None else np.arange(pair.n_classes)
-    return pair, np.asarray(classes)
+    return pair, _class_names(pair.classes, pair.n_classes)
 
 
-def _pearson(x, y, *, what: str, x_name: str = "y_true", y_name: str = "y_prob"):
-    """Pearson's r of two 1-D arrays; ValueError where it is undefined."""
-    if x.shape[0] < 2:
-        raise ValueError(
-            f"The correlation of {what} needs at least 2 items, got {x.shape[0]}."
-        )
-    for arr, arg in ((x, x_name), (y, y_name)):
-        if np.ptp(arr) == 0:
-            raise ValueError(
-                f"The {what} of {arg} are the same for every item "
-                f"({float(arr[0]) + 0.0:.17g}), so their correlation is undefined."
-            )
-    xc = x - x.mean()
-    yc = y - y.mean()
-    r = float(xc @ yc / np.sqrt((xc @ xc) * (yc @ yc)))
-    return min(max(r, -1.0), 1.0)  # rounding can leave 1 + 1e-16
-
-
-# --------------------------------------------------------------------------- #
-# Per-item kernels (validated float arrays in, one value per item out)
-# --------------------------------------------------------------------------- #
-def _soft_cross_entropy_per_item(p_hat, P, eps=1e-12, offset=1e-9):
-    """``−Σ_k p̂_ik log(clip(q_ik, eps, 1 − eps) + offset)`` per item.
-
-    LeWiDi 2023's scorer (and 2021's soft evaluation): natural log, ``q``
-    clipped to ``[1e-12, 1 − 1e-12]`` and ``1e-9`` added inside the log, so a
-    zero prediction costs ``−log(1.001e-9) ≈ 20.7`` per unit of human mass.
-    """
-    q = np.clip(np.asarray(P, dtype=np.float64), eps, 1.0 - eps)
-    q += offset
-    np.log(q, out=q)
-    q *= p_hat
-    return -_row_sums(q)
-
-
-def _manhattan_per_item(p_hat, P):
-    """``Σ_k |p̂_ik − q_ik|`` per item (twice the total variation)."""
-    diff = np.subtract(p_hat, P, dtype=np.float64)
-    return _row_sums(np.abs(diff, out=diff))
-
-
-def _soft_accuracy_per_item(p_hat, P):
-    """``Σ_k min(p̂_ik, q_ik)``: the fuzzy-set overlap, ``1 − TVD`` per item."""
-    return _row_sums(np.minimum(p_hat, P, dtype=np.float64))
-
-
-def _soft_micro_f1_parts_per_item(p_hat, P):
-    """``(2 Σ_k min(p̂_ik, q_ik), Σ_k (p̂_ik + q_ik))`` per item.
-
-    Soft micro-F1 is a ratio of sums over all items (Kurniawan et al., 2025):
-    aggregate with ``Σ_i numerator_i / Σ_i denominator_i``.
-    """
-    num = 2.0 * _row_sums(np.minimum(p_hat, P, dtype=np.float64))
-    den = _row_sums(np.add(p_hat, P, dtype=np.float64))
-    return num, den
-
-
-def _po_jsd_per_item(p_hat, P):
-    """``1 − JSD(p̂_i, q_i)`` with the Jensen-Shannon *divergence* in bits."""
-    return 1.0 - _jsd_per_item(p_hat, P, base=2, squared=True)
-
-
-def _normalised_entropy_per_item(P):
-    """``H(q_i) / log K``: the entropy on a ``[0, 1]`` scale, any base."""
-    P = np.asarray(P, dtype=np.float64)
-    return _entropy(P) / np.log(P.shape[1])
-
-
-def _entropy_correlation_parts_per_item(p_hat, P):
-    """``(H(p̂_i) / log K, H(q_i) / log K)`` per item.
-
-    Entropy correlation is Pearson's r of these two columns across items
-    (Kurniawan et al., 2025), not a mean: aggregate with a correlation.
-    """
-    return _normalised_entropy_per_item(p_hat), _normalised_entropy_per_item(P)
+def _class_names(classes, n_classes: int) -> np.ndarray:
+    """The class of each column: its name, or its position when unnamed."""
+    return np.arange(n_classes) if classes is None else np.asarray(classes)
 
 
 # --------------------------------------------------------------------------- #
@@ -432,7 +362,97 @@ def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> fl
 
 
 def _entropy_correlation(pair: _Pair) -> float:
-    parts = pair.map_blocks(lambda b: _entropy_correlation_parts_per_item(b.p_hat, b.P))
-    human = np.concatenate([p[0] for p in parts])
-    model = np.concatenate([p[1] for p in parts])
-    return _pearson(human, model, what="normalised entropies")
+    sums = sum(
+        pair.map_blocks(lambda b: cell_sums(*_block_entropy_correlation_cells(b), 1))
+    )
+    return float(_pearson_or_raise(sums, "normalised entropies")[0])
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry).
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, Stats, register  # noqa: E402
+
+_ENTROPY_MOMENTS = Stats(
+    "entropy_moments",
+    cells=_block_entropy_correlation_cells,
+    n_cells=lambda n_classes: (1, 1),
+    finish=lambda sums, n_samples: {"r": _pearson_terms(sums)["r"][..., 0]},
+)
+
+register(
+    Metric(
+        "soft_cross_entropy",
+        "soft_ce",
+        soft_cross_entropy,
+        greater_is_better=False,
+        description="mean soft cross-entropy −Σ p̂ log q per item (nats)",
+        source="LeWiDi 2021/2023 (Uma et al. 2021; Leonardelli et al. 2023)",
+        per_item=lambda b, eps, offset: _soft_cross_entropy_per_item(
+            b.p_hat, b.P, eps, offset
+        ),
+    )
+)
+register(
+    Metric(
+        "manhattan_distance",
+        "manhattan",
+        manhattan_distance,
+        greater_is_better=False,
+        description="mean Manhattan distance ‖q − p̂‖₁ (LeWiDi 2025's MD)",
+        source="LeWiDi 2025; Rizzi et al. 2024",
+        per_item=lambda b: _manhattan_per_item(b.p_hat, b.P),
+    )
+)
+register(
+    Metric(
+        "soft_accuracy_score",
+        "soft_accuracy",
+        soft_accuracy_score,
+        greater_is_better=True,
+        description="soft accuracy: mean overlap Σ min(p̂, q)",
+        source="Kurniawan et al. 2025, §3",
+        per_item=lambda b: _soft_accuracy_per_item(b.p_hat, b.P),
+        scorer="soft_accuracy",
+    )
+)
+register(
+    Metric(
+        "soft_micro_f1_score",
+        "soft_micro_f1",
+        soft_micro_f1_score,
+        greater_is_better=True,
+        description="soft micro-F1: 2 Σ min(p̂, q) / Σ (p̂ + q) over all items",
+        source="Kurniawan et al. 2025, §3",
+        per_item=lambda b: _soft_micro_f1_parts_per_item(b.p_hat, b.P),
+        scorer="soft_micro_f1",
+    )
+)
+register(
+    Metric(
+        "po_jsd_score",
+        "po_jsd",
+        po_jsd_score,
+        greater_is_better=True,
+        description="PO-JSD: 1 − mean Jensen-Shannon divergence (bits)",
+        source="Kurniawan et al. 2025, §3",
+        per_item=lambda b: _po_jsd_per_item(b.p_hat, b.P),
+        scorer="po_jsd",
+    )
+)
+register(
+    Metric(
+        "entropy_correlation_score",
+        "entropy_corr",
+        entropy_correlation_score,
+        greater_is_better=True,
+        description="Pearson r of human and model entropies across items "
+        "(NaN where either is constant)",
+        source="Kurniawan et al. 2025, §3",
+        stats=_ENTROPY_MOMENTS,
+        value=lambda t: t["r"],
+        requires="variation",
+        scorer="entropy_correlation",
+    )
+)

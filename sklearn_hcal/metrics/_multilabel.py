@@ -11,16 +11,34 @@ Inputs are ``(n_samples, n_labels)`` arrays of per-label probabilities in
 ``[0, 1]`` (rows need not sum to one); with ``n_annotators=`` they are counts
 of annotators per label. None of these metrics needs more than the
 probabilities.
+
+Why they are not in the metric registry
+---------------------------------------
+The registry's consumers -- :func:`human_calibration_report`, the
+``HUMAN_SCORERS`` and ``hcal evaluate`` -- validate their labels as
+single-label histograms: rows of counts or of probabilities that sum to one,
+compared with one probability row per item. Per-label probabilities are
+another data shape (rows need not sum to one, each column is its own binary
+distribution), so a report column would have to bypass that validation and
+the class alignment, and the command line has no multi-label file format.
+They therefore stay plain functions. They do make scorers:
+``make_human_scorer(multilabel_manhattan_distance)`` scores a classifier
+whose ``predict_proba`` returns the ``(n_samples, n_labels)`` per-label
+probabilities (e.g. :class:`~sklearn.multiclass.OneVsRestClassifier` on a
+label-indicator ``y``) against ``y`` holding per-label human probabilities.
+With exactly two labels scikit-learn passes a scorer only the second column
+of ``predict_proba``, and the metric raises (the shapes differ).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 
-from .._validation import column_order
+from .._validation import column_order, frame_names
+from ..utils._compat import validate_params
+from ._cells import cell_sums
 from ._distribution import _jsd_per_item
-from ._hlv import _frame_columns, _pearson
+from ._pearson import _pearson_cells, _pearson_or_raise
 
 __all__ = [
     "multilabel_manhattan_distance",
@@ -40,7 +58,7 @@ _COMMON = {
 
 def _as_label_matrix(X, name):
     """``(float64 (n, L) array, column names or None)``; 1-D is one label."""
-    names = _frame_columns(X)
+    names = frame_names(X)
     raw = X.to_numpy() if hasattr(X, "to_numpy") else X
     try:
         arr = np.asarray(raw, dtype=np.float64)
@@ -161,6 +179,7 @@ def multilabel_manhattan_distance(
     ``MAMD = (1/N) Σ_i (1/L) Σ_l Σ_{k∈{0,1}} |p_ilk − t_ilk|`` (LeWiDi 2025,
     VariErrNLI soft evaluation), i.e. ``(1/N) Σ_i (2/L) Σ_l |q_il − t_il|``.
     It lies in ``[0, 2]``; lower is better.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -175,6 +194,7 @@ def multilabel_manhattan_distance(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -204,6 +224,7 @@ def multilabel_soft_micro_f1_score(
     ``F1 = 2 Σ_i Σ_l min(t_il, q_il) / Σ_i Σ_l (t_il + q_il)``; higher is
     better. When no label applies anywhere, in the data or in the prediction,
     the two agree perfectly and the score is 1.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -218,6 +239,7 @@ def multilabel_soft_micro_f1_score(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -248,6 +270,7 @@ def multilabel_po_jsd_score(
 
     ``1 − (1/N) Σ_i (1/L) Σ_l JSD([1 − t_il, t_il], [1 − q_il, q_il])`` with
     the Jensen-Shannon divergence in bits; in ``[0, 1]``, higher is better.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -262,6 +285,7 @@ def multilabel_po_jsd_score(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -286,6 +310,7 @@ def multilabel_entropy_correlation_score(
     ``H₂(q_il)`` over the items (binary entropies in bits), then the mean
     over labels (Kurniawan et al., 2025). A label whose entropies are the
     same for every item has no correlation: ValueError naming it.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
@@ -300,6 +325,7 @@ def multilabel_entropy_correlation_score(
         The label of each column of ``y_prob``.
     n_annotators : array-like of shape (n_samples,), default=None
         Annotators per item; when given, ``y_true`` holds counts.
+
     Returns
     -------
     float
@@ -314,13 +340,8 @@ def multilabel_entropy_correlation_score(
     """
     T, Q = _check_multilabel(y_true, y_prob, counts, labels, n_annotators)
     h_true, h_pred = _multilabel_entropy_correlation_parts_per_item(T, Q)
-    names = _frame_columns(y_true if counts is None else counts)
-    rs = []
-    for col in range(T.shape[1]):  # a loop over labels, not items
-        label = names[col] if names is not None else col
-        rs.append(
-            _pearson(
-                h_true[:, col], h_pred[:, col], what=f"entropies of label {label!r}"
-            )
-        )
+    names = frame_names(y_true if counts is None else counts)
+    labels_ = names if names is not None else range(T.shape[1])
+    sums = cell_sums(*_pearson_cells(h_true, h_pred), T.shape[1])
+    rs = _pearson_or_raise(sums, [f"entropies of label {lab!r}" for lab in labels_])
     return float(np.mean(rs))

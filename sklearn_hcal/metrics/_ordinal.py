@@ -24,11 +24,11 @@ Both metrics are invariant when the scale is reversed.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions, validate_params
 
 from .._validation import _row_sums, column_order
+from ..utils._compat import StrOptions, validate_params
 from ._distribution import _pair_mean
-from ._hlv import _COMMON, _check_named_pair
+from ._hlv import _COMMON, _check_named_pair, _class_names
 
 __all__ = ["wasserstein_distance", "ranked_probability_score_loss"]
 
@@ -60,9 +60,7 @@ def _scale_permutation(classes, order):
         order = np.asarray(order)
         if order.ndim != 1:
             raise ValueError(f"order must be 1-D, got shape {order.shape}.")
-        return column_order(
-            classes, order, name="the classes of y_true/y_prob", target_name="order"
-        )
+        return column_order(classes, order, name="y_true/y_prob", target_name="order")
     numeric = _numeric(classes)
     if numeric is not None and len(numeric) > 2:
         steps = np.diff(numeric)
@@ -106,12 +104,18 @@ def _scale_values(values, classes_in_order, n_classes):
     return positions
 
 
+def _scale(classes, order, values):
+    """``(permutation or None, positions or None)`` of the columns' classes."""
+    classes = np.asarray(classes)
+    perm = _scale_permutation(classes, order)
+    in_order = classes if perm is None else classes[perm]
+    return perm, _scale_values(values, in_order, len(classes))
+
+
 def _ordinal_pair(y_true, y_prob, counts, labels, order, values):
     """``(pair, permutation or None, positions or None)`` of an ordinal metric."""
     pair, classes = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
-    perm = _scale_permutation(classes, order)
-    in_order = classes if perm is None else classes[perm]
-    return pair, perm, _scale_values(values, in_order, pair.n_classes)
+    return (pair, *_scale(classes, order, values))
 
 
 def _in_scale_order(block, perm):
@@ -298,3 +302,59 @@ def ranked_probability_score_loss(
             *_in_scale_order(b, perm), annotations, normalize
         ),
     )
+
+
+# --------------------------------------------------------------------------- #
+# Registry declarations: the report's columns, the scorers and the command
+# line's metric names are derived from these (see ._registry). ``order`` and
+# ``values`` are metric parameters (``metric_params`` of the report, keyword
+# arguments of ``make_human_scorer``), matched to the class names of the
+# report's human labels.
+# --------------------------------------------------------------------------- #
+from ._registry import Metric, register  # noqa: E402
+
+
+def _block_scale(block, order, values):
+    """:func:`_scale` of a report block's classes (positional when unnamed)."""
+    return _scale(_class_names(block.classes, block.P.shape[1]), order, values)
+
+
+def _block_wasserstein(block, order, values):
+    perm, positions = _block_scale(block, order, values)
+    return _wasserstein_per_item(*_in_scale_order(block, perm), positions)
+
+
+def _block_ranked_probability(block, order, annotations, normalize):
+    perm, _ = _block_scale(block, order, None)
+    return _ranked_probability_per_item(
+        *_in_scale_order(block, perm), annotations, normalize
+    )
+
+
+register(
+    Metric(
+        "wasserstein_distance",
+        "wasserstein",
+        wasserstein_distance,
+        greater_is_better=False,
+        description="mean Wasserstein distance on the ordered classes (unit "
+        "steps unless values=)",
+        source="LeWiDi 2025 (AWD)",
+        per_item=_block_wasserstein,
+        requires="ordered",
+    )
+)
+register(
+    Metric(
+        "ranked_probability_score_loss",
+        "rps",
+        ranked_probability_score_loss,
+        greater_is_better=False,
+        description="mean ranked probability score of the ordered classes, "
+        "divided by K − 1",
+        source="Epstein 1969; Murphy 1971",
+        per_item=_block_ranked_probability,
+        requires="ordered",
+        scorer="neg_ranked_probability_score",
+    )
+)

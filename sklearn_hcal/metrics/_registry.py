@@ -48,13 +48,26 @@ __all__ = ["Metric", "Stats", "register", "get_metric", "metrics", "metric_table
 
 #: Modules whose declarations fill the registry (a new metric module adds its
 #: name here; a metric added to one of them needs nothing else).
-METRIC_MODULES = ("_distribution", "_majority", "_mimori", "_disagreement")
+METRIC_MODULES = (
+    "_distribution",
+    "_majority",
+    "_mimori",
+    "_disagreement",
+    "_hlv",
+    "_ordinal",
+)
 
 #: What a metric needs from the human labels, with the words used in errors.
+#: Only metrics that any label histogram supports ("distribution", "counts")
+#: are in ``HUMAN_SCORERS``: the others are undefined on some data
+#: ("pairs", "variation") or meaningful only on some ("ordered").
 REQUIREMENTS = {
     "distribution": "any human labels (counts or probability rows)",
     "counts": "integer label counts (it needs the number of annotations n_i)",
     "pairs": "integer label counts with at least one item of n_i >= 2 annotations",
+    "ordered": "classes on an ordered scale (the column order, or order=)",
+    "variation": "human labels that are not unanimous on every item (with one "
+    "label per item every human entropy is 0)",
 }
 
 # Arguments of a metric function that are data, never metric parameters.
@@ -117,8 +130,10 @@ class Metric:
         ``stats`` (with ``value``).
     kwargs : mapping
         Fixed keyword arguments of ``function`` (variants).
-    requires : {"distribution", "counts", "pairs"}
-        What the human labels must provide (``REQUIREMENTS``).
+    requires : {"distribution", "counts", "pairs", "ordered", "variation"}
+        What the human labels must provide (``REQUIREMENTS``). "ordered" is
+        the user's word (asking for the metric declares the classes
+        ordered); the others are checked on the labels.
     response : {"proba", "disagreement"}
         What the metric compares with the labels: class probabilities, or a
         predicted disagreement ``φ`` (1-D).
@@ -168,11 +183,13 @@ class Metric:
     @property
     def in_human_scorers(self) -> bool:
         """Whether ``HUMAN_SCORERS`` holds it: a metric function at its
-        defaults that any label histogram supports (not pairs of annotators)."""
+        defaults that any label histogram supports (not one that needs pairs
+        of annotators, labels that are not all unanimous, or ordered
+        classes)."""
         return (
             self.scorer_name is not None
             and not self.kwargs
-            and self.requires != "pairs"
+            and self.requires in ("distribution", "counts")
         )
 
     def parameters(self) -> dict:
