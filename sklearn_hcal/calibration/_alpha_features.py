@@ -129,9 +129,9 @@ def standardize_features(G, sample_weight=None):
     never modified, and no other temporary of its size is made: about a tenth
     of the time of ``(G - G.mean(0)) / G.std(0)`` at 100,000 × 512). The
     moments are weighted by ``sample_weight`` (integer weights equal repeated
-    rows). Each column is first divided by a power of two (exact), so features
-    of any finite magnitude give a finite scale. A constant feature gets
-    ``scale = 1``.
+    rows). When squares would overflow (features beyond ~1e154), each column
+    is first divided by a power of two (exact), so features of any finite
+    magnitude give a finite scale. A constant feature gets ``scale = 1``.
 
     Parameters
     ----------
@@ -152,11 +152,28 @@ def standardize_features(G, sample_weight=None):
            [ 1.,  0.]]), array([2., 5.]), array([1., 1.]))
     """
     H = np.array(G, dtype=np.float64, order="C")
-    peak = np.max(np.abs(H), axis=0) if H.shape[0] else np.zeros(H.shape[1])
-    c = np.where(
-        (peak > 0) & np.isfinite(peak), np.ldexp(1.0, np.frexp(peak)[1] - 1), 1.0
-    )
-    H /= c
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, scale = _centre_in_place(H, sample_weight)
+    c = np.ones(H.shape[1])
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(scale))):
+        # Squares overflowed (features beyond ~1e154): start again with each
+        # column divided by a power of two (exact), and undo it at the end.
+        H = np.array(G, dtype=np.float64, order="C")
+        peak = np.max(np.abs(H), axis=0)
+        c = np.where(
+            (peak > 0) & np.isfinite(peak), np.ldexp(1.0, np.frexp(peak)[1] - 1), 1.0
+        )
+        H /= c
+        mean, scale = _centre_in_place(H, sample_weight)
+    # constant columns (to rounding): nothing to scale, H is 0 there
+    constant = (scale == 0) | (scale <= 1e-12 * np.abs(mean))
+    scale[constant] = 1.0 / c[constant]
+    H /= scale
+    return H, mean * c, scale * c
+
+
+def _centre_in_place(H, sample_weight):
+    """Subtract the (weighted) column means from ``H``; ``(mean, std)``."""
     if sample_weight is None:
         mean = H.mean(axis=0)
         H -= mean
@@ -166,8 +183,4 @@ def standardize_features(G, sample_weight=None):
         mean = (w @ H) / w.sum()
         H -= mean
         var = np.einsum("i,ij,ij->j", w, H, H) / w.sum()
-    scale = np.sqrt(var)
-    constant = scale < 1e-12  # relative to the column's magnitude
-    scale[constant] = 1.0 / c[constant]
-    H /= scale
-    return H, mean * c, scale * c
+    return mean, np.sqrt(var)
