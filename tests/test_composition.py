@@ -135,6 +135,35 @@ def test_input_columns_named_like_the_histograms_are_aligned():
     np.testing.assert_array_equal(cal.classes_, NAMES)
 
 
+def test_chained_calibrator_columns_are_matched_by_class_name():
+    # A calibrator's transform under set_output(transform="pandas") names its
+    # columns logit_<class>; a second calibrator fitted on them (estimator=None)
+    # must read those names, not the column positions.
+    Z, Y, _ = make_label_histograms(300, 3, 5, temperature=2.0, random_state=1)
+    H = pd.DataFrame(Y, columns=NAMES)
+    ref = TemperatureScaler().fit(Z, Y)
+    order = [NAMES.index(c) for c in SHUFFLED]
+    logits = pd.DataFrame(Z[:, order], columns=[f"logit_{c}" for c in SHUFFLED])
+    cal = TemperatureScaler().fit(logits, H)
+    assert cal.temperature_ == pytest.approx(ref.temperature_, rel=1e-9)
+    np.testing.assert_array_equal(cal.classes_, SHUFFLED)
+    # 1-D string labels are matched through the same names
+    labels = np.asarray(NAMES)[Y.argmax(axis=1)]
+    on_labels = TemperatureScaler().fit(logits, labels)
+    assert on_labels.temperature_ == pytest.approx(
+        TemperatureScaler().fit(Z, labels).temperature_, rel=1e-9
+    )
+    # names that match only some classes are refused rather than guessed
+    odd = logits.rename(columns={"logit_neutral": "logit_other"})
+    with pytest.raises(ValueError, match="do not match"):
+        TemperatureScaler().fit(odd, H)
+    # names unrelated to the classes leave the columns positional
+    plain = pd.DataFrame(Z, columns=["x0", "x1", "x2"])
+    assert TemperatureScaler().fit(plain, H).temperature_ == pytest.approx(
+        ref.temperature_, rel=1e-12
+    )
+
+
 # -- case 4: Pipelines first-class -----------------------------------------------
 def _expanded_weighted_fit(pipe, X, Y, steps):
     # one row per (item, class) weighted by the count, the weights given to

@@ -107,6 +107,59 @@ def _n_classes(outputs):
     return first.shape[-1]
 
 
+def _prefix_cuts(names):
+    """0, then the length of every ``"<prefix>_"`` that all ``names`` share."""
+    yield 0
+    for i, char in enumerate(names[0]):
+        if char == "_" and all(n.startswith(names[0][: i + 1]) for n in names):
+            yield i + 1
+
+
+def _input_column_classes(x_names, y, is_hist):
+    """The class of each column of ``estimator=None`` input, or None.
+
+    ``X``'s column names name the classes when they are the names of ``y``'s
+    classes (a histogram's column names, or the labels), as they are or
+    behind one common ``"<prefix>_"`` -- the ``logit_<class>`` /
+    ``alpha_<class>`` columns of a calibrator's ``transform`` under
+    ``set_output(transform="pandas")``, so that calibrators chained in a
+    Pipeline stay aligned. Names that match only in part raise (DECISIONS
+    rule 1: nothing is matched by position when names disagree); names that
+    share nothing with the classes (``x0, x1, ...``) leave the columns
+    positional. Only string labels are matched (``feature_names_in_`` is
+    always text).
+    """
+    if is_hist:
+        targets = frame_names(y)
+    else:
+        values = np.asarray(y)
+        targets = None
+        if values.dtype.kind in "OU" and all(isinstance(v, str) for v in values):
+            targets = np.unique(values)
+    if targets is None:
+        return None
+    by_text = {str(t): t for t in np.asarray(targets).tolist()}
+    x_text = [str(n) for n in x_names]
+    partial = None
+    for cut in _prefix_cuts(x_text):
+        names = [x[cut:] for x in x_text]
+        if len(set(names)) != len(names):
+            continue
+        if set(by_text) <= set(names) and (not is_hist or len(names) == len(by_text)):
+            return np.asarray([by_text.get(n, n) for n in names])
+        if partial is None and set(by_text) & set(names):
+            partial = names
+    if partial is not None:
+        what = "columns" if is_hist else "labels"
+        raise ValueError(
+            f"With estimator=None the columns of X name the classes, but X's "
+            f"columns {x_text[:10]} (read as {partial[:10]}) do not match the "
+            f"{what} of y {sorted(by_text)[:10]}. Rename X's columns to the "
+            "class names, or pass X as an array to match them by position."
+        )
+    return None
+
+
 class _BaseCalibrator(
     HumanScoreMixin, ClassifierMixin, TransformerMixin, BaseEstimator
 ):
@@ -238,12 +291,9 @@ class _BaseCalibrator(
             check_consistent_length(X, y)
             self.estimator_ = None
             x_names = getattr(self, "feature_names_in_", None)
-            y_names = frame_names(y) if is_hist else None
             reference = None
-            if x_names is not None and y_names is not None:
-                # X's columns name the classes when they carry y's names
-                if sorted(map(str, x_names)) == sorted(map(str, y_names)):
-                    reference = x_names
+            if x_names is not None:
+                reference = _input_column_classes(x_names, y, is_hist)
             return self._input_outputs(X), reference, sample_weight
         check_consistent_length(X, y)
         n = num_samples(X)
