@@ -406,3 +406,92 @@ def test_reliability_confidence_a_rounding_error_above_one():
     assert disp.bin_counts.shape == (10,)
     assert disp.bin_counts[-1] == 1 and disp.bin_counts.sum() == 3
     plt.close("all")
+
+
+# --------------------------------------------------------------------------- #
+# classes by name in the displays (DECISIONS rule 1)
+# --------------------------------------------------------------------------- #
+def _brute_force_ece(Y, P, n_bins=10):
+    """Confidence ECE against the first-maximum majority, item by item."""
+    total = 0.0
+    for b in range(n_bins):
+        lo, hi = b / n_bins, (b + 1) / n_bins
+        members = [i for i in range(len(P)) if lo < P[i].max() <= hi]
+        if members:
+            acc = np.mean([P[i].argmax() == Y[i].argmax() for i in members])
+            conf = np.mean([P[i].max() for i in members])
+            total += len(members) * abs(acc - conf)
+    return total / len(P)
+
+
+@pytest.fixture(scope="module")
+def string_classifier():
+    """A classifier on string labels a, b, c and its one-hot histograms."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 3))
+    y = np.array(list("abc"))[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)]
+    clf = LogisticRegression().fit(X, y)
+    onehot = 3 * (y[:, None] == clf.classes_).astype(int)  # columns a, b, c
+    return X, y, clf, onehot
+
+
+def test_displays_from_estimator_match_named_histograms_by_name(string_classifier):
+    # Regression: from_estimator handed predict_proba to the displays without
+    # its classes, so a DataFrame y in another column order was read by
+    # position (ECE 0.648 instead of 0.046, no warning).
+    pd = pytest.importorskip("pandas")
+    X, _, clf, onehot = string_classifier
+    frame = pd.DataFrame(onehot, columns=clf.classes_)[["c", "a", "b"]]
+    want = _brute_force_ece(onehot, clf.predict_proba(X))
+    disp = MajorityReliabilityDisplay.from_estimator(clf, X, frame)
+    assert disp.ece == pytest.approx(want, rel=1e-12)
+    # the marginal panels are titled in y's class order, each with its data
+    marg = HumanModelMarginalDisplay.from_estimator(clf, X, frame)
+    assert marg.class_names == ["c", "a", "b"]
+    model = marg.panels[("class", 0)]["LogisticRegression"]
+    np.testing.assert_allclose(model, clf.predict_proba(X)[:, 2])
+
+
+def test_displays_map_1d_labels_through_classes(string_classifier):
+    # Regression: 1-D labels of a subset lacking a class could not be matched
+    # (an error asking for labels=, which the displays did not take).
+    X, y, clf, onehot = string_classifier
+    keep = y != "c"
+    want = _brute_force_ece(onehot[keep], clf.predict_proba(X[keep]))
+    disp = MajorityReliabilityDisplay.from_estimator(clf, X[keep], y[keep])
+    assert disp.ece == pytest.approx(want, rel=1e-12)
+    # from_predictions takes labels= like the metric functions
+    P = clf.predict_proba(X[keep])[:, [2, 0, 1]]
+    disp = MajorityReliabilityDisplay.from_predictions(
+        y[keep], P, labels=["c", "a", "b"]
+    )
+    assert disp.ece == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match="labels="):
+        MajorityReliabilityDisplay.from_predictions(y[keep], P)
+    errors = InstanceErrorDisplay.from_predictions(
+        y[keep], P, labels=["c", "a", "b"], kind="dist_ce"
+    )
+    p_hat = onehot[keep] / 3
+    tvd = 0.5 * np.abs(p_hat - clf.predict_proba(X[keep])).sum(axis=1)
+    np.testing.assert_allclose(errors.errors["Classifier"], tvd, rtol=1e-12)
+
+
+def test_displays_refuse_differently_named_predictions_of_unnamed_labels(
+    string_classifier,
+):
+    # y_true without class names and two predictions naming their columns in
+    # different orders: which order y_true follows is a guess.
+    pd = pytest.importorskip("pandas")
+    X, _, clf, onehot = string_classifier
+    P = clf.predict_proba(X)
+    preds = {
+        "abc": pd.DataFrame(P, columns=list("abc")),
+        "cab": pd.DataFrame(P[:, [2, 0, 1]], columns=list("cab")),
+    }
+    with pytest.raises(ValueError, match="ambiguous"):
+        InstanceErrorDisplay.from_predictions(onehot, preds)
+    # named labels make it unambiguous: both are the same classifier
+    disp = InstanceErrorDisplay.from_predictions(
+        pd.DataFrame(onehot, columns=list("abc")), preds, kind="dist_ce"
+    )
+    np.testing.assert_allclose(disp.errors["abc"], disp.errors["cab"], rtol=1e-12)

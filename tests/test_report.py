@@ -220,6 +220,30 @@ def test_report_aligns_every_dataframe_prediction_by_name(data):
     )
 
 
+def test_report_refuses_predictions_naming_unnamed_labels_differently(data):
+    # Regression: with an array y_true, the first DataFrame prediction's
+    # names were taken for y_true's and later ones reordered to them, so the
+    # report disagreed with the metric function (which reads each prediction
+    # by position) for one of them -- and which one is right is a guess.
+    Y, _, preds = data
+    P = preds["noisy"]
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    abc = pd.DataFrame(P, columns=["a", "b", "c"])
+    cab = pd.DataFrame(P[:, [2, 0, 1]], columns=["c", "a", "b"])
+    with pytest.raises(ValueError, match=r"predictions\['cab'\] names its.*ambiguous"):
+        human_calibration_report(Y, {"abc": abc, "cab": cab}, metrics=["jsd"])
+    with pytest.raises(ValueError, match="ambiguous"):
+        human_calibration_report(Y, {"array": P, "abc": abc, "cab": cab})
+    # the same names in the same order: positional, as the metric functions
+    report = human_calibration_report(Y, {"abc": abc, "again": abc}, metrics=["jsd"])
+    want = np.mean([jensenshannon(a, b) for a, b in zip(p_hat, P)])
+    assert report.loc["again", "jsd"] == pytest.approx(want, rel=1e-12)
+    # named labels decide: both predictions are the same classifier
+    frame = pd.DataFrame(Y, columns=["a", "b", "c"])
+    named = human_calibration_report(frame, {"abc": abc, "cab": cab}, metrics=["jsd"])
+    assert named.loc["cab", "jsd"] == pytest.approx(want, rel=1e-12)
+
+
 def test_report_and_tables_take_labels_for_1d_string_labels():
     # labels= names the columns of every prediction, in any order (not the
     # sorted one that 1-D labels would otherwise map to).

@@ -85,11 +85,23 @@ class _Pair:
     renormalised (None: unknown, checked per block); :attr:`_Block.P`
     applies both. ``classes`` are the class names of ``Y``'s columns when
     known (DataFrame columns, ``labels=``, or the values of 1-D labels),
-    else None (positional).
+    else None (positional). ``named`` says whether those names belong to the
+    human labels themselves (a DataFrame, ``labels=``, 1-D labels mapped
+    through them); False when only a prediction named its columns and the
+    human labels are a positional array.
     """
 
     def __init__(
-        self, Y, P, n, is_counts: bool, *, order=None, renormalise=None, classes=None
+        self,
+        Y,
+        P,
+        n,
+        is_counts: bool,
+        *,
+        order=None,
+        renormalise=None,
+        classes=None,
+        named: bool | None = None,
     ) -> None:
         self.Y = Y
         self.P = P
@@ -98,6 +110,7 @@ class _Pair:
         self.order = order
         self.renormalise = renormalise
         self.classes = classes
+        self.named = classes is not None if named is None else bool(named)
         self.n_samples, self.n_classes = Y.shape
 
     def blocks(self, chunk_rows: int | None = None):
@@ -127,6 +140,7 @@ class _Pair:
             order=self.order,
             renormalise=self.renormalise,
             classes=self.classes,
+            named=self.named,
         )
 
     def probabilities(self) -> np.ndarray:
@@ -164,9 +178,11 @@ class _Pair:
         prob_classes = _probability_classes(
             labels, frame_names(y_prob), self.n_classes, name=name
         )
-        order, classes = None, self.classes
+        order, classes, named = None, self.classes, self.named
         if classes is None:
-            classes = prob_classes
+            # labels= names the columns of both; a DataFrame's names are only
+            # the prediction's (the human labels stay positional)
+            classes, named = prob_classes, labels is not None
         elif prob_classes is not None:
             order = column_order(
                 prob_classes,
@@ -174,6 +190,8 @@ class _Pair:
                 name=name if labels is None else f"{name} (labels=)",
                 target_name=y_true_name,
             )
+            if order is not None and not named:
+                _ambiguous_order(prob_classes, classes, name, y_true_name)
         return _Pair(
             self.Y,
             P,
@@ -182,7 +200,27 @@ class _Pair:
             order=order,
             renormalise=off,
             classes=classes,
+            named=named,
         )
+
+
+def _ambiguous_order(names, earlier, name: str, y_true_name: str):
+    """Raise: two predictions name the columns of positional labels differently.
+
+    When the human labels are an array without names, the class names come
+    from the predictions alone; two predictions whose names come in
+    different orders cannot both follow the labels' columns, and which one
+    does is a guess (DECISIONS rule 1). Each on its own is positional, as a
+    metric function reads it.
+    """
+    raise ValueError(
+        f"{name} names its columns {np.asarray(names).tolist()} but another "
+        f"prediction names them {np.asarray(earlier).tolist()}, and "
+        f"{y_true_name} is an array without class names, so which order its "
+        f"columns follow is ambiguous; pass {y_true_name} as a DataFrame whose "
+        "columns name the classes (the predictions are then matched to it by "
+        "name), or give every prediction its columns in the same order."
+    )
 
 
 def _check_labels(labels, n_columns: int, *, name: str) -> np.ndarray:

@@ -33,8 +33,12 @@ _DEBIASED = ("el", "dl", "il")
 class Human:
     """The validated human labels, shared by every classifier of a report."""
 
-    def __init__(self, pair: _Pair) -> None:
+    def __init__(self, pair: _Pair, *, y_true_name: str = "y_true") -> None:
         self.pair = pair
+        # The pair further classifiers are checked against (see
+        # ._report.check_prediction), and the labels' name in messages.
+        self.reference = pair
+        self.y_true_name = y_true_name
         self.Y, self.n = pair.Y, pair.n
         self.is_counts = pair.is_counts
         self.n_samples, self.n_classes = pair.n_samples, pair.n_classes

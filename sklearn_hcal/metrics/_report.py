@@ -34,19 +34,31 @@ __all__ = [
 
 
 def validate_human(
-    y_true, y_prob, counts=None, labels=None, *, y_prob_name="y_prob"
+    y_true,
+    y_prob,
+    counts=None,
+    labels=None,
+    *,
+    y_prob_name="y_prob",
+    allow_probabilities: bool = True,
 ) -> tuple[Human, Source]:
     """``(Human, Source)``: the human labels and the first classifier, validated.
 
-    With :func:`check_prediction` the one place the report functions check
-    their inputs; classes are aligned by name as the metric functions align
-    them (``labels=``, DataFrame columns; see
+    With :func:`check_prediction` the one place the report functions and the
+    Displays check their inputs; classes are aligned by name as the metric
+    functions align them (``labels=``, DataFrame columns; see
     :func:`~sklearn_hcal._validation.check_histograms_and_probabilities`).
     """
     pair = _check_pair(
-        y_true, y_prob, counts=counts, labels=labels, y_prob_name=y_prob_name
+        y_true,
+        y_prob,
+        counts=counts,
+        labels=labels,
+        allow_probabilities=allow_probabilities,
+        y_prob_name=y_prob_name,
     )
-    return Human(pair), Source(pair)
+    human = Human(pair, y_true_name="y_true" if counts is None else "counts")
+    return human, Source(pair)
 
 
 def check_prediction(human: Human, value, name: str, labels=None) -> Source:
@@ -54,9 +66,17 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
 
     Checked and aligned by name exactly as the first classifier's
     (:meth:`~sklearn_hcal._validation._Pair.with_probabilities`): a DataFrame
-    ``value`` has its columns put in the labels' class order.
+    ``value`` has its columns put in the labels' class order. When the human
+    labels are an array without class names, every prediction that names its
+    columns must name them in the same order (else which order the labels'
+    columns follow is ambiguous, and a ValueError says so).
     """
-    return Source(human.pair.with_probabilities(value, labels=labels, name=name))
+    pair = human.reference.with_probabilities(
+        value, labels=labels, name=name, y_true_name=human.y_true_name
+    )
+    if human.reference.classes is None and pair.classes is not None:
+        human.reference = pair
+    return Source(pair)
 
 
 def as_prediction_dict(
@@ -194,8 +214,11 @@ _TEMPLATE = """Table of human-calibration metrics, one row per classifier.
         functions (e.g. :func:`distribution_calibration_error`): 1-D
         ``y_true`` labels are looked up among them, and they are matched by
         name with a DataFrame ``y_true``. Without it a DataFrame prediction's
-        column names are its classes (each prediction is aligned by name on
-        its own), else the columns are positional.
+        column names are its classes, matched by name with a DataFrame
+        ``y_true`` or with 1-D labels; else the columns are positional. With
+        an array ``y_true`` (no class names) the predictions that name their
+        columns must name them in the same order: which order the labels'
+        columns follow is ambiguous otherwise, and a ``ValueError`` says so.
     metrics : list of str, default=None
         Columns to compute, in order (names above); ``None`` = the default
         columns that the labels support.

@@ -150,6 +150,7 @@ class AgreementBinDisplay:
             "y_true": ["array-like"],
             "y_prob": ["array-like", dict],
             "counts": ["array-like", None],
+            "labels": ["array-like", None],
             "metric": [str],
             "n_bins": [Interval(Integral, 1, None, closed="left")],
             "strategy": [StrOptions({"quantile", "uniform"})],
@@ -164,6 +165,7 @@ class AgreementBinDisplay:
         y_prob,
         *,
         counts: ArrayLike | None = None,
+        labels: ArrayLike | None = None,
         metric: str = "jsd",
         n_bins: int = 5,
         strategy: str = "quantile",
@@ -182,6 +184,11 @@ class AgreementBinDisplay:
             Predicted probabilities, or ``{name: probabilities}``.
         counts : array-like of shape (n_samples, n_classes), default=None
             Replaces ``y_true`` as the human histograms when given.
+        labels : array-like of shape (n_classes,), default=None
+            The class of each column of the predictions (default: a
+            DataFrame's column names, else positional), matched by name with
+            1-D labels and a DataFrame ``y_true``, as for the metric
+            functions; see "Classes" in :mod:`sklearn_hcal.metrics`.
         metric : str, default="jsd"
             A report metric name (``"accuracy"``, ``"jsd"``, ``"kl"``,
             ``"dist_ce"``, ... see
@@ -201,7 +208,9 @@ class AgreementBinDisplay:
         display : AgreementBinDisplay
         """
         _check_matplotlib()
-        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
+        Y, preds, _ = _validate_named_pairs(
+            y_true, y_prob, counts, name=name, labels=labels
+        )
         rows, table = {}, None
         for clf, P in preds.items():
             table = metrics_by_agreement(

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import check_histograms_and_probabilities
-from ..metrics._report import as_prediction_dict
+from ..metrics._report import as_prediction_dict, check_prediction, validate_human
 from ..utils._optional import import_optional
 from ..utils._pipeline import (
     disagreement_method,
@@ -54,7 +53,11 @@ def _named_estimators(estimator, name) -> dict:
 
 
 def _estimator_predictions(estimator, X, name) -> dict:
-    """``{name: predict_proba(X)}`` of one fitted classifier or a dict of them."""
+    """``{name: predict_proba(X)}`` of one fitted classifier or a dict of them.
+
+    Each as a DataFrame named by the classifier's ``classes_`` (see
+    :func:`_predict_proba`).
+    """
     estimators = _named_estimators(estimator, name)
     return {n: _predict_proba(e, X, n) for n, e in estimators.items()}
 
@@ -71,13 +74,14 @@ def _single_estimator(estimator, name, display: str) -> tuple:
 
 
 def _predict_proba(estimator, X, name: str):
+    """``predict_proba(X)`` named by ``classes_`` (:func:`_labelled`)."""
     method = get_method(estimator, "predict_proba")
     if method is None:
         raise ValueError(
             f"estimator {name!r} ({_estimator_name(estimator)}) has no "
             "predict_proba; a probabilistic classifier is required."
         )
-    return method(X)
+    return _labelled(method(X), estimator)
 
 
 def _disagreement_source(estimator, X, response_method: str, name: str):
@@ -104,29 +108,53 @@ def _disagreement_source(estimator, X, response_method: str, name: str):
 
 
 def _validate_named_pairs(
-    y_true, y_prob, counts, *, name=None, probabilities=True
+    y_true, y_prob, counts, *, name=None, probabilities=True, labels=None
 ) -> tuple:
-    """Validated histograms ``Y`` and ``{name: P}`` sharing them.
+    """``(Y, {name: P}, classes)``: histograms, probabilities sharing them.
 
     ``y_prob`` is one classifier's probabilities (named ``name``, default
-    ``"Classifier"``) or ``{name: probabilities}``.
+    ``"Classifier"``) or ``{name: probabilities}``. Validated and aligned by
+    class name exactly as :func:`~sklearn_hcal.metrics.human_calibration_report`
+    does (the same two functions): every ``P`` is in ``Y``'s class order,
+    ``classes`` (None: positional) names ``Y``'s columns.
     """
     predictions = as_prediction_dict(y_prob, name, default="Classifier", what="y_prob")
-    Y = None
-    out = {}
-    for key, value in predictions.items():
-        label = "y_prob" if len(predictions) == 1 else f"y_prob[{key!r}]"
-        Y_i, P = check_histograms_and_probabilities(
-            y_true,
-            value,
-            counts=counts,
-            allow_probabilities=probabilities,
-            y_prob_name=label,
-        )
-        if Y is None:
-            Y = np.asarray(Y_i, dtype=np.float64)
-        out[key] = np.asarray(P, dtype=np.float64)
-    return Y, out
+    keys = list(predictions)
+    single = len(keys) == 1
+    human, first = validate_human(
+        y_true,
+        predictions[keys[0]],
+        counts,
+        labels,
+        y_prob_name="y_prob" if single else f"y_prob[{keys[0]!r}]",
+        allow_probabilities=probabilities,
+    )
+    sources = [first] + [
+        check_prediction(human, predictions[key], f"y_prob[{key!r}]", labels)
+        for key in keys[1:]
+    ]
+    Y = np.asarray(human.Y, dtype=np.float64)
+    out = {
+        key: np.asarray(source.pair.probabilities(), dtype=np.float64)
+        for key, source in zip(keys, sources)
+    }
+    return Y, out, human.reference.classes
+
+
+def _labelled(P, estimator):
+    """``P`` as a DataFrame whose columns are ``estimator.classes_``.
+
+    ``predict_proba``'s columns follow ``classes_``; naming them lets the
+    displays match them with the human labels by name (1-D labels, a
+    DataFrame's columns), as the scorers do by passing ``labels=classes_``.
+    """
+    classes = getattr(estimator, "classes_", None)
+    P = np.asarray(P)
+    if classes is None or P.ndim != 2 or len(classes) != P.shape[1]:
+        return P
+    import pandas as pd
+
+    return pd.DataFrame(P, columns=pd.Index(np.asarray(classes), dtype=object))
 
 
 def _count_axes(ax):

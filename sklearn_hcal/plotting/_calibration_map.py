@@ -207,6 +207,7 @@ class CalibrationDispersionDisplay:
             "y_true": ["array-like"],
             "y_prob": ["array-like", dict],
             "counts": ["array-like", None],
+            "labels": ["array-like", None],
             "n_bins": [Interval(Integral, 1, None, closed="left")],
             "debiased": ["boolean"],
             "name": [str, None],
@@ -221,6 +222,7 @@ class CalibrationDispersionDisplay:
         y_prob,
         *,
         counts: ArrayLike | None = None,
+        labels: ArrayLike | None = None,
         n_bins: int = 15,
         debiased: bool = True,
         name: str | None = None,
@@ -239,6 +241,11 @@ class CalibrationDispersionDisplay:
             Predicted probabilities, or ``{name: probabilities}``.
         counts : array-like of shape (n_samples, n_classes), default=None
             Replaces ``y_true`` as the human histograms when given.
+        labels : array-like of shape (n_classes,), default=None
+            The class of each column of the predictions (default: a
+            DataFrame's column names, else positional), matched by name with
+            1-D labels and a DataFrame ``y_true``, as for the metric
+            functions; see "Classes" in :mod:`sklearn_hcal.metrics`.
         n_bins : int, default=15
             Class-wise equal-width bins of ``CL`` and ``DL``.
         debiased : bool, default=True
@@ -254,8 +261,8 @@ class CalibrationDispersionDisplay:
         display : CalibrationDispersionDisplay
         """
         _check_matplotlib()
-        Y, preds = _validate_named_pairs(
-            y_true, y_prob, counts, name=name, probabilities=False
+        Y, preds, _ = _validate_named_pairs(
+            y_true, y_prob, counts, name=name, probabilities=False, labels=labels
         )
         column = "debiased" if debiased else "plugin"
         cl, dl = [], []

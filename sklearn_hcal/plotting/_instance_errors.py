@@ -342,6 +342,7 @@ class InstanceErrorDisplay:
             "y_true": ["array-like"],
             "y_prob": ["array-like", dict],
             "counts": ["array-like", None],
+            "labels": ["array-like", None],
             "kind": [StrOptions(_KINDS)],
             "bins": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
             "name": [str, None],
@@ -356,6 +357,7 @@ class InstanceErrorDisplay:
         y_prob,
         *,
         counts: ArrayLike | None = None,
+        labels: ArrayLike | None = None,
         kind: str = "dist_ce",
         bins: int | ArrayLike = 30,
         name: str | None = None,
@@ -375,6 +377,11 @@ class InstanceErrorDisplay:
             classifiers.
         counts : array-like of shape (n_samples, n_classes), default=None
             Replaces ``y_true`` as the human histograms when given.
+        labels : array-like of shape (n_classes,), default=None
+            The class of each column of the predictions (default: a
+            DataFrame's column names, else positional), matched by name with
+            1-D labels and a DataFrame ``y_true``, as for the metric
+            functions; see "Classes" in :mod:`sklearn_hcal.metrics`.
         kind : {"dist_ce", "ent_ce", "abs_ent_ce"}, default="dist_ce"
             DistCE (TVD, Baan eq. 7), signed EntCE (eq. 5) or ``|EntCE|``.
         bins : int or array-like, default=30
@@ -394,7 +401,9 @@ class InstanceErrorDisplay:
         display : InstanceErrorDisplay
         """
         _check_matplotlib()
-        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
+        Y, preds, _ = _validate_named_pairs(
+            y_true, y_prob, counts, name=name, labels=labels
+        )
         errors = {n: _instance_errors(Y, P, kind) for n, P in preds.items()}
         edges = _edges(bins, _default_range(kind, Y.shape[1]))
         disp = cls(errors, edges, kind=kind)

@@ -11,9 +11,8 @@ from ..metrics import instance_calibration_errors
 from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
+    _estimator_predictions,
     _has_label,
-    _named_estimators,
-    _predict_proba,
     _pyplot,
     _validate_named_pairs,
 )
@@ -245,6 +244,7 @@ class HumanModelMarginalDisplay:
             "y_true": ["array-like"],
             "y_prob": ["array-like", dict],
             "counts": ["array-like", None],
+            "labels": ["array-like", None],
             "view": [StrOptions(set(_VIEWS))],
             "bins": [Interval(Integral, 1, None, closed="left")],
             "class_names": ["array-like", None],
@@ -259,6 +259,7 @@ class HumanModelMarginalDisplay:
         y_prob,
         *,
         counts: ArrayLike | None = None,
+        labels: ArrayLike | None = None,
         view: str = "marginal",
         bins: int = 20,
         class_names: ArrayLike | None = None,
@@ -278,6 +279,11 @@ class HumanModelMarginalDisplay:
             Predicted probabilities, or ``{name: probabilities}``.
         counts : array-like of shape (n_samples, n_classes), default=None
             Replaces ``y_true`` as the human histograms when given.
+        labels : array-like of shape (n_classes,), default=None
+            The class of each column of the predictions (default: a
+            DataFrame's column names, else positional), matched by name with
+            1-D labels and a DataFrame ``y_true``, as for the metric
+            functions; see "Classes" in :mod:`sklearn_hcal.metrics`.
         view : {"marginal", "error", "absolute_error"}, default="marginal"
             See the class description.
         bins : int, default=20
@@ -286,7 +292,9 @@ class HumanModelMarginalDisplay:
             entropies; the signed errors of ``view="error"`` span ``[−1, 1]``
             or ``[−log K, log K]`` with ``2 * bins`` bins (the same width).
         class_names : array-like of str, default=None
-            Class names for the titles; a DataFrame's columns by default.
+            Class names for the titles; by default the classes of the columns
+            (``y_true``'s DataFrame columns, ``labels``, or the predictions'
+            names), else their positions.
         name : str, default=None
             Name of a single classifier (keys name a dict's).
         ax : array-like of matplotlib Axes, default=None
@@ -299,10 +307,11 @@ class HumanModelMarginalDisplay:
         display : HumanModelMarginalDisplay
         """
         _check_matplotlib()
-        human_labels = y_true if counts is None else counts
-        if class_names is None and hasattr(human_labels, "columns"):
-            class_names = [str(c) for c in human_labels.columns]
-        Y, preds = _validate_named_pairs(y_true, y_prob, counts, name=name)
+        Y, preds, classes = _validate_named_pairs(
+            y_true, y_prob, counts, name=name, labels=labels
+        )
+        if class_names is None and classes is not None:
+            class_names = [str(c) for c in classes]
         n_classes = Y.shape[1]
         if class_names is not None:
             class_names = [str(c) for c in class_names]
@@ -368,20 +377,17 @@ class HumanModelMarginalDisplay:
         y : array-like of shape (n_samples, n_classes)
             Human label histograms (or labels, with ``counts``).
         counts, view, bins, class_names, name, ax, fill_human, **kwargs
-            See :meth:`from_predictions`; ``class_names`` defaults to the
-            first estimator's ``classes_``.
+            See :meth:`from_predictions`. Each estimator's columns are named
+            by its ``classes_`` and matched by name with 1-D labels and a
+            DataFrame ``y``; ``class_names`` defaults to ``y``'s DataFrame
+            columns, else the estimators' ``classes_``.
 
         Returns
         -------
         display : HumanModelMarginalDisplay
         """
         _check_matplotlib()
-        estimators = _named_estimators(estimator, name)
-        preds = {n: _predict_proba(e, X, n) for n, e in estimators.items()}
-        if class_names is None:
-            first = next(iter(estimators.values()))
-            if hasattr(first, "classes_"):
-                class_names = [str(c) for c in first.classes_]
+        preds = _estimator_predictions(estimator, X, name)
         return cls.from_predictions(
             y,
             preds,

@@ -224,6 +224,7 @@ class MajorityReliabilityDisplay:
             "y_true": ["array-like"],
             "y_prob": ["array-like"],
             "counts": ["array-like", None],
+            "labels": ["array-like", None],
             "n_bins": [Interval(Integral, 1, None, closed="left")],
             "name": [str, None],
             "kind": [StrOptions({"line", "bar"})],
@@ -238,6 +239,7 @@ class MajorityReliabilityDisplay:
         y_prob: ArrayLike,
         *,
         counts: ArrayLike | None = None,
+        labels: ArrayLike | None = None,
         n_bins: int = 10,
         name: str | None = None,
         ax=None,
@@ -257,6 +259,11 @@ class MajorityReliabilityDisplay:
             problem).
         counts : array-like of shape (n_samples, n_classes), default=None
             Replaces ``y_true`` as the human histograms when given.
+        labels : array-like of shape (n_classes,), default=None
+            The class of each column of the predictions (default: a
+            DataFrame's column names, else positional), matched by name with
+            1-D labels and a DataFrame ``y_true``, as for the metric
+            functions; see "Classes" in :mod:`sklearn_hcal.metrics`.
         n_bins : int, default=10
             Equal-width confidence bins (the ECE's default).
         name : str, default=None
@@ -271,7 +278,9 @@ class MajorityReliabilityDisplay:
         display : MajorityReliabilityDisplay
         """
         _check_matplotlib()
-        Y, preds = _validate_named_pairs(y_true, {"_": y_prob}, counts)
+        Y, preds, _ = _validate_named_pairs(
+            y_true, {"_": y_prob}, counts, labels=labels
+        )
         P = preds["_"]
         edges, conf, acc, bin_counts = _majority_bins(Y, P, n_bins)
         disp = cls(
