@@ -667,8 +667,9 @@ CASES = [
         Case(f"evaluate_argument_{i}", CU, EV + ["c.npy", *extra], 2, pattern)
         for i, (extra, pattern) in enumerate(
             [
-                (["--pred", "noequals.npy"], r"expected NAME=FILE"),
-                (["--pred", "=x.npy"], r"expected NAME=FILE"),
+                (["--pred", "=x.npy"], r"expected NAME=FILE or FILE"),
+                (["--pred", " "], r"expected NAME=FILE or FILE"),
+                (["--pred", "noequals.npy"], r"noequals\.npy: no such file"),
                 (["--pred", "m=p.npy", "--format", "xml"], r"--format: invalid choice"),
                 (
                     ["--pred", "m=p.npy", "--metrics", "accuracy_of_everything"],

@@ -197,6 +197,37 @@ def test_npy_inputs(capsys, synthetic):
     )
 
 
+def test_pred_without_a_name_is_named_by_its_file_stem(capsys, synthetic):
+    tmp, Y, Z, P, _ = synthetic
+    np.save(tmp / "Y.npy", Y)
+    np.save(tmp / "roberta.npy", P)
+    np.save(tmp / "U.npy", np.full_like(P, 1 / 3))
+    rows = _json(
+        capsys,
+        tmp / "Y.npy",
+        "--pred",
+        tmp / "roberta.npy",
+        "--pred",
+        f"u={tmp / 'U.npy'}",
+    )
+    assert list(rows) == ["roberta", "u"]
+    assert rows["roberta"]["jensen_shannon_distance"] == pytest.approx(
+        np.mean(jensenshannon(Y / Y.sum(1, keepdims=True), P, axis=1))
+    )
+    # two files with the same stem need names
+    (tmp / "other").mkdir()
+    np.save(tmp / "other" / "roberta.npy", P)
+    _error(
+        capsys,
+        tmp / "Y.npy",
+        "--pred",
+        tmp / "roberta.npy",
+        "--pred",
+        tmp / "other" / "roberta.npy",
+        needles=("the name 'roberta' is used twice",),
+    )
+
+
 def test_csv_inputs_with_ids_and_reordered_classes(capsys, synthetic):
     tmp, Y, Z, P, ids = synthetic
     counts = pd.DataFrame(Y, columns=["a", "b", "c"])

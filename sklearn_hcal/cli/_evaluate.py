@@ -59,9 +59,10 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         dest="preds",
         action="append",
         type=pred_spec,
-        metavar="NAME=FILE",
+        metavar="[NAME=]FILE",
         required=True,
-        help="a prediction file and its name in the table (repeatable)",
+        help="a prediction file and its name in the table (default: the "
+        "file name without its extension); repeatable",
     )
     scale = ev.add_mutually_exclusive_group()
     scale.add_argument(

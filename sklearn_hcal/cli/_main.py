@@ -20,6 +20,7 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 __all__ = ["main", "build_parser", "UsageError"]
 
@@ -48,10 +49,20 @@ def _positive_int(text: str) -> int:
 
 
 def _pred_spec(text: str) -> tuple[str, str]:
+    """``NAME=FILE``, or ``FILE`` named by its stem (``a/roberta.json``: roberta).
+
+    A bare ``FILE`` is read as such only when it contains no ``=``; a path
+    with ``=`` in it needs an explicit ``NAME=``.
+    """
     name, sep, path = text.partition("=")
-    if not sep or not name.strip() or not path.strip():
+    if not sep and text.strip():
+        path = text.strip()
+        name = Path(path).stem
+        if name:
+            return name, path
+    if not name.strip() or not path.strip():
         raise argparse.ArgumentTypeError(
-            f"expected NAME=FILE (e.g. --pred roberta=preds.json), got {text!r}"
+            f"expected NAME=FILE or FILE (e.g. --pred roberta=preds.json), got {text!r}"
         )
     return name.strip(), path.strip()
 
