@@ -82,11 +82,11 @@ for i in range(n_items):
     }
 
 folder = Path(tempfile.mkdtemp(prefix="lewidi_"))
+meta = {a: {"Age group": g} for a, g in zip(annotators, age_group)}
+(folder / "Agree_annotators_meta.json").write_text(json.dumps(meta), encoding="utf-8")
 for split in ("train", "dev"):
     part = {k: r for k, r in records.items() if r["split"] == split}
     (folder / f"Agree_{split}.json").write_text(json.dumps(part), encoding="utf-8")
-meta = {a: {"Age group": g} for a, g in zip(annotators, age_group)}
-(folder / "Agree_annotators_meta.json").write_text(json.dumps(meta), encoding="utf-8")
 
 # %%
 # :func:`~sklearn_hcal.datasets.load_lewidi` reads a file (and the annotator
