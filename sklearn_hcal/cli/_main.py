@@ -68,7 +68,25 @@ def _pred_spec(text: str) -> tuple[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``hcal`` argument parser (subcommands ``demo`` and ``evaluate``)."""
+    """The ``hcal`` argument parser (subcommands ``demo`` and ``evaluate``).
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        The parser :func:`main` uses; a usage error raises instead of
+        exiting, so that :func:`main` can report it in one line.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.cli import build_parser
+    >>> args = build_parser().parse_args(
+    ...     ["evaluate", "counts.npy", "--pred", "runs/roberta.json",
+    ...      "--pred", "base=b.npy"])
+    >>> args.command, args.counts
+    ('evaluate', 'counts.npy')
+    >>> args.preds  # --pred FILE is named by the file's stem
+    [('roberta', 'runs/roberta.json'), ('base', 'b.npy')]
+    """
     from .. import __version__
     from . import _demo, _evaluate
 

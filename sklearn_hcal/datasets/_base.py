@@ -21,6 +21,16 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     -------
     path : pathlib.Path
         The (existing) data folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sklearn_hcal.datasets import get_data_home
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     home = get_data_home(Path(tmp) / "hcal_data")
+    ...     print(home.name, home.is_dir())
+    hcal_data True
     """
     if data_home is None:
         data_home = os.environ.get("HCAL_DATA", Path("~") / "hcal_data")
