@@ -154,9 +154,11 @@ results.round(4)
 
 # %%
 # Temperature scaling (``T > 1``: the network was over-confident) lowers the
-# log loss and the calibration loss of the class probabilities, but predicts
-# disagreement *worse*: softer probabilities mean more predicted disagreement
-# on every image, also on the unmixed digits that all annotators agree on.
+# log loss of the class probabilities, the likelihood it was fitted for, but
+# not their squared-loss measures (``el``, ``cl`` and the exact distance to
+# ``Q`` rise a little), and it predicts disagreement *worse*: softer
+# probabilities mean more predicted disagreement on every image, also on the
+# unmixed digits that all annotators agree on.
 # α-calibration keeps the probabilities and fixes the disagreement: its
 # ``L̂_φD`` and ``CE_φD`` are well below both, as in Mimori et al.'s
 # Tables 1–2.
