@@ -224,6 +224,12 @@ def perspectivist_error_rate(
     float
         In ``[0, 1]``.
 
+    References
+    ----------
+    LeWiDi 2025, the third Learning with Disagreements shared task
+    (NLPerspectives workshop): the perspectivist track's evaluation, as in
+    the task's official scoring code.
+
     Examples
     --------
     >>> import pandas as pd
@@ -273,6 +279,12 @@ def perspectivist_absolute_distance(
     Returns
     -------
     float
+
+    References
+    ----------
+    LeWiDi 2025, the third Learning with Disagreements shared task
+    (NLPerspectives workshop): the perspectivist track's evaluation, as in
+    the task's official scoring code.
 
     Examples
     --------
