@@ -155,8 +155,8 @@ results.round(4)
 # %%
 # Temperature scaling (``T > 1``: the network was over-confident) lowers the
 # log loss of the class probabilities, the likelihood it was fitted for, but
-# not their squared-loss measures (``el``, ``cl`` and the exact distance to
-# ``Q`` rise a little), and it predicts disagreement *worse*: softer
+# not their squared loss (``el`` and the exact distance to ``Q`` rise a
+# little), and it predicts disagreement *worse*: softer
 # probabilities mean more predicted disagreement on every image, also on the
 # unmixed digits that all annotators agree on.
 # α-calibration keeps the probabilities and fixes the disagreement: its
