@@ -37,6 +37,7 @@ NAMESPACES = [
     "sklearn_hcal.datasets",
     "sklearn_hcal.model_selection",
     "sklearn_hcal.plotting",
+    "sklearn_hcal.cli",
 ]
 # Namespaces with a generated page per public name (``sklearn_hcal.calibration``
 # re-exports objects documented under ``sklearn_hcal``).
