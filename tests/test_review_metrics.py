@@ -35,3 +35,31 @@ def test_dataframe_with_a_repeated_column_name_raises(where):
             metric(*args)
     with pytest.raises(ValueError, match="'a' occurs"):
         human_calibration_report(args[0], {"m": args[1]}, metrics=["kl"])
+
+
+def test_cli_csv_with_an_unnamed_index_column_raises(tmp_path, monkeypatch, capsys):
+    # DataFrame.to_csv writes the index as a first column with an empty header
+    # cell; pandas reads it as a class named "Unnamed: 0" holding 0, 1, 2, ...
+    # With --renormalize the two files below then scored JSD 0.20 where the
+    # probabilities give 0.42 (scipy), the index counted as a fourth class.
+    from scipy.spatial.distance import jensenshannon
+
+    from sklearn_hcal.cli import main
+
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(3), size=20)
+    C = np.array([rng.multinomial(5, p) for p in rng.dirichlet(np.ones(3), 20)])
+    pd.DataFrame(C, columns=list("abc")).to_csv(tmp_path / "Y.csv")
+    pd.DataFrame(P, columns=list("abc")).to_csv(tmp_path / "P.csv")
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "Y.csv", "--pred", "P.csv", "--metrics", "jsd"]
+    assert main([*argv, "--renormalize"]) == 2
+    err = capsys.readouterr().err
+    assert "Y.csv" in err and "no name" in err and "index=False" in err
+    # Written without the index, the same data score as scipy says.
+    pd.DataFrame(C, columns=list("abc")).to_csv(tmp_path / "Y.csv", index=False)
+    pd.DataFrame(P, columns=list("abc")).to_csv(tmp_path / "P.csv", index=False)
+    assert main([*argv, "--format", "csv"]) == 0
+    value = float(capsys.readouterr().out.splitlines()[1].split(",")[1])
+    expected = np.mean([jensenshannon(c / c.sum(), p) for c, p in zip(C, P)])
+    assert value == pytest.approx(expected, rel=1e-9)
