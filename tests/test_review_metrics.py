@@ -63,3 +63,26 @@ def test_cli_csv_with_an_unnamed_index_column_raises(tmp_path, monkeypatch, caps
     value = float(capsys.readouterr().out.splitlines()[1].split(",")[1])
     expected = np.mean([jensenshannon(c / c.sum(), p) for c, p in zip(C, P)])
     assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_cli_logits_on_a_probability_file_warns(tmp_path, monkeypatch, capsys):
+    # --logits applies to every --pred: scoring a probability file beside a
+    # logit file softmaxed the probabilities without a word (JSD 0.39 for a
+    # file whose probabilities give 0.42).
+    from sklearn_hcal.cli import main
+
+    rng = np.random.default_rng(5)
+    L = rng.normal(size=(20, 3))
+    P = np.exp(L) / np.exp(L).sum(axis=1, keepdims=True)
+    C = np.array([rng.multinomial(5, p) for p in rng.dirichlet(np.ones(3), 20)])
+    np.save(tmp_path / "Y.npy", C)
+    np.save(tmp_path / "P.npy", P)
+    np.save(tmp_path / "L.npy", L)
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "Y.npy", "--logits", "--metrics", "jsd"]
+    assert main([*argv, "--pred", "L.npy"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main([*argv, "--pred", "P.npy", "--pred", "L.npy"]) == 0
+    err = capsys.readouterr().err
+    assert "P.npy" in err and "every row holds probabilities" in err
+    assert "L.npy" not in err

@@ -157,6 +157,25 @@ def _prediction_hint(V, n_classes, renormalize: bool) -> str:
     return ""
 
 
+def _probabilities_as_logits(V, label: str) -> str | None:
+    """The warning for ``--logits`` on a file whose rows are all probabilities.
+
+    ``--logits`` applies to every ``--pred``, so a probability file scored
+    beside a logit file is softmaxed too, and the softmax of probabilities is
+    another distribution (a silently wrong score). Logits that are all in
+    [0, 1] with rows summing to 1 are not seen in practice.
+    """
+    if V.ndim != 2 or V.min() < 0 or V.max() > 1:
+        return None
+    if np.any(np.abs(V.sum(axis=1) - 1.0) > row_sum_tolerance(V.shape[1])):
+        return None
+    return (
+        f"{label}: --logits, but every row holds probabilities (in [0, 1], "
+        "summing to 1); their softmax is another distribution. --logits applies "
+        "to every --pred: evaluate probability files without it."
+    )
+
+
 def check_prediction_values(
     table,
     label: str,
@@ -200,6 +219,7 @@ def check_prediction_values(
             check_logits(V, name=label, n_classes=n_classes)
         except ValueError as exc:
             raise InputError(str(exc)) from None
+        _warn(_probabilities_as_logits(table.values, label))
         return softmax(V)
     note = None
     if renormalize and V.ndim == 2:
