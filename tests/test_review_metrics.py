@@ -86,3 +86,21 @@ def test_cli_logits_on_a_probability_file_warns(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "P.npy" in err and "every row holds probabilities" in err
     assert "L.npy" not in err
+
+
+@pytest.mark.parametrize("where", ["y_true", "y_prob"])
+def test_missing_value_in_a_nullable_column_names_the_cell(where):
+    # pandas' nullable dtypes hold pd.NA in an object array; the error said
+    # only "must be numeric, got an array of dtype object", naming no cell.
+    rng = np.random.default_rng(30)
+    P = rng.dirichlet(np.ones(3), size=10)
+    C = pd.DataFrame(np.array([rng.multinomial(4, p) for p in P]), columns=list("abc"))
+    Pdf = pd.DataFrame(P, columns=list("abc"))
+    if where == "y_true":
+        C = C.astype("Int64")
+        C.iloc[2, 1] = pd.NA
+    else:
+        Pdf = Pdf.astype("Float64")
+        Pdf.iloc[2, 1] = pd.NA
+    with pytest.raises(ValueError, match=rf"{where} .*\(row 2, column 1: <NA>\)"):
+        kl_divergence(C, Pdf)
