@@ -104,3 +104,18 @@ def test_missing_value_in_a_nullable_column_names_the_cell(where):
         Pdf.iloc[2, 1] = pd.NA
     with pytest.raises(ValueError, match=rf"{where} .*\(row 2, column 1: <NA>\)"):
         kl_divergence(C, Pdf)
+
+
+def test_entropy_of_a_unanimous_item_is_positive_zero():
+    # −Σ 0 gave −0.0, printed as "-0.0" in the per-item table and as the
+    # lowest agreement-bin edge ("-0.000000") of metrics_by_agreement.
+    from sklearn_hcal.metrics import instance_calibration_errors, metrics_by_agreement
+
+    C = np.array([[3, 0, 0], [1, 1, 1], [0, 2, 0], [2, 1, 0]])
+    P = np.array([[1, 0, 0], [0.2, 0.3, 0.5], [0.1, 0.8, 0.1], [0.5, 0.4, 0.1]])
+    table = instance_calibration_errors(C, P)
+    for column in ("human_entropy", "model_entropy"):
+        assert not np.signbit(table[column].to_numpy(dtype=float)).any()
+    assert table.loc[0, "ent_ce"] == 0 and not np.signbit(table.loc[0, "ent_ce"])
+    bins = metrics_by_agreement(C, P, n_bins=2)
+    assert not np.signbit(bins["entropy_low"].to_numpy(dtype=float)).any()
