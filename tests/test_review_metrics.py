@@ -119,3 +119,25 @@ def test_entropy_of_a_unanimous_item_is_positive_zero():
     assert table.loc[0, "ent_ce"] == 0 and not np.signbit(table.loc[0, "ent_ce"])
     bins = metrics_by_agreement(C, P, n_bins=2)
     assert not np.signbit(bins["entropy_low"].to_numpy(dtype=float)).any()
+
+
+def test_scorer_names_the_class_count_mismatch_with_the_estimator():
+    # A binary estimator scored on 3-class histograms (a fit on data lacking
+    # a class): the error spoke of "y_prob is 1-D", which the user never
+    # passed, since scikit-learn hands the scorer P(classes_[-1]).
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_hcal.metrics import get_human_scorer
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    est = LogisticRegression().fit(X, rng.choice(["cat", "dog"], 40))
+    Y = np.array([rng.multinomial(5, [0.5, 0.3, 0.2]) for _ in range(40)])
+    with pytest.raises(ValueError, match=r"2 classes.*'cat', 'dog'.*y_true has 3"):
+        get_human_scorer("neg_kl_divergence")(est, X, Y)
+    scorer = get_human_scorer("neg_kl_divergence")
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = scorer.set_score_request(counts=True)
+        with pytest.raises(ValueError, match=r"2 classes.*counts has 3"):
+            scorer(est, X, np.array(["cat"] * 40), counts=Y)
