@@ -192,7 +192,7 @@ def resolve_targets(
         n_classes=n_classes,
         dtype=(np.float64,),
     )
-    names = frame_names(y)
+    names = frame_names(y, name=name)
     if names is not None and classes is not None:
         order = column_order(names, classes, name=name, target_name="classes")
         names = classes

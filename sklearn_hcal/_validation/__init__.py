@@ -203,6 +203,22 @@ def _row_sums(block: np.ndarray) -> np.ndarray:
     return np.einsum("ij->i", block)
 
 
+def _first_non_number(arr: np.ndarray) -> str:
+    """``" (row i, column j: value)"`` for the first entry that is no number.
+
+    A pandas column of a nullable dtype (``Int64``, ``Float64``) holding
+    ``pd.NA`` arrives as an object array; the error then points at the cell.
+    """
+    for index, value in np.ndenumerate(arr):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            where = ", ".join(f"{k} {i}" for k, i in zip(("row", "column"), index))
+            value = value.item() if isinstance(value, np.generic) else value
+            return f" ({where}: {value!r})"
+    return ""
+
+
 def _to_array(X, *, name: str, allow_1d: bool = False, keep_int: bool = True):
     """``(array, classes)`` without copying float32/float64 (or integer) input.
 
@@ -223,7 +239,8 @@ def _to_array(X, *, name: str, allow_1d: bool = False, keep_int: bool = True):
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(
-                f"{name} must be numeric, got an array of dtype {arr.dtype}."
+                f"{name} must be numeric, got an array of dtype {arr.dtype}"
+                f"{_first_non_number(arr)}."
             ) from exc
     if arr.dtype in (np.float64, np.float32):
         pass

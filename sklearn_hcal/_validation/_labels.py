@@ -215,11 +215,13 @@ def check_class_names(
     return names
 
 
-def frame_names(X):
+def frame_names(X, *, name: str = "the DataFrame"):
     """Class names carried by ``X``: a DataFrame's columns, else None.
 
     The default ``RangeIndex`` ``0..K-1`` of a DataFrame built from an array
     without column names carries no names (it is positional, like the array).
+    Repeated names raise a ValueError naming ``name``: columns are matched by
+    name, and two columns of one name could each be that class.
     """
     columns = getattr(X, "columns", None)
     if columns is None or not hasattr(X, "to_numpy"):
@@ -229,4 +231,4 @@ def frame_names(X):
         names, np.arange(len(names))
     ):
         return None
-    return names
+    return check_class_names(names, param=f"the columns of {name}", of=name)

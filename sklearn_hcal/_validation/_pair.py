@@ -176,7 +176,7 @@ class _Pair:
                 f"has {P.shape[0]} samples)."
             )
         prob_classes = _probability_classes(
-            labels, frame_names(y_prob), self.n_classes, name=name
+            labels, frame_names(y_prob, name=name), self.n_classes, name=name
         )
         order, classes, named = None, self.classes, self.named
         if classes is None:
@@ -267,7 +267,9 @@ def _check_pair(
         Y, n, is_counts, _ = _histograms(
             y_true, name=y_true_name, allow_probabilities=allow_probabilities
         )
-        human = _Pair(Y, None, n, is_counts, classes=frame_names(y_true))
+        human = _Pair(
+            Y, None, n, is_counts, classes=frame_names(y_true, name=y_true_name)
+        )
         return human.with_probabilities(
             y_prob, labels=labels, name=y_prob_name, y_true_name=y_true_name
         )
@@ -275,7 +277,7 @@ def _check_pair(
     P, _, off = _scan_probabilities(y_prob, name=y_prob_name)
     n_columns = 2 if P.ndim == 1 else P.shape[1]
     classes = _probability_classes(
-        labels, frame_names(y_prob), n_columns, name=y_prob_name
+        labels, frame_names(y_prob, name=y_prob_name), n_columns, name=y_prob_name
     )
     if classes is None:
         Y, classes = labels_to_histograms(

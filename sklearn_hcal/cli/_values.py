@@ -14,11 +14,13 @@ value. This module adds only what belongs to the command line:
   sums, with a warning that says how many (rows within the tolerance -- e.g.
   probabilities rounded to 3 decimals -- are accepted and renormalised by
   the library without a word, DECISIONS rule 5);
-* logits: the softmax of :mod:`sklearn_hcal.calibration._scores`.
+* logits: the softmax of :mod:`sklearn_hcal.calibration._scores`;
+* a name for every class column of a CSV file.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -31,6 +33,28 @@ __all__ = ["check_histogram_values", "check_prediction_values"]
 
 class InputError(ValueError):
     """A problem with a user's file or argument; the message is one line."""
+
+
+#: pandas' name for a CSV column whose header cell is empty.
+_UNNAMED = re.compile(r"Unnamed: \d+")
+
+
+def _check_class_names(table) -> None:
+    """Raise InputError for a class column without a name in a CSV header.
+
+    pandas names an empty header cell ``Unnamed: <position>``. That is no
+    class name: usually the index that ``DataFrame.to_csv`` writes, which
+    would otherwise count as a class holding the row numbers.
+    """
+    unnamed = [c for c in table.classes or () if _UNNAMED.fullmatch(str(c))]
+    if unnamed:
+        raise InputError(
+            f"{table.path}: a class column has no name in the header ({unnamed[0]!r} "
+            "to pandas); every column but the id column needs its class name. An "
+            "unnamed first column is usually the index written by "
+            "DataFrame.to_csv: write the file with index=False, or name the "
+            "column (and pass --id-column NAME if it holds item ids)."
+        )
 
 
 def _renormalise(table, label: str, *, what: str) -> str | None:
@@ -73,6 +97,7 @@ def check_histogram_values(table, *, renormalize: bool = False) -> None:
     a file of human distributions (a file with non-integer entries) by their
     sums. Raises :class:`InputError`.
     """
+    _check_class_names(table)
     V = table.values
     if V.shape[1] < 2:
         raise InputError(
@@ -132,6 +157,25 @@ def _prediction_hint(V, n_classes, renormalize: bool) -> str:
     return ""
 
 
+def _probabilities_as_logits(V, label: str) -> str | None:
+    """The warning for ``--logits`` on a file whose rows are all probabilities.
+
+    ``--logits`` applies to every ``--pred``, so a probability file scored
+    beside a logit file is softmaxed too, and the softmax of probabilities is
+    another distribution (a silently wrong score). Logits that are all in
+    [0, 1] with rows summing to 1 are not seen in practice.
+    """
+    if V.ndim != 2 or V.min() < 0 or V.max() > 1:
+        return None
+    if np.any(np.abs(V.sum(axis=1) - 1.0) > row_sum_tolerance(V.shape[1])):
+        return None
+    return (
+        f"{label}: --logits, but every row holds probabilities (in [0, 1], "
+        "summing to 1); their softmax is another distribution. --logits applies "
+        "to every --pred: evaluate probability files without it."
+    )
+
+
 def check_prediction_values(
     table,
     label: str,
@@ -152,6 +196,7 @@ def check_prediction_values(
     """
     from ..calibration._scores import softmax
 
+    _check_class_names(table)
     V = table.values
     where, columns = table.where, table.column_names
     if V.ndim == 2 and V.shape[1] == 1 and table.classes is not None:
@@ -174,6 +219,7 @@ def check_prediction_values(
             check_logits(V, name=label, n_classes=n_classes)
         except ValueError as exc:
             raise InputError(str(exc)) from None
+        _warn(_probabilities_as_logits(table.values, label))
         return softmax(V)
     note = None
     if renormalize and V.ndim == 2:

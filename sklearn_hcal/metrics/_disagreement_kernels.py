@@ -169,7 +169,7 @@ def _disagreement_histograms(y_true, *, name, labels, n_classes=None):
     shape = _shape_of(y_true, name=name)
     if labels is not None and len(shape) == 2 and shape[1] > 1:
         labels = _check_labels(labels, Y.shape[1], name=name)
-        names = frame_names(y_true)
+        names = frame_names(y_true, name=name)
         if names is not None:
             column_order(labels, names, name="labels", target_name=name)
     return Y, n

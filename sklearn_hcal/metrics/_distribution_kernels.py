@@ -87,7 +87,8 @@ def _entropy(P, base=None):
     P = np.asarray(P, dtype=np.float64)
     terms = _log_or_zero(P.copy())
     terms *= P
-    return -_row_sums(terms) / _log_base(base)
+    # 0.0 − x, not −x: a unanimous row's entropy is 0.0, never a printed "-0.0"
+    return 0.0 - _row_sums(terms) / _log_base(base)
 
 
 def _entropy_error_per_item(p_hat, P, base=None):

@@ -58,7 +58,7 @@ _COMMON = {
 
 def _as_label_matrix(X, name):
     """``(float64 (n, L) array, column names or None)``; 1-D is one label."""
-    names = frame_names(X)
+    names = frame_names(X, name=name)
     raw = X.to_numpy() if hasattr(X, "to_numpy") else X
     try:
         arr = np.asarray(raw, dtype=np.float64)

@@ -131,6 +131,23 @@ def _accepts_labels(func) -> bool:
     return not bound and "labels" in signature(_unwrap(func)).parameters
 
 
+def _check_class_count(classes, y_true, counts) -> None:
+    """Raise when the human histograms have another number of classes.
+
+    The metric would raise too, but about the ``predict_proba`` output it was
+    handed: for a binary estimator scikit-learn passes ``P(classes_[-1])``,
+    and the message spoke of a 1-D ``y_prob`` the user never passed.
+    """
+    name, target = ("y_true", y_true) if counts is None else ("counts", counts)
+    if np.ndim(target) == 2 and np.shape(target)[1] not in (1, len(classes)):
+        raise ValueError(
+            f"The estimator predicts {len(classes)} classes (classes_ "
+            f"{np.asarray(classes).tolist()}) but {name} has {np.shape(target)[1]} "
+            "columns, one per class; was the estimator fitted on data lacking "
+            "a class?"
+        )
+
+
 class _HumanScorer(Scorer):
     """A ``make_scorer`` scorer whose metric takes label histograms.
 
@@ -173,6 +190,7 @@ class _HumanScorer(Scorer):
             and _accepts_labels(self._score_func)
         ):
             scoring_kwargs["labels"] = np.asarray(classes)
+            _check_class_count(classes, y_true, scoring_kwargs.get("counts"))
         return self._sign * self._score_func(y_true, y_pred, **scoring_kwargs)
 
     def __repr__(self):

@@ -1,0 +1,143 @@
+"""Regressions found by reviewing the metrics, report, scorers and CLI.
+
+Each test checks a value against an independent computation, or a bad input
+against a clear ValueError naming the argument.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_hcal.metrics import (
+    human_calibration_report,
+    jensen_shannon_distance,
+    kl_divergence,
+)
+
+
+@pytest.mark.parametrize("where", ["y_true", "y_prob"])
+def test_dataframe_with_a_repeated_column_name_raises(where):
+    # Columns are matched by name, so a DataFrame naming two columns "a" cannot
+    # say which one is class "a". labels=["a", "a", "b"] already raised; the
+    # same names as DataFrame columns were taken silently: with 1-D labels
+    # y_true, "a" went to the first "a" column (KL 1.27 where the second
+    # column gives 1.10), a guess.
+    rng = np.random.default_rng(14)
+    P = rng.dirichlet(np.ones(3), size=30)
+    C = np.array([rng.multinomial(4, p) for p in P])
+    frame = pd.DataFrame(P if where == "y_prob" else C, columns=["a", "a", "b"])
+    if where == "y_prob":
+        args = (rng.choice(["a", "b"], 30), frame)
+    else:
+        args = (frame, P)
+    for metric in (kl_divergence, jensen_shannon_distance):
+        with pytest.raises(ValueError, match=rf"columns of {where}.*'a' occurs"):
+            metric(*args)
+    with pytest.raises(ValueError, match="'a' occurs"):
+        human_calibration_report(args[0], {"m": args[1]}, metrics=["kl"])
+
+
+def test_cli_csv_with_an_unnamed_index_column_raises(tmp_path, monkeypatch, capsys):
+    # DataFrame.to_csv writes the index as a first column with an empty header
+    # cell; pandas reads it as a class named "Unnamed: 0" holding 0, 1, 2, ...
+    # With --renormalize the two files below then scored JSD 0.20 where the
+    # probabilities give 0.42 (scipy), the index counted as a fourth class.
+    from scipy.spatial.distance import jensenshannon
+
+    from sklearn_hcal.cli import main
+
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(3), size=20)
+    C = np.array([rng.multinomial(5, p) for p in rng.dirichlet(np.ones(3), 20)])
+    pd.DataFrame(C, columns=list("abc")).to_csv(tmp_path / "Y.csv")
+    pd.DataFrame(P, columns=list("abc")).to_csv(tmp_path / "P.csv")
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "Y.csv", "--pred", "P.csv", "--metrics", "jsd"]
+    assert main([*argv, "--renormalize"]) == 2
+    err = capsys.readouterr().err
+    assert "Y.csv" in err and "no name" in err and "index=False" in err
+    # Written without the index, the same data score as scipy says.
+    pd.DataFrame(C, columns=list("abc")).to_csv(tmp_path / "Y.csv", index=False)
+    pd.DataFrame(P, columns=list("abc")).to_csv(tmp_path / "P.csv", index=False)
+    assert main([*argv, "--format", "csv"]) == 0
+    value = float(capsys.readouterr().out.splitlines()[1].split(",")[1])
+    expected = np.mean([jensenshannon(c / c.sum(), p) for c, p in zip(C, P)])
+    assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_cli_logits_on_a_probability_file_warns(tmp_path, monkeypatch, capsys):
+    # --logits applies to every --pred: scoring a probability file beside a
+    # logit file softmaxed the probabilities without a word (JSD 0.39 for a
+    # file whose probabilities give 0.42).
+    from sklearn_hcal.cli import main
+
+    rng = np.random.default_rng(5)
+    L = rng.normal(size=(20, 3))
+    P = np.exp(L) / np.exp(L).sum(axis=1, keepdims=True)
+    C = np.array([rng.multinomial(5, p) for p in rng.dirichlet(np.ones(3), 20)])
+    np.save(tmp_path / "Y.npy", C)
+    np.save(tmp_path / "P.npy", P)
+    np.save(tmp_path / "L.npy", L)
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "Y.npy", "--logits", "--metrics", "jsd"]
+    assert main([*argv, "--pred", "L.npy"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main([*argv, "--pred", "P.npy", "--pred", "L.npy"]) == 0
+    err = capsys.readouterr().err
+    assert "P.npy" in err and "every row holds probabilities" in err
+    assert "L.npy" not in err
+
+
+@pytest.mark.parametrize("where", ["y_true", "y_prob"])
+def test_missing_value_in_a_nullable_column_names_the_cell(where):
+    # pandas' nullable dtypes hold pd.NA in an object array; the error said
+    # only "must be numeric, got an array of dtype object", naming no cell.
+    rng = np.random.default_rng(30)
+    P = rng.dirichlet(np.ones(3), size=10)
+    C = pd.DataFrame(np.array([rng.multinomial(4, p) for p in P]), columns=list("abc"))
+    Pdf = pd.DataFrame(P, columns=list("abc"))
+    if where == "y_true":
+        C = C.astype("Int64")
+        C.iloc[2, 1] = pd.NA
+    else:
+        Pdf = Pdf.astype("Float64")
+        Pdf.iloc[2, 1] = pd.NA
+    with pytest.raises(ValueError, match=rf"{where} .*\(row 2, column 1: <NA>\)"):
+        kl_divergence(C, Pdf)
+
+
+def test_entropy_of_a_unanimous_item_is_positive_zero():
+    # −Σ 0 gave −0.0, printed as "-0.0" in the per-item table and as the
+    # lowest agreement-bin edge ("-0.000000") of metrics_by_agreement.
+    from sklearn_hcal.metrics import instance_calibration_errors, metrics_by_agreement
+
+    C = np.array([[3, 0, 0], [1, 1, 1], [0, 2, 0], [2, 1, 0]])
+    P = np.array([[1, 0, 0], [0.2, 0.3, 0.5], [0.1, 0.8, 0.1], [0.5, 0.4, 0.1]])
+    table = instance_calibration_errors(C, P)
+    for column in ("human_entropy", "model_entropy"):
+        assert not np.signbit(table[column].to_numpy(dtype=float)).any()
+    assert table.loc[0, "ent_ce"] == 0 and not np.signbit(table.loc[0, "ent_ce"])
+    bins = metrics_by_agreement(C, P, n_bins=2)
+    assert not np.signbit(bins["entropy_low"].to_numpy(dtype=float)).any()
+
+
+def test_scorer_names_the_class_count_mismatch_with_the_estimator():
+    # A binary estimator scored on 3-class histograms (a fit on data lacking
+    # a class): the error spoke of "y_prob is 1-D", which the user never
+    # passed, since scikit-learn hands the scorer P(classes_[-1]).
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_hcal.metrics import get_human_scorer
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    est = LogisticRegression().fit(X, rng.choice(["cat", "dog"], 40))
+    Y = np.array([rng.multinomial(5, [0.5, 0.3, 0.2]) for _ in range(40)])
+    with pytest.raises(ValueError, match=r"2 classes.*'cat', 'dog'.*y_true has 3"):
+        get_human_scorer("neg_kl_divergence")(est, X, Y)
+    scorer = get_human_scorer("neg_kl_divergence")
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = scorer.set_score_request(counts=True)
+        with pytest.raises(ValueError, match=r"2 classes.*counts has 3"):
+            scorer(est, X, np.array(["cat"] * 40), counts=Y)
