@@ -266,6 +266,30 @@ def test_id_column_option(capsys, synthetic):
     assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P))
 
 
+def test_predictions_without_ids_against_histograms_with_ids_warn(capsys, synthetic):
+    # Rows matched by position although the histograms could be matched by
+    # id: a fallback (shuffled predictions would score wrongly), so it warns.
+    tmp, Y, _, P, ids = synthetic
+    frame = pd.DataFrame(Y, columns=["a", "b", "c"])
+    frame.insert(0, "uid", ids)
+    frame.to_csv(tmp / "Y.csv", index=False)
+    pd.DataFrame(P, columns=["a", "b", "c"]).to_csv(tmp / "P.csv", index=False)
+    status = main(["evaluate", str(tmp / "Y.csv"), "--pred", f"m={tmp / 'P.csv'}"])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "hcal: warning:" in err and "matched to" in err and "by position" in err
+    # with ids on both sides: matched by id, no warning, the same score
+    pd.DataFrame(P, columns=["a", "b", "c"]).assign(uid=ids).iloc[::-1].to_csv(
+        tmp / "P_ids.csv", index=False
+    )
+    argv = ["evaluate", str(tmp / "Y.csv"), "--pred", f"m={tmp / 'P_ids.csv'}"]
+    status = main([*argv, "--format", "json"])
+    captured = capsys.readouterr()
+    assert status == 0 and "warning" not in captured.err, captured.err
+    row = json.loads(captured.out)["m"]
+    assert row["kl_divergence"] == pytest.approx(kl_divergence(Y, P))
+
+
 def test_logits(capsys, synthetic):
     tmp, Y, Z, P, _ = synthetic
     np.save(tmp / "Y.npy", Y)

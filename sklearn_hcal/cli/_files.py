@@ -38,6 +38,7 @@ names its rows and columns.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -431,7 +432,8 @@ def align_predictions(
 ) -> np.ndarray:
     """Predictions reordered to the items and classes of the histograms.
 
-    Items are matched by uid when both files have ids, else by position.
+    Items are matched by uid when both files have ids, else by position (with
+    a warning when only the histograms have ids).
     Classes are matched by name when both files name them (ChaosNLI's long
     names ``entailment``/``neutral``/``contradiction`` equal ``e``/``n``/``c``),
     else by position.
@@ -496,5 +498,15 @@ def align_predictions(
         raise InputError(
             f"{label}: {P.shape[0]} rows of predictions but {hist.path} has "
             f"{n_items} items (rows are matched by position)."
+        )
+    if hist.ids is not None:
+        # the histograms could be matched by id, the predictions cannot: a
+        # fallback, which must not be silent (shuffled rows score wrongly)
+        warnings.warn(
+            f"{label} has no item ids while {hist.path} has: its rows are "
+            f"matched to {hist.path}'s items by position; give the predictions "
+            "an id column (--id-column) to match them by id.",
+            UserWarning,
+            stacklevel=2,
         )
     return P
