@@ -1,0 +1,65 @@
+"""Regression tests from a review of the estimators composed as a user would.
+
+Each test checks against an independent computation (a hand-made loop over
+the folds, scipy, scikit-learn), never against the code under test alone.
+"""
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold
+
+from sklearn_hcal import SoftLabelClassifier
+from sklearn_hcal.calibration import TemperatureScaler
+from sklearn_hcal.datasets import make_label_histograms
+from sklearn_hcal.model_selection import cross_val_predict_proba
+
+
+def _data(n=120, n_classes=3, seed=0):
+    X, Y, _ = make_label_histograms(n, n_classes, 5, n_features=4, random_state=seed)
+    return X, Y.astype(np.int64)
+
+
+def _oof_by_name(est, X, frame, cv, method="predict_proba"):
+    """Out-of-fold outputs put in ``frame``'s column order by class name."""
+    out = np.zeros(frame.shape)
+    for train, test in cv.split(X):
+        model = clone(est).fit(X[train], frame.iloc[train])
+        pred = pd.DataFrame(getattr(model, method)(X[test]), columns=model.classes_)
+        out[test] = pred[list(frame.columns)].to_numpy()
+    return out
+
+
+def test_cross_val_predict_proba_follows_frame_columns_by_name():
+    # A calibrator of a frozen classifier predicts in the classifier's
+    # classes_ order; the documented output order is y's column order.
+    # Before the fix the columns came back in classes_ order (a, b, c) for a
+    # frame ordered (c, a, b): every metric on them was silently wrong.
+    X, Y = _data()
+    names = np.array(["a", "b", "c"])
+    clf = LogisticRegression().fit(X, names[Y.argmax(1)])
+    frame = pd.DataFrame(Y, columns=names)[["c", "a", "b"]]
+    est = TemperatureScaler(FrozenEstimator(clf))
+    kf = KFold(3, shuffle=True, random_state=0)
+    got = cross_val_predict_proba(est, X, frame, cv=kf)
+    np.testing.assert_allclose(got, _oof_by_name(est, X, frame, kf))
+    # the first column is class "c": compare with the classifier's own "c"
+    # column, which temperature scaling keeps on the same side of 1/3
+    c_col = clf.predict_proba(X)[:, 2]
+    assert np.corrcoef(got[:, 0], c_col)[0, 1] > 0.9
+
+
+def test_cross_val_predict_proba_binary_decision_follows_frame_columns():
+    # classes= puts SoftLabelClassifier's classes_ in another order than the
+    # frame's columns; the binary decision is the score of y's second column.
+    X, Y = _data(n_classes=2, seed=1)
+    frame = pd.DataFrame(Y, columns=["a", "b"])
+    est = SoftLabelClassifier(LogisticRegression(), classes=["b", "a"])
+    kf = KFold(3, shuffle=True, random_state=0)
+    got = cross_val_predict_proba(est, X, frame, cv=kf, method="decision_function")
+    proba = cross_val_predict_proba(est, X, frame, cv=kf)
+    np.testing.assert_allclose(proba, _oof_by_name(est, X, frame, kf))
+    # logistic regression: P(b) = sigmoid(decision) in y's order (a, b)
+    np.testing.assert_allclose(1 / (1 + np.exp(-got)), proba[:, 1], rtol=1e-10)
