@@ -6,6 +6,7 @@ the folds, scipy, scikit-learn), never against the code under test alone.
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -63,3 +64,26 @@ def test_cross_val_predict_proba_binary_decision_follows_frame_columns():
     np.testing.assert_allclose(proba, _oof_by_name(est, X, frame, kf))
     # logistic regression: P(b) = sigmoid(decision) in y's order (a, b)
     np.testing.assert_allclose(1 / (1 + np.exp(-got)), proba[:, 1], rtol=1e-10)
+
+
+def test_cross_val_predict_proba_labels_missing_a_predicted_class_raise():
+    # A calibrator of a frozen 3-class classifier, cross-validated on labels
+    # of two of its classes: before the fix the third class's probability
+    # was written into a neighbour's column (rows summed to 0.009) or past
+    # the last column (IndexError).
+    X, Y = _data(n=150)
+    names = np.array(["a", "b", "c"])
+    labels = names[Y.argmax(1)]
+    clf = LogisticRegression().fit(X, labels)
+    est = TemperatureScaler(FrozenEstimator(clf))
+    for keep, extra in ((["a", "c"], "b"), (["a", "b"], "c")):
+        mask = np.isin(labels, keep)
+        with pytest.raises(ValueError, match=rf"predicts class\(es\) \['{extra}'\]"):
+            cross_val_predict_proba(est, X[mask], labels[mask], cv=KFold(3))
+    # the workaround the message gives: histograms naming every class
+    mask = np.isin(labels, ["a", "c"])
+    frame = pd.get_dummies(labels[mask]).reindex(columns=names, fill_value=0)
+    kf = KFold(3)
+    got = cross_val_predict_proba(est, X[mask], frame, cv=kf)
+    np.testing.assert_allclose(got, _oof_by_name(est, X[mask], frame, kf))
+    np.testing.assert_allclose(got.sum(axis=1), 1.0)

@@ -59,6 +59,19 @@ def _fold_method(method, classes, columns=None):
         fitted = np.asarray(final_estimator(model).classes_)
         if np.array_equal(fitted, classes):
             return out
+        extra = [c for c in fitted.tolist() if c not in set(classes.tolist())]
+        if extra:
+            # the columns are y's labels: a class the model predicts but y
+            # never holds has no column (searchsorted would put its
+            # probability in a neighbour's column, or past the last one)
+            raise ValueError(
+                f"{type(final_estimator(model)).__name__} predicts class(es) "
+                f"{extra[:10]} that the labels y never hold (y holds "
+                f"{classes.tolist()[:10]}), and the output has one column per "
+                "label of y. Pass y as a DataFrame of label histograms with one "
+                "column per class, e.g. pd.get_dummies(y).reindex(columns="
+                "classes, fill_value=0)."
+            )
         if method != "predict_proba":
             missing = [c for c in classes.tolist() if c not in set(fitted.tolist())]
             raise ValueError(
