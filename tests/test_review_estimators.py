@@ -11,9 +11,10 @@ from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
+from sklearn.pipeline import make_pipeline
 
 from sklearn_hcal import SoftLabelClassifier
-from sklearn_hcal.calibration import TemperatureScaler
+from sklearn_hcal.calibration import TemperatureScaler, VectorScaler
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.model_selection import cross_val_predict_proba
 
@@ -87,3 +88,35 @@ def test_cross_val_predict_proba_labels_missing_a_predicted_class_raise():
     got = cross_val_predict_proba(est, X[mask], frame, cv=kf)
     np.testing.assert_allclose(got, _oof_by_name(est, X[mask], frame, kf))
     np.testing.assert_allclose(got.sum(axis=1), 1.0)
+
+
+def test_chained_calibrators_read_logit_columns_by_classes_param():
+    # An array histogram named by classes=["b", "a", "c"]; the first step
+    # (a frozen classifier, classes_ a, b, c) passes logit_a, logit_b,
+    # logit_c to the second under set_output(transform="pandas"). Before the
+    # fix the second step ignored these names (y carries none) and read the
+    # columns as b, a, c: its argmax agreed with the first step's on 20% of
+    # the items and its coefficients were (-1.05, -1.07, 2.13).
+    X, Y = _data(n=400, seed=3)
+    names = np.array(["a", "b", "c"])
+    clf = LogisticRegression().fit(X[:200], names[Y[:200].argmax(1)])
+    order = ["b", "a", "c"]
+    Yb = Y[:, [1, 0, 2]]  # the array histogram in classes= order
+    pipe = make_pipeline(
+        TemperatureScaler(FrozenEstimator(clf), classes=order),
+        VectorScaler(classes=order),
+    ).set_output(transform="pandas")
+    pipe.fit(X[200:], Yb[200:])
+    assert list(pipe[0].classes_) == list(pipe[1].classes_) == ["a", "b", "c"]
+    # the same fit on the logits as an array in a, b, c order, named so
+    logits = pipe[0].transform(X[200:]).to_numpy()
+    ref = VectorScaler(classes=names).fit(logits, Y[200:])
+    np.testing.assert_allclose(pipe[1].coef_, ref.coef_, rtol=1e-6)
+    np.testing.assert_allclose(
+        pipe.predict_proba(X[:50]),
+        ref.predict_proba(pipe[0].transform(X[:50]).to_numpy()),
+    )
+    # names that only partly match classes= raise instead of a positional read
+    frame = pd.DataFrame(logits, columns=["logit_a", "logit_b", "logit_x"])
+    with pytest.raises(ValueError, match="do not match the classes"):
+        VectorScaler(classes=order).fit(frame, Yb[200:])
