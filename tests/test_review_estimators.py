@@ -120,3 +120,39 @@ def test_chained_calibrators_read_logit_columns_by_classes_param():
     frame = pd.DataFrame(logits, columns=["logit_a", "logit_b", "logit_x"])
     with pytest.raises(ValueError, match="do not match the classes"):
         VectorScaler(classes=order).fit(frame, Yb[200:])
+
+
+def test_soft_label_classifier_refuses_a_frozen_estimator():
+    # SoftLabelClassifier trains its estimator on class indices. A frozen
+    # classifier fitted on labels 0, 1, 2 (= a, b, c) and wrapped for a frame
+    # ordered (c, a, b) was silently read by position before the fix:
+    # "P(c)" was the classifier's P(a). One fitted on strings failed with
+    # "invalid literal for int()".
+    X, Y = _data(seed=4)
+    names = np.array(["a", "b", "c"])
+    frame = pd.DataFrame(Y, columns=names)[["c", "a", "b"]]
+    for labels in (Y.argmax(1), names[Y.argmax(1)]):
+        clf = LogisticRegression().fit(X, labels)
+        for est in (FrozenEstimator(clf), make_pipeline(FrozenEstimator(clf))):
+            for y in (frame, labels):
+                with pytest.raises(ValueError, match="FrozenEstimator is not"):
+                    SoftLabelClassifier(est, strategy="majority").fit(X, y)
+
+
+def test_soft_label_classifier_checks_the_classes_its_estimator_learnt():
+    # An estimator whose fit does not learn the classes it is given (here a
+    # classifier that keeps the classes_ of an earlier fit) is refused with
+    # a message naming both, instead of misreading its columns.
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class KeepsClasses(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.classes_ = np.array(["x", "y", "z"])
+            return self
+
+        def predict_proba(self, X):
+            return np.full((len(X), 3), 1 / 3)
+
+    X, Y = _data(seed=5)
+    with pytest.raises(ValueError, match=r"trained on the class indices \[0, 1, 2\]"):
+        SoftLabelClassifier(KeepsClasses(), strategy="majority").fit(X, Y)
