@@ -193,6 +193,10 @@ def resolve_targets(
         dtype=(np.float64,),
     )
     names = frame_names(y)
+    if names is not None:
+        # a class named twice would be two columns with one name: predict
+        # could not tell them apart (as for classes=, DECISIONS rule 4)
+        names = check_class_names(names, param=f"{name}'s columns", of=name)
     if names is not None and classes is not None:
         order = column_order(names, classes, name=name, target_name="classes")
         names = classes

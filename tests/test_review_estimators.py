@@ -156,3 +156,17 @@ def test_soft_label_classifier_checks_the_classes_its_estimator_learnt():
     X, Y = _data(seed=5)
     with pytest.raises(ValueError, match=r"trained on the class indices \[0, 1, 2\]"):
         SoftLabelClassifier(KeepsClasses(), strategy="majority").fit(X, Y)
+
+
+def test_histogram_frame_with_a_class_named_twice_raises():
+    # Before the fix SoftLabelClassifier and the calibrators accepted a frame
+    # with columns (a, a, b): classes_ was ['a', 'a', 'b'] and predict could
+    # not tell the two "a" columns apart. classes=["a", "a", "b"] already
+    # raised; a frame's column names are class names too.
+    X, Y = _data(seed=6)
+    frame = pd.DataFrame(Y, columns=["a", "a", "b"])
+    for est in (SoftLabelClassifier(LogisticRegression()), TemperatureScaler()):
+        with pytest.raises(ValueError, match="y's columns must name each class once"):
+            est.fit(X[:, :3], frame)
+        with pytest.raises(ValueError, match="counts's columns must name each"):
+            est.fit(X[:, :3], None, counts=frame)
