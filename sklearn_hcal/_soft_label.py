@@ -12,6 +12,7 @@ from sklearn.base import (
     clone,
     is_classifier,
 )
+from sklearn.frozen import FrozenEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -33,6 +34,7 @@ from .utils._compat import (
     safe_indexing,
     validate_data,
 )
+from .utils._pipeline import final_estimator
 from .utils._sample_weight import fit_with_sample_weight, sample_weight_key
 
 __all__ = ["SoftLabelClassifier"]
@@ -249,6 +251,18 @@ class SoftLabelClassifier(
                 "estimator must be a scikit-learn classifier (is_classifier() is "
                 f"False for {type(self.estimator).__name__})."
             )
+        if isinstance(final_estimator(self.estimator), FrozenEstimator):
+            # The wrapped estimator is trained on class indices (positions in
+            # classes_); a frozen one keeps its own classes_, so its columns
+            # would be read as the histogram's classes by position.
+            raise ValueError(
+                "SoftLabelClassifier trains its estimator on y (as class indices), "
+                "but a FrozenEstimator is not trained: its predict_proba columns "
+                "would be taken for the histogram's classes by position. To "
+                "calibrate a fitted classifier on histograms use e.g. "
+                "TemperatureScaler(FrozenEstimator(clf)); to score it, pass its "
+                "classes_ as labels= to the metrics."
+            )
         y, name = select_target(y, counts, owner=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=True)
         n_samples = num_samples(X)
@@ -289,9 +303,14 @@ class SoftLabelClassifier(
             clone(self.estimator), X_fit, y_fit, weight
         )
         seen = np.asarray(self.estimator_.classes_)
-        if not np.issubdtype(seen.dtype, np.integer):
-            seen = seen.astype(np.intp)
-        self._seen = seen
+        if not np.array_equal(seen, np.unique(y_fit)):
+            raise ValueError(
+                f"{type(self.estimator).__name__} was trained on the class "
+                f"indices {np.unique(y_fit).tolist()[:10]} but its classes_ are "
+                f"{seen.tolist()[:10]}; SoftLabelClassifier needs an estimator "
+                "whose fit learns the classes of y."
+            )
+        self._seen = seen.astype(np.intp)
         return self
 
     def __sklearn_is_fitted__(self):

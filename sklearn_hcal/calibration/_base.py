@@ -115,21 +115,26 @@ def _prefix_cuts(names):
             yield i + 1
 
 
-def _input_column_classes(x_names, y, is_hist):
+def _input_column_classes(x_names, y, is_hist, classes=None):
     """The class of each column of ``estimator=None`` input, or None.
 
     ``X``'s column names name the classes when they are the names of ``y``'s
-    classes (a histogram's column names, or the labels), as they are or
-    behind one common ``"<prefix>_"`` -- the ``logit_<class>`` /
-    ``alpha_<class>`` columns of a calibrator's ``transform`` under
-    ``set_output(transform="pandas")``, so that calibrators chained in a
-    Pipeline stay aligned. Names that match only in part raise (DECISIONS
-    rule 1: nothing is matched by position when names disagree); names that
-    share nothing with the classes (``x0, x1, ...``) leave the columns
-    positional. Only string labels are matched (``feature_names_in_`` is
-    always text).
+    classes (the ``classes`` parameter, else a histogram's column names or
+    the labels), as they are or behind one common ``"<prefix>_"`` -- the
+    ``logit_<class>`` / ``alpha_<class>`` columns of a calibrator's
+    ``transform`` under ``set_output(transform="pandas")``, so that
+    calibrators chained in a Pipeline stay aligned. Names that match only in
+    part raise (DECISIONS rule 1: nothing is matched by position when names
+    disagree); names that share nothing with the classes (``x0, x1, ...``)
+    leave the columns positional. Only string labels are matched
+    (``feature_names_in_`` is always text); ``classes`` are matched by their
+    text.
     """
-    if is_hist:
+    if classes is not None:
+        # they name an array histogram's columns (or the labels' classes), so
+        # X's names must be read even when y itself carries none
+        targets = np.asarray(classes)
+    elif is_hist:
         targets = frame_names(y)
     else:
         values = np.asarray(y)
@@ -150,11 +155,13 @@ def _input_column_classes(x_names, y, is_hist):
         if partial is None and set(by_text) & set(names):
             partial = names
     if partial is not None:
-        what = "columns" if is_hist else "labels"
+        what = "columns of y" if is_hist else "labels of y"
+        if classes is not None:
+            what = "classes"
         raise ValueError(
             f"With estimator=None the columns of X name the classes, but X's "
             f"columns {x_text[:10]} (read as {partial[:10]}) do not match the "
-            f"{what} of y {sorted(by_text)[:10]}. Rename X's columns to the "
+            f"{what} {sorted(by_text)[:10]}. Rename X's columns to the "
             "class names, or pass X as an array to match them by position."
         )
     return None
@@ -293,7 +300,7 @@ class _BaseCalibrator(
             x_names = getattr(self, "feature_names_in_", None)
             reference = None
             if x_names is not None:
-                reference = _input_column_classes(x_names, y, is_hist)
+                reference = _input_column_classes(x_names, y, is_hist, self.classes)
             return self._input_outputs(X), reference, sample_weight
         check_consistent_length(X, y)
         n = num_samples(X)

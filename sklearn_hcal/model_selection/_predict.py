@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import is_classifier
 
 from .._targets import check_target
+from .._validation import column_order, frame_names
 from ..calibration._crossfit import cross_fit
 from ..calibration._scores import class_columns
 from ..utils._compat import HasMethods, num_samples, validate_params
@@ -20,8 +21,14 @@ __all__ = ["cross_val_predict_proba"]
 _CLASS_COLUMN_METHODS = ("predict_proba", "predict_log_proba", "decision_function")
 
 
-def _fold_method(method, classes):
-    """``outputs`` callback of the cross-fitting core for ``method``."""
+def _fold_method(method, classes, columns=None):
+    """``outputs`` callback of the cross-fitting core for ``method``.
+
+    ``columns`` (the class names of a DataFrame histogram ``y``): a fold
+    model's class columns are put in that order by name, since a model's
+    ``classes_`` need not follow ``y`` (a calibrator of a frozen classifier
+    predicts in the classifier's order).
+    """
 
     def outputs(model, X_test):
         call = get_method(model, method)
@@ -32,11 +39,39 @@ def _fold_method(method, classes):
                 "step)."
             )
         out = np.asarray(call(X_test))
+        if columns is not None and method in _CLASS_COLUMN_METHODS:
+            fitted = getattr(final_estimator(model), "classes_", None)
+            if fitted is None or len(fitted) != len(columns):
+                return out  # positional; the column count is checked below
+            order = column_order(
+                fitted,
+                columns,
+                name=f"{type(final_estimator(model)).__name__}.classes_",
+                target_name="y's columns",
+            )
+            if order is None:
+                return out
+            if out.ndim == 1:  # a binary decision: the score of classes_[1]
+                return -out
+            return out[:, order]
         if classes is None or method not in _CLASS_COLUMN_METHODS:
             return out
         fitted = np.asarray(final_estimator(model).classes_)
         if np.array_equal(fitted, classes):
             return out
+        extra = [c for c in fitted.tolist() if c not in set(classes.tolist())]
+        if extra:
+            # the columns are y's labels: a class the model predicts but y
+            # never holds has no column (searchsorted would put its
+            # probability in a neighbour's column, or past the last one)
+            raise ValueError(
+                f"{type(final_estimator(model)).__name__} predicts class(es) "
+                f"{extra[:10]} that the labels y never hold (y holds "
+                f"{classes.tolist()[:10]}), and the output has one column per "
+                "label of y. Pass y as a DataFrame of label histograms with one "
+                "column per class, e.g. pd.get_dummies(y).reindex(columns="
+                "classes, fill_value=0)."
+            )
         if method != "predict_proba":
             missing = [c for c in classes.tolist() if c not in set(fitted.tolist())]
             raise ValueError(
@@ -142,12 +177,13 @@ def cross_val_predict_proba(
             f"{num_samples(y)}."
         )
     classes = None if is_hist else np.unique(y)
+    columns = frame_names(y) if is_hist else None
     out = cross_fit(
         estimator,
         X,
         y,
         cv=cv,
-        outputs=_fold_method(method, classes),
+        outputs=_fold_method(method, classes, columns),
         fit_params=params,
         groups=groups,
         n_jobs=n_jobs,
