@@ -141,3 +141,37 @@ def test_scorer_names_the_class_count_mismatch_with_the_estimator():
         scorer = scorer.set_score_request(counts=True)
         with pytest.raises(ValueError, match=r"2 classes.*counts has 3"):
             scorer(est, X, np.array(["cat"] * 40), counts=Y)
+
+
+def test_scorer_refuses_to_request_metadata_its_metric_does_not_take():
+    # Before: scikit-learn's set_score_request accepted sample_weight for a
+    # metric without it, and every cross-validation fold scored NaN.
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_validate
+
+    from sklearn_hcal.metrics import get_human_scorer
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 2))
+    Y = rng.multinomial(5, [0.5, 0.3, 0.2], size=60)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = get_human_scorer("neg_kl_divergence")
+        with pytest.raises(ValueError, match="does not take 'sample_weight'"):
+            scorer.set_score_request(sample_weight=True)
+        # declining it, and requesting what the metric takes, still work
+        scorer.set_score_request(sample_weight=False, counts=True)
+        weighted = get_human_scorer("neg_expected_squared_loss").set_score_request(
+            sample_weight=True
+        )
+        w = rng.uniform(0.5, 2.0, 60)
+        scores = cross_validate(
+            LogisticRegression().set_fit_request(sample_weight=False),
+            X,
+            Y.argmax(axis=1),
+            scoring=weighted,
+            params={"sample_weight": w},
+            cv=3,
+            error_score="raise",
+        )["test_score"]
+    assert np.all(np.isfinite(scores))

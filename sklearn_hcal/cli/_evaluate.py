@@ -170,7 +170,8 @@ def _resolve_metric_names(text: str | None) -> list[str] | None:
 
 
 def _load_inputs(args):
-    from ._files import InputError, align_predictions, read_histograms, read_predictions
+    from ._align import align_predictions
+    from ._files import InputError, read_histograms, read_predictions
 
     hist = read_histograms(
         args.counts, id_column=args.id_column, renormalize=args.renormalize
