@@ -4,6 +4,8 @@ Each test checks against an independent computation (a hand-made loop over
 the folds, scipy, scikit-learn), never against the code under test alone.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,7 +16,7 @@ from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 
 from sklearn_hcal import SoftLabelClassifier
-from sklearn_hcal.calibration import TemperatureScaler, VectorScaler
+from sklearn_hcal.calibration import MatrixScaler, TemperatureScaler, VectorScaler
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.model_selection import cross_val_predict_proba
 
@@ -172,3 +174,39 @@ def test_histogram_frame_with_a_class_named_twice_raises():
             est.fit(X[:, :3], frame)
         with pytest.raises(ValueError, match="the columns of counts must name each"):
             est.fit(X[:, :3], None, counts=frame)
+
+
+# -- degenerate vector / matrix scaling fits warn (as TemperatureScaler does) --
+@pytest.mark.parametrize("Cal", [VectorScaler, MatrixScaler])
+def test_scalers_warn_when_the_scores_separate_the_labels(Cal):
+    # Labels equal to the argmax of the scores: the likelihood has no finite
+    # optimum (scaling the map up keeps lowering it). Before: coef_ of 2e3
+    # (vector) and 3e4 (matrix diagonal) without a word.
+    rng = np.random.RandomState(0)
+    Z = rng.normal(size=(200, 3))
+    Y = 5 * np.eye(3)[Z.argmax(axis=1)]
+    with pytest.warns(UserWarning, match="every annotation falls on a top-scoring"):
+        cal = Cal().fit(Z, Y)
+    np.testing.assert_array_equal(cal.predict(Z), Z.argmax(axis=1))
+    # histograms with disagreement have a finite optimum: no warning
+    Z2, Y2, _ = make_label_histograms(300, 3, 5, temperature=2.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        Cal().fit(Z2, Y2)
+
+
+@pytest.mark.parametrize("Cal", [VectorScaler, MatrixScaler])
+def test_scalers_warn_for_an_unannotated_class_without_reg_bias(Cal):
+    Z, Y, _ = make_label_histograms(300, 3, 5, temperature=2.0, random_state=1)
+    Y = Y.copy()
+    Y[:, 0] += Y[:, 2]
+    Y[:, 2] = 0  # class 2 never annotated
+    with pytest.warns(UserWarning, match=r"class\(es\) \[2\] have no annotation"):
+        free = Cal(reg_bias=0.0).fit(Z, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        held = Cal().fit(Z, Y)  # reg_bias > 0: a finite optimum
+    # the unpenalised intercept of the unseen class ran far below the other
+    # two; the penalised one stays within a few units of them
+    gap = lambda c: c.intercept_[:2].min() - c.intercept_[2]  # noqa: E731
+    assert gap(free) > 2 * gap(held) > 0

@@ -144,6 +144,46 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
             )
         self.n_iter_ = int(result.nit)
         self._store_parameters(result.x, K, scale)
+        self._warn_if_degenerate(Z, Y, w, total)
+
+    def _warn_if_degenerate(self, Z, Y, w, total):
+        """Warn when the fitted map sits where the solver stopped, not at an
+        optimum (DECISIONS rule 4: a degenerate fit warns).
+
+        Two cases have no finite optimum: a class without annotations and
+        ``reg_bias=0`` (its intercept decreases for ever), and scores that
+        separate the annotations (every annotation on a top-scoring class of
+        the fitted map, predictions near one-hot: scaling the map up keeps
+        lowering the loss), as TemperatureScaler warns for T → 0.
+        """
+        name = type(self).__name__
+        unseen = (w @ Y) <= 0
+        if self.reg_bias == 0 and np.any(unseen):
+            warnings.warn(
+                f"{name}: class(es) {self.classes_[unseen].tolist()} have no "
+                "annotation, so with reg_bias=0 their intercepts decrease without "
+                "bound and intercept_ is where the solver stopped; set reg_bias > 0.",
+                UserWarning,
+                stacklevel=6,
+            )
+        U = self._transform_logits(Z)
+        annotated = (Y > 0) & (w[:, None] > 0)
+        on_top = U >= U.max(axis=1, keepdims=True)
+        if not np.all(on_top[annotated]):
+            return
+        logp = np.where(annotated, _log_softmax(U), 0.0)
+        nll = -float(w @ (Y * logp).sum(axis=1)) / total
+        if nll < 1e-3:
+            warnings.warn(
+                f"{name}: every annotation falls on a top-scoring class of the "
+                f"fitted map (mean negative log-likelihood {nll:.2g} per "
+                "annotation): the scores separate the labels, the likelihood keeps "
+                "increasing as the map is scaled up, and the fit stops where the "
+                "solver does, with near one-hot predictions. Check the labels or "
+                "calibrate on held-out data the classifier was not trained on.",
+                UserWarning,
+                stacklevel=6,
+            )
 
 
 class VectorScaler(_BaseLinearScaler):
