@@ -175,3 +175,15 @@ def test_scorer_refuses_to_request_metadata_its_metric_does_not_take():
             error_score="raise",
         )["test_score"]
     assert np.all(np.isfinite(scores))
+
+
+def test_bootstrap_of_a_single_item_warns():
+    from sklearn_hcal.metrics import human_calibration_report
+
+    Y = np.array([[3, 1, 1]])
+    P = np.array([[0.5, 0.3, 0.2]])
+    with pytest.warns(UserWarning, match="zero width"):
+        report = human_calibration_report(
+            Y, {"m": P}, metrics=["jsd"], n_bootstrap=10, random_state=0
+        )
+    assert report.loc["m", "jsd_low"] == report.loc["m", "jsd_high"]

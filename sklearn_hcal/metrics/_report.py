@@ -353,6 +353,14 @@ def _human_calibration_report(
     disagreement = _check_disagreement_names(disagreement, preds, columns)
     sources = _sources(human, preds, first, disagreement, columns, labels)
     warn_debiased(columns, human)
+    if n_bootstrap > 0 and human.n_samples < 2:
+        warnings.warn(
+            f"n_bootstrap={n_bootstrap} with {human.n_samples} item: every "
+            "resample is that item, so the intervals have zero width; they say "
+            "nothing about the uncertainty.",
+            UserWarning,
+            stacklevel=2,
+        )
     if any(c.metric.requires == "pairs" for c in columns):
         human.mu  # noqa: B018 -- computed once, before any thread needs it
     with warnings.catch_warnings():
