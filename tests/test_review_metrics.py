@@ -187,3 +187,63 @@ def test_bootstrap_of_a_single_item_warns():
             Y, {"m": P}, metrics=["jsd"], n_bootstrap=10, random_state=0
         )
     assert report.loc["m", "jsd_low"] == report.loc["m", "jsd_high"]
+
+
+def test_bootstrap_intervals_stay_within_each_metric_range():
+    # Bias-corrected intervals shift the percentiles by mean(replicates) -
+    # estimate: on 5 items the entropy correlation's upper end was 1.028.
+    from scipy.stats import pearsonr
+
+    from sklearn_hcal.metrics import human_calibration_report
+    from sklearn_hcal.metrics._registry import get_metric
+
+    Y = np.array([[5, 0, 0], [4, 1, 0], [3, 1, 1], [2, 2, 1], [2, 1, 2]])
+    P = np.array(
+        [
+            [0.98, 0.01, 0.01],
+            [0.8, 0.15, 0.05],
+            [0.6, 0.3, 0.1],
+            [0.4, 0.35, 0.25],
+            [0.34, 0.33, 0.33],
+        ]
+    )
+    metrics = ["entropy_corr", "accuracy", "soft_accuracy", "jsd", "dist_ce"]
+    report = human_calibration_report(
+        Y, {"m": P}, metrics=metrics, n_bootstrap=400, random_state=0
+    )
+    for name in metrics:
+        lo, hi = get_metric(name).bounds
+        low, high = report.loc["m", f"{name}_low"], report.loc["m", f"{name}_high"]
+        assert (lo is None or low >= lo) and (hi is None or high <= hi), name
+    # the point estimate itself is untouched (scipy's Pearson r)
+    H = lambda A: -(A * np.log(np.where(A > 0, A, 1))).sum(axis=1)  # noqa: E731
+    r = pearsonr(H(Y / Y.sum(1, keepdims=True)), H(P)).statistic
+    assert report.loc["m", "entropy_corr"] == pytest.approx(r, rel=1e-12)
+    assert report.loc["m", "entropy_corr_high"] == 1.0  # clipped, was above
+
+
+def test_declared_bounds_hold_on_random_inputs():
+    # The registry's bounds are facts about the metrics, not of a data set:
+    # check them on random histograms and predictions, extreme ones included.
+    from sklearn_hcal.metrics._registry import get_metric, metrics
+
+    rng = np.random.RandomState(0)
+    bounded = [n for n in metrics() if get_metric(n).bounds != (None, None)]
+    assert len(bounded) >= 15
+    for trial in range(30):
+        K = rng.randint(2, 6)
+        Y = rng.multinomial(rng.randint(2, 8), rng.dirichlet(np.ones(K)), size=40)
+        P = rng.dirichlet(np.full(K, [0.05, 1.0, 20.0][trial % 3]), size=40)
+        P = np.clip(P, 1e-9, None)
+        P /= P.sum(axis=1, keepdims=True)
+        for name in bounded:
+            m = get_metric(name)
+            lo, hi = m.bounds
+            try:
+                value = m.function(Y, P, **m.kwargs)
+            except ValueError as exc:  # a correlation of constant entropies
+                assert "undefined" in str(exc), (name, exc)
+                continue
+            assert (lo is None or value >= lo - 1e-12) and (
+                hi is None or value <= hi + 1e-12
+            ), (name, value)

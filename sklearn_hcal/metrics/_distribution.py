@@ -400,6 +400,7 @@ register(
         source="Baan et al. 2022, eq. 7",
         per_item=lambda b: _tvd_per_item(b.p_hat, b.P),
         order=60,
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -412,6 +413,7 @@ register(
         source="Baan et al. 2022, eq. 5",
         per_item=_block_entropy_error,
         order=50,
+        bounds=(0.0, None),
     )
 )
 register(
@@ -437,6 +439,7 @@ register(
         source="Baan et al. 2022, eq. 6",
         per_item=_block_rank_match,
         order=40,
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -449,6 +452,7 @@ register(
         source="Nie et al. 2020 (ChaosNLI), eq. 2",
         per_item=lambda b, squared, base: _jsd_per_item(b.p_hat, b.P, base, squared),
         order=70,
+        bounds=(0.0, None),
     )
 )
 register(
@@ -461,6 +465,7 @@ register(
         source="Nie et al. 2020 (ChaosNLI), eq. 1",
         per_item=lambda b, eps: _kl_per_item(b.p_hat, b.P, eps),
         order=80,
+        bounds=(0.0, None),
     )
 )
 register(
@@ -473,5 +478,6 @@ register(
         source="Mimori et al. 2021, eq. 82",
         per_item=_block_log_loss,
         order=90,
+        bounds=(0.0, None),
     )
 )

@@ -392,6 +392,7 @@ register(
         per_item=lambda b, eps, offset: _soft_cross_entropy_per_item(
             b.p_hat, b.P, eps, offset
         ),
+        bounds=(0.0, None),
     )
 )
 register(
@@ -403,6 +404,7 @@ register(
         description="mean Manhattan distance ‖q − p̂‖₁ (LeWiDi 2025's MD)",
         source="LeWiDi 2025; Rizzi et al. 2024",
         per_item=lambda b: _manhattan_per_item(b.p_hat, b.P),
+        bounds=(0.0, None),
     )
 )
 register(
@@ -415,6 +417,7 @@ register(
         source="Kurniawan et al. 2025, §3",
         per_item=lambda b: _soft_accuracy_per_item(b.p_hat, b.P),
         scorer="soft_accuracy",
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -427,6 +430,7 @@ register(
         source="Kurniawan et al. 2025, §3",
         per_item=lambda b: _soft_micro_f1_parts_per_item(b.p_hat, b.P),
         scorer="soft_micro_f1",
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -439,6 +443,7 @@ register(
         source="Kurniawan et al. 2025, §3",
         per_item=lambda b: _po_jsd_per_item(b.p_hat, b.P),
         scorer="po_jsd",
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -454,5 +459,6 @@ register(
         value=lambda t: t["r"],
         requires="variation",
         scorer="entropy_correlation",
+        bounds=(-1.0, 1.0),
     )
 )

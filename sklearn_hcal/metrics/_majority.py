@@ -408,6 +408,7 @@ register(
         per_item=_block_majority_correct,
         scorer="majority_accuracy",
         order=10,
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -421,6 +422,7 @@ register(
         stats=_CONFIDENCE_BINS,
         value=lambda t: t["ece"],
         order=20,
+        bounds=(0.0, 1.0),
     )
 )
 register(
@@ -434,5 +436,6 @@ register(
         stats=_CLASSWISE_BINS,
         value=lambda t: t["classwise_ece"],
         order=30,
+        bounds=(0.0, 1.0),
     )
 )

@@ -342,6 +342,7 @@ register(
         source="LeWiDi 2025 (AWD)",
         per_item=_block_wasserstein,
         requires="ordered",
+        bounds=(0.0, None),
     )
 )
 register(
@@ -356,5 +357,6 @@ register(
         per_item=_block_ranked_probability,
         requires="ordered",
         scorer="neg_ranked_probability_score",
+        bounds=(0.0, None),
     )
 )

@@ -143,6 +143,11 @@ class Metric:
     order : int or None
         Position among the report's default columns (sorted by it); None for
         a column computed only when asked for.
+    bounds : tuple of (float or None, float or None), default=(None, None)
+        The range every value lies in, whatever the data (e.g. ``(0, 1)`` for
+        an accuracy, ``(0, None)`` for a divergence); the report clips
+        bootstrap intervals to it. Left open for the debiased estimators,
+        which can be negative.
     """
 
     name: str
@@ -159,6 +164,7 @@ class Metric:
     response: str = "proba"
     scorer: str | bool | None = None
     order: int | None = None
+    bounds: tuple = (None, None)
 
     def __post_init__(self):
         if (self.per_item is None) == (self.stats is None):

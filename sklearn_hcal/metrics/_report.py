@@ -236,7 +236,10 @@ _TEMPLATE = """Table of human-calibration metrics, one row per classifier.
         Coverage of the intervals, in ``(0, 1)``.
     ci_method : {{"bias_corrected", "percentile", "basic"}}, \
 default="bias_corrected"
-        How replicates become intervals (see above).
+        How replicates become intervals (see above). Intervals are clipped to
+        the range every value of the metric lies in (its registry ``bounds``,
+        e.g. ``[-1, 1]`` for a correlation), which the shifted methods can
+        otherwise leave on small samples.
     random_state : int, RandomState instance or None, default=None
         Seeds the resampling: resample ``b`` is the ``b``-th
         ``randint(0, n_samples, size=n_samples)`` of
@@ -380,6 +383,17 @@ def _human_calibration_report(
             # All-NaN columns (a metric undefined on every resample) stay NaN.
             warnings.simplefilter("ignore", RuntimeWarning)
             low, high = bootstrap_intervals(point, boot, confidence_level, ci_method)
+        # A shifted interval ("bias_corrected", "basic") can leave the range
+        # every value lies in (a correlation's 1.028 on 5 items); clip to it.
+        lo, hi = np.array(
+            [[np.nan if b is None else b for b in c.metric.bounds] for c in columns]
+        ).T
+        low = np.clip(
+            low, np.nan_to_num(lo, nan=-np.inf), np.nan_to_num(hi, nan=np.inf)
+        )
+        high = np.clip(
+            high, np.nan_to_num(lo, nan=-np.inf), np.nan_to_num(hi, nan=np.inf)
+        )
         _warn_shifted_intervals(point, low, high, column_names)
         data = {}
         for j, metric in enumerate(column_names):
