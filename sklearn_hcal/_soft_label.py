@@ -72,7 +72,13 @@ class SoftLabelClassifier(
         An unfitted scikit-learn classifier, or a Pipeline ending in one. It
         is cloned in :meth:`fit`. Row weights go to ``fit``'s
         ``sample_weight``, or to a Pipeline's final step
-        (``<step>__sample_weight``, nested Pipelines too).
+        (``<step>__sample_weight``, nested Pipelines too) and to every earlier
+        step whose ``fit`` takes them. With ``strategy="weighted"`` an earlier
+        step that takes no ``sample_weight`` (``PCA``, ``SelectKBest``,
+        ``TfidfVectorizer``) is fitted on the expanded rows unweighted, so an
+        item counts once per class it received; put such a step before the
+        SoftLabelClassifier (``make_pipeline(PCA(), SoftLabelClassifier(...))``)
+        to fit it on one row per item.
     strategy : {"auto", "weighted", "majority", "sample"}, default="auto"
         How histograms become training rows.
 
