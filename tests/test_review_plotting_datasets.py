@@ -4,6 +4,8 @@ Each test recomputes the expected numbers independently (numpy, closed forms)
 and compares them with what a display stores or a loader returns.
 """
 
+import json
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from sklearn_hcal.datasets import load_lewidi  # noqa: E402
 from sklearn_hcal.plotting import (  # noqa: E402
     HumanModelMarginalDisplay,
     InstanceErrorDisplay,
@@ -60,3 +63,53 @@ def test_marginal_display_uniform_humans_counted():
     human = disp.panels[key]["Human"]
     assert np.histogram(human, bins=disp.bin_edges[key])[0].sum() == 4
     plt.close(disp.figure_)
+
+
+def _lewidi_record(annotations, soft, annotators="Ann1,Ann2"):
+    return {
+        "text": "t",
+        "annotators": annotators,
+        "annotations": annotations,
+        "soft_label": soft,
+        "split": "dev",
+        "lang": "en",
+    }
+
+
+def test_lewidi_repeated_item_id_raises(tmp_path):
+    # json.load keeps the last of two "1" records: item 1's first two
+    # annotations vanished without a word.
+    first = json.dumps(_lewidi_record("1,0", {"0": 0.5, "1": 0.5}))
+    second = json.dumps(_lewidi_record("1,1", {"0": 0.0, "1": 1.0}))
+    path = tmp_path / "X_dev.json"
+    path.write_text(f'{{"1": {first}, "2": {second}, "1": {second}}}')
+    with pytest.raises(ValueError, match=r"X_dev\.json repeats the key '1'"):
+        load_lewidi(path)
+
+
+def test_lewidi_repeated_annotator_raises(tmp_path):
+    record = '{"soft_label": {"a": 1.0}, "annotations": {"Ann1": "a", "Ann1": "a"}}'
+    path = tmp_path / "Y_dev.json"
+    path.write_text(f'{{"7": {record}}}')
+    with pytest.raises(ValueError, match="repeats the key 'Ann1'"):
+        load_lewidi(path)
+
+
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        (
+            _lewidi_record("1,0", {"0": 0.5, "1": 0.5}, "Ann1,Ann2,Ann3"),
+            "Item '3': 2 annotations but 3 annotators",
+        ),
+        (
+            _lewidi_record("1,0", {"0": 0.5, "1": "half"}),
+            "Item '3': soft_label holds 'half'",
+        ),
+    ],
+)
+def test_lewidi_record_errors_name_file_and_item(tmp_path, record, message):
+    path = tmp_path / "Z_train.json"
+    path.write_text(json.dumps({"3": record}))
+    with pytest.raises(ValueError, match=f"Z_train\\.json: {message}"):
+        load_lewidi(path)

@@ -61,14 +61,34 @@ def _sorted_classes(keys):
     return keys  # the files' order
 
 
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs) -> dict:
+    # json.load keeps the last of repeated keys without a word: a repeated
+    # item id (or annotator) would silently drop that item's annotations.
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _RepeatedKey(key)
+        obj[key] = value
+    return obj
+
+
 def _read(path: Path) -> dict:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = json.load(fh, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
         ) from exc
+    except _RepeatedKey as exc:
+        raise ValueError(
+            f"{path} repeats the key {exc.args[0]!r} in one JSON object (an item "
+            "id or an annotator given twice); only one of them could be kept."
+        ) from None
     if not isinstance(data, dict) or not data:
         raise ValueError(
             f"{path} is not a LeWiDi harmonised file: expected a non-empty JSON "
@@ -107,6 +127,15 @@ def _item_annotations(item_id, record, multilabel):
     )
 
 
+def _probability(value, item_id) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"Item {item_id!r}: soft_label holds {value!r}, not a probability."
+        ) from None
+
+
 def _soft_label_table(ids, records, multilabel):
     """Soft labels as a DataFrame (None when no record has one)."""
     rows = [r.get("soft_label") or None for r in records]
@@ -119,14 +148,17 @@ def _soft_label_table(ids, records, multilabel):
         # P(label applies) = the "1" entry of each label's binary distribution
         table = [
             {
-                str(lab).strip(): float(dist.get("1", dist.get(1, 0.0)))
+                str(lab).strip(): _probability(dist.get("1", dist.get(1, 0.0)), i)
                 for lab, dist in row.items()
             }
-            for row in rows
+            for i, row in zip(ids, rows)
         ]
         columns = list(dict.fromkeys(k for row in table for k in row))
     else:
-        table = [{_class_key(k): float(v) for k, v in row.items()} for row in rows]
+        table = [
+            {_class_key(k): _probability(v, i) for k, v in row.items()}
+            for i, row in zip(ids, rows)
+        ]
         columns = _sorted_classes(k for row in table for k in row)
     frame = pd.DataFrame.from_records(table, index=pd.Index(ids, name="item"))
     return frame.reindex(columns=columns).fillna(0.0)
@@ -263,15 +295,19 @@ def load_lewidi(
     )
 
     formats, rows = set(), []
-    for item_id, record in zip(ids, records):
-        fmt, pairs = _item_annotations(item_id, record, multilabel)
-        if fmt is not None:
-            formats.add(fmt)
-        rows.extend((item_id, who, label) for who, label in pairs)
+    try:
+        for item_id, record in zip(ids, records):
+            fmt, pairs = _item_annotations(item_id, record, multilabel)
+            if fmt is not None:
+                formats.add(fmt)
+            rows.extend((item_id, who, label) for who, label in pairs)
+        soft = _soft_label_table(ids, records, multilabel)
+    except ValueError as exc:
+        # The record-level messages name the item; add the file.
+        raise ValueError(f"{path}: {exc}") from exc
     if len(formats) > 1:
         raise ValueError(f"{path} mixes the 2023 and 2025 annotation formats.")
     fmt = formats.pop() if formats else None
-    soft = _soft_label_table(ids, records, multilabel)
     ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
 
     if multilabel:
