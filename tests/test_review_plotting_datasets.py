@@ -13,7 +13,8 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from sklearn_hcal.datasets import load_lewidi  # noqa: E402
+from sklearn_hcal.datasets import load_chaosnli, load_lewidi  # noqa: E402
+from sklearn_hcal.datasets._chaosnli import read_chaosnli_predictions  # noqa: E402
 from sklearn_hcal.plotting import (  # noqa: E402
     HumanModelMarginalDisplay,
     InstanceErrorDisplay,
@@ -113,3 +114,44 @@ def test_lewidi_record_errors_name_file_and_item(tmp_path, record, message):
     path.write_text(json.dumps({"3": record}))
     with pytest.raises(ValueError, match=f"Z_train\\.json: {message}"):
         load_lewidi(path)
+
+
+def _chaosnli_folder(tmp_path, lines):
+    (tmp_path / "chaosNLI_snli.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def test_chaosnli_repeated_uid_raises(tmp_path):
+    # Used to load as two rows of one item, the text indexed by a repeated uid.
+    folder = _chaosnli_folder(
+        tmp_path,
+        [
+            '{"uid": "a", "label_count": [3, 1, 0]}',
+            '{"uid": "b", "label_count": [1, 1, 2]}',
+            '{"uid": "a", "label_count": [0, 4, 0]}',
+        ],
+    )
+    with pytest.raises(ValueError, match="line 3 repeats uid 'a' of line 1"):
+        load_chaosnli("snli", path=folder)
+
+
+@pytest.mark.parametrize("row", ["[3, -1, 0]", "[0.5, 0.5, 0]"])
+def test_chaosnli_bad_counts_name_the_line(tmp_path, row):
+    # A negative count loaded silently; a fractional one named no line.
+    folder = _chaosnli_folder(
+        tmp_path,
+        [
+            '{"uid": "a", "label_count": [3, 1, 0]}',
+            f'{{"uid": "b", "label_count": {row}}}',
+        ],
+    )
+    with pytest.raises(ValueError, match=r"line 2 \(uid 'b'\): label_count must hold"):
+        load_chaosnli("snli", path=folder)
+
+
+def test_chaosnli_predictions_repeated_uid_raises(tmp_path):
+    path = tmp_path / "pred.json"
+    record = '{"predicted_probabilities": [0.5, 0.5, 0.0]}'
+    path.write_text(f'{{"m": {{"u1": {record}, "u2": {record}, "u1": {record}}}}}')
+    with pytest.raises(ValueError, match="key 'u1' appears twice"):
+        read_chaosnli_predictions(path)

@@ -34,6 +34,7 @@ import pandas as pd
 from sklearn.utils import Bunch
 
 from ._annotations import annotations_to_histograms
+from ._base import RepeatedKeyError, unique_keys
 
 __all__ = ["load_lewidi"]
 
@@ -61,30 +62,15 @@ def _sorted_classes(keys):
     return keys  # the files' order
 
 
-class _RepeatedKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs) -> dict:
-    # json.load keeps the last of repeated keys without a word: a repeated
-    # item id (or annotator) would silently drop that item's annotations.
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _RepeatedKey(key)
-        obj[key] = value
-    return obj
-
-
 def _read(path: Path) -> dict:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh, object_pairs_hook=_unique_keys)
+            data = json.load(fh, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
         ) from exc
-    except _RepeatedKey as exc:
+    except RepeatedKeyError as exc:
         raise ValueError(
             f"{path} repeats the key {exc.args[0]!r} in one JSON object (an item "
             "id or an annotator given twice); only one of them could be kept."
