@@ -13,7 +13,11 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from sklearn_hcal.datasets import load_chaosnli, load_lewidi  # noqa: E402
+from sklearn_hcal.datasets import (  # noqa: E402
+    load_chaosnli,
+    load_lewidi,
+    make_label_histograms,
+)
 from sklearn_hcal.datasets._chaosnli import read_chaosnli_predictions  # noqa: E402
 from sklearn_hcal.plotting import (  # noqa: E402
     HumanModelMarginalDisplay,
@@ -155,3 +159,21 @@ def test_chaosnli_predictions_repeated_uid_raises(tmp_path):
     path.write_text(f'{{"m": {{"u1": {record}, "u2": {record}, "u1": {record}}}}}')
     with pytest.raises(ValueError, match="key 'u1' appears twice"):
         read_chaosnli_predictions(path)
+
+
+def test_make_label_histograms_tiny_concentration_keeps_the_mean():
+    # Q ~ Dir(α0 · softmax(z)) has E[Q] = softmax(z) for every α0. With a tiny
+    # α0 all gamma draws underflow and the one-hot fallback always took the
+    # top class: E[Q_top] was ~1 instead of mean softmax_top ~0.74.
+    X, Y, Q = make_label_histograms(
+        20000, n_classes=3, n_annotations=4, concentration=1e-4, random_state=0
+    )
+    S = np.exp(X - X.max(axis=1, keepdims=True))
+    S /= S.sum(axis=1, keepdims=True)
+    top = np.argmax(S, axis=1)
+    rows = np.arange(len(S))
+    expected = S[rows, top].mean()
+    # Q_top is (nearly) Bernoulli(S_top): standard error below 0.0035.
+    assert Q[rows, top].mean() == pytest.approx(expected, abs=0.015)
+    # The histograms follow Q: E[Y / n] = E[Q].
+    assert (Y[rows, top] / 4).mean() == pytest.approx(expected, abs=0.015)
