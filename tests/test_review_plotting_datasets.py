@@ -177,3 +177,20 @@ def test_make_label_histograms_tiny_concentration_keeps_the_mean():
     assert Q[rows, top].mean() == pytest.approx(expected, abs=0.015)
     # The histograms follow Q: E[Y / n] = E[Q].
     assert (Y[rows, top] / 4).mean() == pytest.approx(expected, abs=0.015)
+
+
+@pytest.mark.parametrize(
+    "annotations, who",
+    [("1,,0", "Ann2"), ({"Ann1": "1", "Ann7": None}, "Ann7"), ({"Ann1": " "}, "Ann1")],
+)
+def test_lewidi_empty_label_raises(tmp_path, annotations, who):
+    # "1,,0" used to load with a class named "" (and None with one named
+    # "None"), breaking the numeric order of the classes.
+    record = _lewidi_record(annotations, None, "Ann1,Ann2,Ann3")
+    del record["soft_label"]
+    path = tmp_path / "E_test.json"
+    path.write_text(json.dumps({"5": record}))
+    with pytest.raises(
+        ValueError, match=f"E_test\\.json: Item '5': annotator '{who}' has an empty"
+    ):
+        load_lewidi(path)

@@ -87,6 +87,17 @@ def _split_ids(text) -> list[str]:
     return [part.strip() for part in str(text).split(",") if part.strip()]
 
 
+def _single_label(item_id, who, label) -> str:
+    # A blank (``"1,,0"``) or null label is a malformed record; kept, it
+    # became a class named "" (or "None") next to the real ones.
+    text = "" if label is None else str(label).strip()
+    if not text:
+        raise ValueError(
+            f"Item {item_id!r}: annotator {str(who).strip()!r} has an empty label."
+        )
+    return text
+
+
 def _item_annotations(item_id, record, multilabel):
     """``(format, [(annotator, label or [labels])])`` of one record."""
     ann = record.get("annotations")
@@ -95,17 +106,20 @@ def _item_annotations(item_id, record, multilabel):
     if isinstance(ann, dict):
         pairs = []
         for who, label in ann.items():
-            labels = _split_ids(label) if multilabel else [str(label).strip()]
-            pairs.append((str(who).strip(), labels if multilabel else labels[0]))
+            if multilabel:  # an empty string is the empty set of labels
+                pairs.append((str(who).strip(), _split_ids(label)))
+            else:
+                pairs.append((str(who).strip(), _single_label(item_id, who, label)))
         return "2025", pairs
     if isinstance(ann, str):
-        labels = [part.strip() for part in ann.split(",")]
         who = _split_ids(record.get("annotators", ""))
-        if len(who) != len(labels):
+        parts = ann.split(",")
+        if len(who) != len(parts):
             raise ValueError(
-                f"Item {item_id!r}: {len(labels)} annotations but {len(who)} "
+                f"Item {item_id!r}: {len(parts)} annotations but {len(who)} "
                 "annotators; the 2023 format pairs them by position."
             )
+        labels = [_single_label(item_id, w, part) for w, part in zip(who, parts)]
         return "2023", list(zip(who, labels))
     raise ValueError(
         f"Item {item_id!r}: annotations must be a string (2023) or an object "
