@@ -37,3 +37,23 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     path = Path(data_home).expanduser()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class RepeatedKeyError(ValueError):
+    """A JSON object repeats a key (raised by :func:`unique_keys`)."""
+
+
+def unique_keys(pairs) -> dict:
+    """``object_pairs_hook`` for :func:`json.load` that refuses repeated keys.
+
+    ``json.load`` keeps the last of repeated keys without a word: a repeated
+    item id (or annotator, or uid) would silently drop annotations or
+    predictions. The caller catches :class:`RepeatedKeyError` (its argument
+    is the key) and names the file.
+    """
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise RepeatedKeyError(key)
+        obj[key] = value
+    return obj

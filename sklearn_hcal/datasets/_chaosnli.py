@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ._base import get_data_home
+from ._base import RepeatedKeyError, get_data_home, unique_keys
 
 #: subset name -> (file name, classes in ``label_count`` order, text fields)
 CHAOSNLI_SUBSETS = {
@@ -99,8 +99,26 @@ def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None
         raise ValueError(
             f"{file}: label_count must have {len(classes)} entries per item."
         )
-    if not np.all(np.floor(counts) == counts):
-        raise ValueError(f"{file}: label_count must hold integer counts.")
+    # Name the line, as the reader does: a count that is negative, fractional
+    # or not finite cannot be a number of annotators.
+    bad = ~(np.isfinite(counts) & (counts >= 0) & (np.floor(counts) == counts))
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(
+            f"{file}: line {parsed.lines[row]} (uid {parsed.uid[row]!r}): "
+            f"label_count must hold non-negative integer counts, got "
+            f"{parsed.records[row]['label_count']!r}."
+        )
+    # A repeated uid would make two rows of one item (``text`` is indexed
+    # by uid); which one is right is for the user to decide.
+    seen = {}
+    for row, key in enumerate(parsed.uid):
+        if key in seen:
+            raise ValueError(
+                f"{file}: line {parsed.lines[row]} repeats uid {key!r} of line "
+                f"{parsed.lines[seen[key]]}."
+            )
+        seen[key] = row
     counts = counts.astype(np.int64)
     uid = np.array(parsed.uid, dtype=object)
     text = pd.DataFrame(
@@ -250,10 +268,15 @@ def read_chaosnli_predictions(file) -> dict:
     """
     try:
         with open(file, encoding="utf-8") as f:
-            data = json.load(f)
+            data = json.load(f, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{file}: not valid JSON (line {exc.lineno}: {exc.msg})."
+        ) from None
+    except RepeatedKeyError as exc:
+        raise ValueError(
+            f"{file}: the key {exc.args[0]!r} appears twice in one JSON object "
+            "(a uid or model given twice); only one could be kept."
         ) from None
     except UnicodeDecodeError:
         raise ValueError(f"{file}: not a UTF-8 text file.") from None

@@ -34,6 +34,7 @@ import pandas as pd
 from sklearn.utils import Bunch
 
 from ._annotations import annotations_to_histograms
+from ._base import RepeatedKeyError, unique_keys
 
 __all__ = ["load_lewidi"]
 
@@ -64,11 +65,16 @@ def _sorted_classes(keys):
 def _read(path: Path) -> dict:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = json.load(fh, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
         ) from exc
+    except RepeatedKeyError as exc:
+        raise ValueError(
+            f"{path} repeats the key {exc.args[0]!r} in one JSON object (an item "
+            "id or an annotator given twice); only one of them could be kept."
+        ) from None
     if not isinstance(data, dict) or not data:
         raise ValueError(
             f"{path} is not a LeWiDi harmonised file: expected a non-empty JSON "
@@ -81,6 +87,17 @@ def _split_ids(text) -> list[str]:
     return [part.strip() for part in str(text).split(",") if part.strip()]
 
 
+def _single_label(item_id, who, label) -> str:
+    # A blank (``"1,,0"``) or null label is a malformed record; kept, it
+    # became a class named "" (or "None") next to the real ones.
+    text = "" if label is None else str(label).strip()
+    if not text:
+        raise ValueError(
+            f"Item {item_id!r}: annotator {str(who).strip()!r} has an empty label."
+        )
+    return text
+
+
 def _item_annotations(item_id, record, multilabel):
     """``(format, [(annotator, label or [labels])])`` of one record."""
     ann = record.get("annotations")
@@ -89,22 +106,34 @@ def _item_annotations(item_id, record, multilabel):
     if isinstance(ann, dict):
         pairs = []
         for who, label in ann.items():
-            labels = _split_ids(label) if multilabel else [str(label).strip()]
-            pairs.append((str(who).strip(), labels if multilabel else labels[0]))
+            if multilabel:  # an empty string is the empty set of labels
+                pairs.append((str(who).strip(), _split_ids(label)))
+            else:
+                pairs.append((str(who).strip(), _single_label(item_id, who, label)))
         return "2025", pairs
     if isinstance(ann, str):
-        labels = [part.strip() for part in ann.split(",")]
         who = _split_ids(record.get("annotators", ""))
-        if len(who) != len(labels):
+        parts = ann.split(",")
+        if len(who) != len(parts):
             raise ValueError(
-                f"Item {item_id!r}: {len(labels)} annotations but {len(who)} "
+                f"Item {item_id!r}: {len(parts)} annotations but {len(who)} "
                 "annotators; the 2023 format pairs them by position."
             )
+        labels = [_single_label(item_id, w, part) for w, part in zip(who, parts)]
         return "2023", list(zip(who, labels))
     raise ValueError(
         f"Item {item_id!r}: annotations must be a string (2023) or an object "
         f"(2025), got {type(ann).__name__}."
     )
+
+
+def _probability(value, item_id) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"Item {item_id!r}: soft_label holds {value!r}, not a probability."
+        ) from None
 
 
 def _soft_label_table(ids, records, multilabel):
@@ -119,14 +148,17 @@ def _soft_label_table(ids, records, multilabel):
         # P(label applies) = the "1" entry of each label's binary distribution
         table = [
             {
-                str(lab).strip(): float(dist.get("1", dist.get(1, 0.0)))
+                str(lab).strip(): _probability(dist.get("1", dist.get(1, 0.0)), i)
                 for lab, dist in row.items()
             }
-            for row in rows
+            for i, row in zip(ids, rows)
         ]
         columns = list(dict.fromkeys(k for row in table for k in row))
     else:
-        table = [{_class_key(k): float(v) for k, v in row.items()} for row in rows]
+        table = [
+            {_class_key(k): _probability(v, i) for k, v in row.items()}
+            for i, row in zip(ids, rows)
+        ]
         columns = _sorted_classes(k for row in table for k in row)
     frame = pd.DataFrame.from_records(table, index=pd.Index(ids, name="item"))
     return frame.reindex(columns=columns).fillna(0.0)
@@ -263,15 +295,19 @@ def load_lewidi(
     )
 
     formats, rows = set(), []
-    for item_id, record in zip(ids, records):
-        fmt, pairs = _item_annotations(item_id, record, multilabel)
-        if fmt is not None:
-            formats.add(fmt)
-        rows.extend((item_id, who, label) for who, label in pairs)
+    try:
+        for item_id, record in zip(ids, records):
+            fmt, pairs = _item_annotations(item_id, record, multilabel)
+            if fmt is not None:
+                formats.add(fmt)
+            rows.extend((item_id, who, label) for who, label in pairs)
+        soft = _soft_label_table(ids, records, multilabel)
+    except ValueError as exc:
+        # The record-level messages name the item; add the file.
+        raise ValueError(f"{path}: {exc}") from exc
     if len(formats) > 1:
         raise ValueError(f"{path} mixes the 2023 and 2025 annotation formats.")
     fmt = formats.pop() if formats else None
-    soft = _soft_label_table(ids, records, multilabel)
     ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
 
     if multilabel:

@@ -15,12 +15,18 @@ def _dirichlet_rows(rng, alpha):
     """One Dirichlet draw per row of ``alpha`` (numpy's sampler takes one vector)."""
     g = rng.standard_gamma(alpha)
     s = g.sum(axis=1, keepdims=True)
-    # With tiny concentrations every gamma draw can underflow to 0; fall back to
-    # a one-hot draw at the largest alpha, the limit of Dir(alpha) as alpha -> 0.
+    # With tiny concentrations every gamma draw can underflow to 0. Draw such a
+    # row from the limit of Dir(alpha) as sum(alpha) -> 0: the vertex e_k with
+    # probability alpha_k / sum(alpha), so that E[Q] = alpha / sum(alpha) still
+    # holds (always taking the largest alpha, as before, biased E[Q] towards
+    # the top class: [0.74, 0.16, 0.11] for a mean of [0.5, 0.3, 0.2]).
     empty = s[:, 0] == 0
     if np.any(empty):
+        mean = alpha[empty] / alpha[empty].sum(axis=1, keepdims=True)
+        u = rng.random_sample((int(empty.sum()), 1))
+        vertex = np.minimum((np.cumsum(mean, axis=1) < u).sum(axis=1), g.shape[1] - 1)
         g[empty] = 0.0
-        g[empty, np.argmax(alpha[empty], axis=1)] = 1.0
+        g[empty, vertex] = 1.0
         s[empty] = 1.0
     return g / s
 

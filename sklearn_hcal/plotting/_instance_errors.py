@@ -404,8 +404,15 @@ class InstanceErrorDisplay:
         Y, preds, _ = _validate_named_pairs(
             y_true, y_prob, counts, name=name, labels=labels
         )
-        errors = {n: _instance_errors(Y, P, kind) for n, P in preds.items()}
-        edges = _edges(bins, _default_range(kind, Y.shape[1]))
+        lo, hi = _default_range(kind, Y.shape[1])
+        # The errors lie in this range mathematically, but a uniform model's
+        # entropy comes out up to a few ulps above log K (K = 5, 12, 13, ...):
+        # np.histogram would drop it from the last bin and a uniform model
+        # would draw an empty histogram.
+        errors = {
+            n: np.clip(_instance_errors(Y, P, kind), lo, hi) for n, P in preds.items()
+        }
+        edges = _edges(bins, (lo, hi))
         disp = cls(errors, edges, kind=kind)
         return disp.plot(ax=ax, show_mean=show_mean, fill=fill, **kwargs)
 

@@ -338,8 +338,16 @@ class HumanModelMarginalDisplay:
                     h = human[stat]
                     panels[(stat, k)][_HUMAN] = h if h.ndim == 1 else h[:, k]
         # The human histogram first, so that it is drawn below the models.
+        # Values are clipped to their panel's (mathematical) range: an
+        # entropy of a uniform row is up to a few ulps above log K, which
+        # np.histogram would drop from the last bin.
         panels = {
-            key: dict(sorted(series.items(), key=lambda item: item[0] != _HUMAN))
+            key: {
+                clf: np.clip(values, *_panel_range(key[0], view, n_classes))
+                for clf, values in sorted(
+                    series.items(), key=lambda item: item[0] != _HUMAN
+                )
+            }
             for key, series in panels.items()
         }
         edges = {}
