@@ -247,3 +247,20 @@ def test_declared_bounds_hold_on_random_inputs():
             assert (lo is None or value >= lo - 1e-12) and (
                 hi is None or value <= hi + 1e-12
             ), (name, value)
+
+
+def test_disagreement_above_its_maximum_warns():
+    # φ <= 1 - 1/K for any prediction over K classes; P(class 1) of a binary
+    # classifier passed as φ (up to 1) was scored without a word.
+    import warnings
+
+    from sklearn_hcal.metrics import disagreement_squared_loss
+
+    rng = np.random.RandomState(0)
+    Y = rng.multinomial(4, [0.6, 0.4], size=50)
+    p1 = rng.uniform(0.05, 0.95, size=50)
+    with pytest.warns(UserWarning, match=r"above 1 - 1/K = 0\.5.*P\(class 1\)"):
+        disagreement_squared_loss(Y, p1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        disagreement_squared_loss(Y, 2 * p1 * (1 - p1))  # the φ of p1: quiet

@@ -11,6 +11,8 @@ importable from :mod:`sklearn_hcal.metrics._disagreement`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._validation import (
@@ -175,6 +177,29 @@ def _disagreement_histograms(y_true, *, name, labels, n_classes=None):
     return Y, n
 
 
+def _warn_above_max_disagreement(phi, n_classes: int) -> None:
+    """Warn when ``φ`` exceeds ``1 − 1/K``, which no prediction can reach.
+
+    ``1 − Σ_k E[q_k²] <= 1 − Σ_k E[q_k]² <= 1 − 1/K`` for any distribution of
+    ``q`` over K classes (a Dirichlet, an ensemble, a point prediction), so a
+    larger value is most likely not a disagreement probability at all -- e.g.
+    ``P(class 1)`` of a binary classifier (at most 0.5 as φ) passed where φ was
+    expected. It is still scored, as given.
+    """
+    bound = 1.0 - 1.0 / n_classes
+    if phi.size and phi.max() > bound + 1e-8:
+        row = int(np.argmax(phi))
+        warnings.warn(
+            f"y_disagreement reaches {float(phi[row])!r} (row {row}), above 1 - 1/K = "
+            f"{bound:.6g}, the largest disagreement probability of any "
+            f"prediction over K={n_classes} classes; is it a class probability "
+            "(e.g. P(class 1) of a binary classifier) rather than the predicted "
+            "disagreement?",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _check_disagreement_inputs(
     y_true, y_disagreement, counts, labels=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -198,6 +223,7 @@ def _check_disagreement_inputs(
     if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
         phi = check_disagreement(raw, name="y_disagreement")
         Y, n = _disagreement_histograms(y_true, name=name, labels=labels)
+        _warn_above_max_disagreement(phi, Y.shape[1])
     elif len(shape) == 2:
         pair = _check_pair(
             y_true,
