@@ -38,3 +38,20 @@ def test_fit_leaves_a_module_instance_untouched_and_is_repeatable():
         assert torch.equal(v, before[k])
     second = net.fit(X, Y).predict_proba(X)
     np.testing.assert_array_equal(first, second)
+
+
+def test_mc_dropout_warns_when_all_dropout_layers_have_p_zero():
+    # Dropout(p=0) passed the "has a dropout layer" check, and the ensemble
+    # silently repeated one deterministic prediction (member spread 0.0).
+    from sklearn.frozen import FrozenEstimator
+
+    from sklearn_hcal.calibration import MCDropoutClassifier
+
+    X, Y = _histograms()
+    module = torch.nn.Sequential(
+        torch.nn.Linear(4, 8), torch.nn.Dropout(0.0), torch.nn.Linear(8, 3)
+    )
+    net = make_soft_label_net(module, max_epochs=1, random_state=0).fit(X, Y)
+    with pytest.warns(UserWarning, match="p=0"):
+        mc = MCDropoutClassifier(FrozenEstimator(net), n_samples=3).fit()
+    assert np.ptp(mc.predict_proba_samples(X), axis=0).max() == 0.0
