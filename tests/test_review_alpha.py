@@ -55,3 +55,32 @@ def test_mc_dropout_warns_when_all_dropout_layers_have_p_zero():
     with pytest.warns(UserWarning, match="p=0"):
         mc = MCDropoutClassifier(FrozenEstimator(net), n_samples=3).fit()
     assert np.ptp(mc.predict_proba_samples(X), axis=0).max() == 0.0
+
+
+def test_ensemble_transform_with_pandas_output_names_set_output():
+    # An ensemble's transform is 3-D; set_output(transform="pandas") failed in
+    # pandas with "Must pass 2-d input. shape=(3, 60, 3)".
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_hcal.calibration import (
+        AlphaCalibrator,
+        TestTimeAugmentationClassifier,
+    )
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 2)
+    Y = rng.multinomial(4, [0.3, 0.3, 0.4], size=60)
+    clf = LogisticRegression().fit(X, Y.argmax(1))
+    tta = TestTimeAugmentationClassifier(
+        FrozenEstimator(clf),
+        augment=lambda X, random_state: X + random_state.standard_normal(X.shape),
+        n_samples=3,
+        random_state=0,
+    ).fit()
+    cal = AlphaCalibrator(FrozenEstimator(tta)).fit(X, Y)
+    alpha = cal.transform(X)
+    assert alpha.shape == (3, 60, 3)
+    cal.set_output(transform="pandas")
+    with pytest.raises(ValueError, match=r"set_output\(transform='pandas'\)"):
+        cal.transform(X)

@@ -20,7 +20,13 @@ from scipy.special import softmax
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._compat import HasMethods, Interval, StrOptions, fit_context
+from ..utils._compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    fit_context,
+    get_output_config,
+)
 from ..utils._optional import resolve_device
 from ._alpha_features import extract_features, standardize_features
 from ._alpha_model import warn_if_degenerate
@@ -470,6 +476,16 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             (n_members, n_samples, n_classes) for an ensemble.
         """
         F, a0 = self._concentration(X)
+        if F.ndim == 3 and get_output_config("transform", self)["dense"] != "default":
+            # otherwise pandas/polars fail on the member axis with a message
+            # that names neither this estimator nor set_output
+            raise ValueError(
+                "With an ensemble estimator, transform returns Dirichlet "
+                f"parameters of shape {a0.shape + F.shape[-1:]} (members, "
+                "samples, classes), which set_output(transform="
+                f"{get_output_config('transform', self)['dense']!r}) cannot "
+                "hold; use set_output(transform='default')."
+            )
         return a0[..., None] * F
 
     def __sklearn_tags__(self):
