@@ -84,3 +84,19 @@ def test_ensemble_transform_with_pandas_output_names_set_output():
     cal.set_output(transform="pandas")
     with pytest.raises(ValueError, match=r"set_output\(transform='pandas'\)"):
         cal.transform(X)
+
+
+@pytest.mark.parametrize("shape", [(20, 100), (20, 10, 10), (20, 3, 8, 8)])
+def test_small_cnn_names_image_shape_for_inputs_of_another_size(shape):
+    # torch raised RuntimeErrors such as "shape '[20, 1, 8, 8]' is invalid for
+    # input of size 2000" or "mat1 and mat2 shapes cannot be multiplied".
+    from sklearn_hcal._skorch import SmallCNN
+
+    X = np.random.RandomState(0).rand(*shape).astype(np.float32)
+    Y = np.random.RandomState(1).multinomial(3, [0.5, 0.5], size=shape[0])
+    net = make_soft_label_net(SmallCNN, max_epochs=1, random_state=0)
+    with pytest.raises(ValueError, match="image_shape"):
+        net.fit(X, Y)
+    # the right size still works, flat or as images
+    for X in (np.zeros((20, 64), np.float32), np.zeros((20, 1, 8, 8), np.float32)):
+        assert net.fit(X, Y).predict_proba(X).shape == (20, 2)
