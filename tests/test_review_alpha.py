@@ -100,3 +100,31 @@ def test_small_cnn_names_image_shape_for_inputs_of_another_size(shape):
     # the right size still works, flat or as images
     for X in (np.zeros((20, 64), np.float32), np.zeros((20, 1, 8, 8), np.float32)):
         assert net.fit(X, Y).predict_proba(X).shape == (20, 2)
+
+
+def test_alpha_logit_features_of_a_net_behind_a_pipeline_are_its_logits():
+    # A skorch net at the end of a Pipeline gave log(predict_proba) as the
+    # "logits" features (a per-row shift of the logits), so the same net gave
+    # other concentrations alone and behind a scaler (alpha0 off by up to 14).
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_hcal.calibration import AlphaCalibrator
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 4) * 5 + 3
+    Y = rng.multinomial(5, [0.3, 0.3, 0.4], size=200)
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(
+        torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)
+    )
+    net = make_soft_label_net(module, max_epochs=5, lr=0.05, random_state=0)
+    pipe = make_pipeline(StandardScaler(), net).fit(X, Y)
+    Xt = pipe[:-1].transform(X)
+    alone = AlphaCalibrator(FrozenEstimator(pipe[-1])).fit(Xt, Y)
+    piped = AlphaCalibrator(FrozenEstimator(pipe)).fit(X, Y)
+    np.testing.assert_allclose(piped.feature_mean_, alone.feature_mean_)
+    np.testing.assert_allclose(
+        piped.predict_concentration(X), alone.predict_concentration(Xt), rtol=1e-9
+    )
