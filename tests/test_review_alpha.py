@@ -128,3 +128,36 @@ def test_alpha_logit_features_of_a_net_behind_a_pipeline_are_its_logits():
     np.testing.assert_allclose(
         piped.predict_concentration(X), alone.predict_concentration(Xt), rtol=1e-9
     )
+
+
+def test_alpha_keeps_the_members_of_an_ensemble_ending_a_pipeline():
+    # FrozenEstimator(Pipeline(scaler, ensemble)) has no predict_proba_samples
+    # itself, so the ensemble was read as one classifier (its mean): alpha0 of
+    # shape (n,) instead of one per member, without the mixture of eq. 73.
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_hcal.calibration import (
+        AlphaCalibrator,
+        TestTimeAugmentationClassifier,
+    )
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(150, 3) * 3 + 1
+    Y = rng.multinomial(5, [0.3, 0.3, 0.4], size=150)
+    tta = TestTimeAugmentationClassifier(
+        LogisticRegression(),
+        augment=lambda X, random_state: X + random_state.standard_normal(X.shape),
+        n_samples=4,
+        random_state=0,
+    )
+    pipe = make_pipeline(StandardScaler(), tta).fit(X, Y.argmax(1))
+    Xt = pipe[:-1].transform(X)
+    piped = AlphaCalibrator(FrozenEstimator(pipe)).fit(X, Y)
+    alone = AlphaCalibrator(FrozenEstimator(pipe[-1])).fit(Xt, Y)
+    assert piped.predict_concentration(X).shape == (4, 150)
+    np.testing.assert_allclose(
+        piped.predict_disagreement(X), alone.predict_disagreement(Xt), rtol=1e-9
+    )
