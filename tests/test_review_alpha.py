@@ -161,3 +161,29 @@ def test_alpha_keeps_the_members_of_an_ensemble_ending_a_pipeline():
     np.testing.assert_allclose(
         piped.predict_disagreement(X), alone.predict_disagreement(Xt), rtol=1e-9
     )
+
+
+def test_alpha_refuses_to_cross_fit_an_ensemble_ending_a_pipeline():
+    # The refusal looked at the top-level estimator only: Pipeline(scaler,
+    # TTA) was cloned and cross-fitted as a plain classifier (alpha0 of shape
+    # (n,), members averaged away).
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_hcal.calibration import (
+        AlphaCalibrator,
+        TestTimeAugmentationClassifier,
+    )
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    Y = rng.multinomial(5, [0.3, 0.3, 0.4], size=60)
+    tta = TestTimeAugmentationClassifier(
+        LogisticRegression(),
+        augment=lambda X, random_state: X + random_state.standard_normal(X.shape),
+        n_samples=3,
+    )
+    cal = AlphaCalibrator(make_pipeline(StandardScaler(), tta))
+    with pytest.raises(ValueError, match="TestTimeAugmentationClassifier is a pre"):
+        cal.fit(X, Y)
