@@ -10,6 +10,7 @@ nets pickle and unpickle like any other class.
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
@@ -100,7 +101,11 @@ def _build_soft_label_net():
         Parameters
         ----------
         module : torch module class or instance
-            The network; see ``skorch.NeuralNet``.
+            The network; see ``skorch.NeuralNet``. An instance is copied in
+            ``fit`` and the copy trained (``module_``): the instance keeps its
+            weights, so every ``fit`` starts from them (pretrained weights are
+            fine-tuned afresh each time). ``random_state`` does not redraw an
+            instance's weights, which were drawn when it was built.
         *args, **kwargs
             Passed to ``skorch.NeuralNetClassifier``.
         criterion : torch criterion class, default=torch.nn.CrossEntropyLoss
@@ -208,7 +213,14 @@ def _build_soft_label_net():
                 and _takes_n_classes(self.module)
             ):
                 kwargs["n_classes"] = len(classes)
-            self.module_ = self.initialized_instance(self.module, kwargs)
+            module = self.initialized_instance(self.module, kwargs)
+            if module is self.module:
+                # skorch trains an instance in place: fit would change the
+                # module parameter, and a second fit would go on from the
+                # trained weights instead of starting again (scikit-learn's
+                # fit must not change parameters and must be repeatable).
+                module = copy.deepcopy(module)
+            self.module_ = module
             return self
 
         def _fork_rng(self):
@@ -351,7 +363,9 @@ def make_soft_label_net(
     ----------
     module : torch.nn.Module class or instance
         Must output one **logit** per class. Module parameters go in
-        ``skorch_kwargs`` as ``module__name=value``.
+        ``skorch_kwargs`` as ``module__name=value``. An instance is copied in
+        ``fit``, never trained in place, so every ``fit`` starts from its
+        weights.
     n_classes : int, default=None
         Number of classes; sets ``classes=range(n_classes)`` so that 1-D
         labels missing a class still give ``n_classes`` columns.
@@ -378,7 +392,9 @@ def make_soft_label_net(
         threads (``torch.get_num_threads()``); with another thread count the
         floating-point sums run in another order and the weights differ by
         rounding (e.g. a fitted temperature of 1.2814 with 2 threads and
-        1.2865 with 1 on the gallery's Mix-Digits CNN).
+        1.2865 with 1 on the gallery's Mix-Digits CNN). A module instance
+        keeps the weights it was built with (see ``module``); pass the class
+        for seeded weights.
     verbose : int, default=0
         skorch's verbosity (0 prints nothing).
     **skorch_kwargs

@@ -33,7 +33,7 @@ def _build_small_cnn():
             Dropout probability before ``fc`` (> 0 enables MC dropout).
         image_shape : tuple of two ints, default=(8, 8)
             Height and width; flat inputs ``(n, h*w)`` are reshaped to
-            ``(n, 1, h, w)``.
+            ``(n, 1, h, w)``. Inputs of another size raise a ``ValueError``.
         """
 
         def __init__(
@@ -60,10 +60,21 @@ def _build_small_cnn():
             self.fc = nn.Linear(int(channels[1]) * (h // 2) * (w // 2), int(n_classes))
 
         def forward(self, X):
-            if X.dim() == 2:
-                X = X.reshape(X.shape[0], 1, *self.image_shape)
+            h, w = self.image_shape
+            shape = tuple(X.shape)
+            if X.dim() == 2 and shape[1] == h * w:
+                X = X.reshape(X.shape[0], 1, h, w)
             elif X.dim() == 3:
                 X = X.unsqueeze(1)
+            if X.dim() != 4 or tuple(X.shape[1:]) != (1, h, w):
+                # torch's own errors (a failed reshape, a matrix product or
+                # channel mismatch) name neither the input nor image_shape
+                raise ValueError(
+                    f"SmallCNN takes one-channel images of image_shape={(h, w)}: "
+                    f"X of shape (n, {h * w}), (n, {h}, {w}) or (n, 1, {h}, {w}); "
+                    f"got a batch of shape {shape}. Set module__image_shape to "
+                    "the image size."
+                )
             X = torch.relu(self.conv1(X))
             X = torch.relu(self.conv2(X))
             X = self.flatten(self.pool(X))

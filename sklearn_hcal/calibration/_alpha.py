@@ -20,9 +20,19 @@ from scipy.special import softmax
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._compat import HasMethods, Interval, StrOptions, fit_context
+from ..utils._compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    fit_context,
+    get_output_config,
+)
 from ..utils._optional import resolve_device
-from ._alpha_features import extract_features, standardize_features
+from ._alpha_features import (
+    extract_features,
+    member_probabilities,
+    standardize_features,
+)
 from ._alpha_model import warn_if_degenerate
 from ._alpha_predict import _DirichletPredictionsMixin
 from ._alpha_solvers import fit_concentration_model, predict_log_alpha0
@@ -30,10 +40,6 @@ from ._base import _BaseCalibrator
 from ._scores import class_columns, get_scores, scores_from_input
 
 __all__ = ["AlphaCalibrator"]
-
-
-def _is_ensemble(estimator):
-    return estimator is not None and hasattr(estimator, "predict_proba_samples")
 
 
 class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
@@ -69,7 +75,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
           pass ``FrozenEstimator(...)``.
 
         When the estimator has ``predict_proba_samples`` (an ensemble such as
-        :class:`MCDropoutClassifier`), ζ follows the mixture
+        :class:`MCDropoutClassifier`, alone or ending a Pipeline), ζ follows the mixture
         ``(1/S) Σ_s Dir(α0^(s) f^(s))``, one Dirichlet per member, fitted on
         all members (App. D.4, eq. 73).
     features : {"logits", "penultimate"}, str or callable, default="logits"
@@ -304,13 +310,14 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
     # ------------------------------------------------------------------
     def _outputs(self, estimator, X):
         """``(F, G)``: f(x) and g(x); with a leading member axis for ensembles."""
-        if _is_ensemble(estimator):
+        samples = member_probabilities(estimator)
+        if samples is not None:
             if not (self.features == "logits" or callable(self.features)):
                 raise ValueError(
                     "With an ensemble estimator, features must be 'logits' or a "
                     f"callable, got {self.features!r}."
                 )
-            F = np.asarray(estimator.predict_proba_samples(X), dtype=np.float64)
+            F = np.asarray(samples(X), dtype=np.float64)
             if callable(self.features):
                 G = extract_features(self.features, estimator, X, None)
                 G = np.broadcast_to(G, (F.shape[0],) + G.shape)
@@ -470,6 +477,15 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             (n_members, n_samples, n_classes) for an ensemble.
         """
         F, a0 = self._concentration(X)
+        if F.ndim == 3 and get_output_config("transform", self)["dense"] != "default":
+            # otherwise pandas/polars fail on the member axis with a message
+            # that names neither this estimator nor set_output
+            raise ValueError(
+                f"With an ensemble estimator, transform returns {F.shape} "
+                "(members, samples, classes) Dirichlet parameters, which set_output"
+                f"(transform={get_output_config('transform', self)['dense']!r}) "
+                "cannot hold; use set_output(transform='default')."
+            )
         return a0[..., None] * F
 
     def __sklearn_tags__(self):

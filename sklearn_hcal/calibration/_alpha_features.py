@@ -13,8 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._optional import import_optional, is_skorch_net
+from ..utils._pipeline import get_method
+from ._scores import unwrap_frozen
 
-__all__ = ["extract_features", "find_skorch_net", "standardize_features"]
+__all__ = [
+    "extract_features",
+    "find_skorch_net",
+    "member_probabilities",
+    "standardize_features",
+]
 
 
 def find_skorch_net(estimator):
@@ -33,6 +40,14 @@ def find_skorch_net(estimator):
             if child is not None:
                 stack.append(child)
     return None
+
+
+def member_probabilities(estimator):
+    """An ensemble's ``predict_proba_samples``, also at the end of a Pipeline
+    (its members would otherwise collapse silently to their mean), or None."""
+    if estimator is None:
+        return None
+    return get_method(unwrap_frozen(estimator), "predict_proba_samples")
 
 
 def _penultimate_module(module):

@@ -59,6 +59,7 @@ from ..utils._compat import (
     num_samples,
     validate_data,
 )
+from ..utils._pipeline import final_estimator, get_method
 from ..utils._sample_weight import sample_weight_key
 from ._crossfit import cross_fit, fit_clone, warn_fitted_not_frozen
 from ._scores import (
@@ -214,12 +215,14 @@ class _BaseCalibrator(
         name = type(self).__name__
         if contains_skorch_net(self.estimator):
             raise ValueError(_SKORCH_CROSSFIT.format(name=name))
-        if hasattr(self.estimator, "predict_proba_samples"):
+        # through Pipelines too: Pipeline(scaler, ensemble) was cross-fitted
+        # as a plain classifier, its members averaged away
+        if get_method(self.estimator, "predict_proba_samples") is not None:
+            ens = type(final_estimator(self.estimator)).__name__
             raise ValueError(
-                f"{type(self.estimator).__name__} is a prediction-time ensemble "
-                "around a fitted model and trains nothing itself, so "
-                f"{name} cannot cross-fit it; pass "
-                f"FrozenEstimator({type(self.estimator).__name__}(...))."
+                f"{ens} is a prediction-time ensemble around a fitted model and "
+                f"trains nothing itself, so {name} cannot cross-fit it; fit it, "
+                f"then pass FrozenEstimator({type(self.estimator).__name__}(...))."
             )
         warn_fitted_not_frozen(
             self.estimator,

@@ -80,7 +80,8 @@ class MCDropoutClassifier(_BaseEnsemble):
     ----------
     net : skorch ``NeuralNet`` classifier, or ``FrozenEstimator`` of a fitted one
         Its module must contain dropout layers (``torch.nn.Dropout`` and
-        ``Dropout1d/2d/3d``) for the members to differ.
+        ``Dropout1d/2d/3d``, at least one with ``p > 0``) for the members to
+        differ.
     n_samples : int, default=20
         Number of stochastic forward passes ``S``.
     random_state : int, RandomState instance or None, default=None
@@ -163,7 +164,8 @@ class MCDropoutClassifier(_BaseEnsemble):
     def _validate_model(self, net):
         torch = import_optional("torch")
         names, unsupported, lookalikes = [], [], []
-        for name, m in net.module_.named_modules():
+        modules = dict(net.module_.named_modules())
+        for name, m in modules.items():
             if supported_dropout(m):
                 names.append(name)
             elif isinstance(m, torch.nn.modules.dropout._DropoutNd):
@@ -189,6 +191,16 @@ class MCDropoutClassifier(_BaseEnsemble):
             raise ValueError(
                 "The net's module has no dropout layer, so MC dropout would "
                 "repeat one deterministic prediction."
+            )
+        if all(float(modules[name].p) == 0.0 for name in names):
+            # p = 0 keeps every unit, so the members are all equal; a warning,
+            # not an error: the deterministic ensemble is a useful baseline.
+            warnings.warn(
+                "Every dropout layer of the net's module has p=0 "
+                f"({', '.join(names)}), so every MC-dropout member repeats one "
+                "deterministic prediction (no spread, zero model uncertainty).",
+                UserWarning,
+                stacklevel=5,  # fit's caller: _validate_model, _fit, fit, context
             )
         self.dropout_layers_ = names
 

@@ -126,7 +126,8 @@ def get_scores(estimator, X) -> np.ndarray:
        ``CalibratedClassifierCV(method="temperature")`` uses ``[-d, d]``
        instead, so its inverse temperature is half of ours on binary
        decisions.
-    2. a skorch ``NeuralNet`` (possibly inside ``FrozenEstimator``): the
+    2. a skorch ``NeuralNet`` (possibly inside ``FrozenEstimator``, or the
+       last step of a Pipeline, whose earlier steps transform ``X``): the
        module's logits through :func:`sklearn_hcal._skorch.skorch_logits`;
     3. ``log(predict_proba)`` through
        :func:`~sklearn_hcal._validation.probabilities_to_logits` (rows
@@ -161,10 +162,11 @@ def get_scores(estimator, X) -> np.ndarray:
     (4, 2)
     """
     inner = unwrap_frozen(estimator)
-    if is_skorch_net(inner):
+    net, X_net = _final_skorch_net(inner, X)
+    if net is not None:
         from .._skorch import skorch_logits  # imports torch: only for nets
 
-        scores = np.asarray(skorch_logits(inner, X), dtype=np.float64)
+        scores = np.asarray(skorch_logits(net, X_net), dtype=np.float64)
     elif hasattr(estimator, "decision_function"):
         scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
         if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
@@ -190,6 +192,26 @@ def get_scores(estimator, X) -> np.ndarray:
             f"(first at row {int(rows[0])})."
         )
     return scores
+
+
+def _final_skorch_net(estimator, X):
+    """``(net, X_net)``: the skorch net ending ``estimator`` and its input.
+
+    Through (nested) Pipelines, so that a net behind a scaler gives its logits,
+    as it does alone: ``log(predict_proba)`` differs from them by a per-row
+    constant, which changes the features of α-calibration and vector or
+    matrix scaling. ``(None, X)`` when the estimator does not end in a net.
+    """
+    from sklearn.pipeline import Pipeline
+
+    from ..utils._pipeline import final_estimator
+
+    if not is_skorch_net(unwrap_frozen(final_estimator(estimator))):
+        return None, X
+    while isinstance(estimator, Pipeline):
+        X = estimator[:-1].transform(X)
+        estimator = unwrap_frozen(estimator.steps[-1][1])
+    return estimator, X
 
 
 def read_input_type(X, input_param: str) -> str:

@@ -26,6 +26,9 @@ What is imported and why:
   alike (cross-fitting, histogram rows);
 * ``fit_context`` (``sklearn.base``): the decorator of ``fit`` that validates
   ``_parameter_constraints``;
+* ``get_output_config`` (``sklearn.utils._set_output``): the container
+  ``set_output`` asked an estimator for, so that a transform whose result
+  no DataFrame can hold (an ensemble's 3-D output) says so itself;
 * ``get_tags`` and ``validate_data`` (public since scikit-learn 1.6; kept
   here so that older releases can be served from one place);
 * ``skorch_predict_nonlinearity``: skorch's resolved ``predict_nonlinearity``
@@ -48,6 +51,7 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
+from sklearn.utils._set_output import _get_output_config as get_output_config
 from sklearn.utils.validation import _check_feature_names_in as check_feature_names_in
 from sklearn.utils.validation import _check_method_params as check_method_params
 from sklearn.utils.validation import _check_response_method as check_response_method
@@ -68,6 +72,7 @@ __all__ = [
     "check_response_method",
     "check_sample_weight",
     "fit_context",
+    "get_output_config",
     "get_parameter_constraints",
     "get_response_method_name",
     "get_tags",
