@@ -76,6 +76,28 @@ def _check_finite(arr: np.ndarray, *, name: str, where=None, column_names=None):
             raise ValueError(f"{name} contains NaN or infinity ({what}).")
 
 
+def _first_flags(flags, count: int) -> list:
+    """The first non-None value of each of ``count`` per-block flags."""
+    return [next((f[i] for f in flags if f[i] is not None), None) for i in range(count)]
+
+
+def _check_finite_and_width(
+    arr, nonfinite, n_classes, name, where, column_names, *, source=""
+) -> None:
+    """The first two checks of both 2-D scans: no NaN/inf, then K columns."""
+    if nonfinite is not None:
+        raise ValueError(
+            f"{name} contains NaN or infinity "
+            f"({_cell(arr, *nonfinite, where, column_names)})."
+        )
+    n_cols = arr.shape[1]
+    if n_classes is not None and n_cols != n_classes:
+        raise ValueError(
+            f"{name} has {n_cols} classes (columns) but {n_classes} were "
+            f"expected{source} (class-count mismatch)."
+        )
+
+
 def _scan_histograms(
     arr: np.ndarray,
     *,
@@ -129,18 +151,8 @@ def _scan_histograms(
         return None, negative, fractional
 
     flags = _map_row_blocks(scan, n_rows, n_cols)
-    nonfinite, negative, fractional = (
-        next((f[i] for f in flags if f[i] is not None), None) for i in range(3)
-    )
-    if nonfinite is not None:
-        raise ValueError(
-            f"{name} contains NaN or infinity "
-            f"({_cell(arr, *nonfinite, where, column_names)})."
-        )
-    if n_classes is not None and n_cols != n_classes:
-        raise ValueError(
-            f"{name} has {n_cols} classes (columns) but {n_classes} were expected."
-        )
+    nonfinite, negative, fractional = _first_flags(flags, 3)
+    _check_finite_and_width(arr, nonfinite, n_classes, name, where, column_names)
     if negative is not None:
         raise ValueError(
             f"{name} must be non-negative; "
@@ -369,19 +381,10 @@ def _scan_probabilities(
         return None, negative, first, bool(np.any(dev > ROW_SUM_TOL))
 
     flags = _map_row_blocks(scan, n_rows, n_cols)
-    nonfinite, negative, first_bad = (
-        next((f[i] for f in flags if f[i] is not None), None) for i in range(3)
+    nonfinite, negative, first_bad = _first_flags(flags, 3)
+    _check_finite_and_width(
+        arr, nonfinite, n_classes, name, where, column_names, source=source
     )
-    if nonfinite is not None:
-        raise ValueError(
-            f"{name} contains NaN or infinity "
-            f"({_cell(arr, *nonfinite, where, column_names)})."
-        )
-    if n_classes is not None and n_cols != n_classes:
-        raise ValueError(
-            f"{name} has {n_cols} classes (columns) but {n_classes} were "
-            f"expected{source} (class-count mismatch)."
-        )
     if negative is not None:
         raise ValueError(
             f"{name} must be non-negative probabilities; "
