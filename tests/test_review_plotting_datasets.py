@@ -157,7 +157,7 @@ def test_chaosnli_predictions_repeated_uid_raises(tmp_path):
     path = tmp_path / "pred.json"
     record = '{"predicted_probabilities": [0.5, 0.5, 0.0]}'
     path.write_text(f'{{"m": {{"u1": {record}, "u2": {record}, "u1": {record}}}}}')
-    with pytest.raises(ValueError, match="key 'u1' appears twice"):
+    with pytest.raises(ValueError, match="repeats the key 'u1'"):
         read_chaosnli_predictions(path)
 
 

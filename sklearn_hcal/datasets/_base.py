@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -57,3 +58,26 @@ def unique_keys(pairs) -> dict:
             raise RepeatedKeyError(key)
         obj[key] = value
     return obj
+
+
+def read_json(path, *, repeats: str):
+    """The JSON document of ``path``, every error naming the file.
+
+    Invalid JSON, a file that is not UTF-8 and a key repeated in one object
+    (which ``json.load`` would drop without a word; ``repeats`` says what such
+    a key is, e.g. ``"a uid or model given twice"``) raise ValueError.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh, object_pairs_hook=unique_keys)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})."
+        ) from None
+    except RepeatedKeyError as exc:
+        raise ValueError(
+            f"{path} repeats the key {exc.args[0]!r} in one JSON object "
+            f"({repeats}); only one could be kept."
+        ) from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text file.") from None

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ._base import RepeatedKeyError, get_data_home, unique_keys
+from ._base import get_data_home, read_json
 
 #: subset name -> (file name, classes in ``label_count`` order, text fields)
 CHAOSNLI_SUBSETS = {
@@ -266,20 +266,7 @@ def read_chaosnli_predictions(file) -> dict:
     >>> models["roberta"].probabilities, models["roberta"].classes
     (array([[0.7, 0.2, 0.1]]), ['e', 'n', 'c'])
     """
-    try:
-        with open(file, encoding="utf-8") as f:
-            data = json.load(f, object_pairs_hook=unique_keys)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{file}: not valid JSON (line {exc.lineno}: {exc.msg})."
-        ) from None
-    except RepeatedKeyError as exc:
-        raise ValueError(
-            f"{file}: the key {exc.args[0]!r} appears twice in one JSON object "
-            "(a uid or model given twice); only one could be kept."
-        ) from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{file}: not a UTF-8 text file.") from None
+    data = read_json(file, repeats="a uid or model given twice")
     if not isinstance(data, dict) or not data:
         raise ValueError(
             f"{file}: expected the ChaosNLI prediction format {{model: {{uid: "

@@ -24,7 +24,6 @@ names become numbers (MP's soft labels say ``"0.0"``, its annotations
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from pathlib import Path
@@ -34,7 +33,7 @@ import pandas as pd
 from sklearn.utils import Bunch
 
 from ._annotations import annotations_to_histograms
-from ._base import RepeatedKeyError, unique_keys
+from ._base import read_json
 
 __all__ = ["load_lewidi"]
 
@@ -63,18 +62,7 @@ def _sorted_classes(keys):
 
 
 def _read(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh, object_pairs_hook=unique_keys)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
-        ) from exc
-    except RepeatedKeyError as exc:
-        raise ValueError(
-            f"{path} repeats the key {exc.args[0]!r} in one JSON object (an item "
-            "id or an annotator given twice); only one of them could be kept."
-        ) from None
+    data = read_json(path, repeats="an item id or an annotator given twice")
     if not isinstance(data, dict) or not data:
         raise ValueError(
             f"{path} is not a LeWiDi harmonised file: expected a non-empty JSON "
