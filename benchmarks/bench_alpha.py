@@ -40,8 +40,8 @@ import torch
 from scipy.special import gammaln, softmax
 
 from sklearn_hcal.calibration import AlphaCalibrator
-from sklearn_hcal.calibration._alpha_features import standardize_features
-from sklearn_hcal.calibration._alpha_solvers import (
+from sklearn_hcal.calibration._alpha._features import standardize_features
+from sklearn_hcal.calibration._alpha._solvers import (
     fit_concentration_model,
     predict_log_alpha0,
 )

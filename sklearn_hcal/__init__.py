@@ -9,17 +9,17 @@ from ._lazy import attach
 __version__ = "0.1.0.dev0"
 
 _PUBLIC = {
-    "SoftLabelClassifier": "._soft_label",
-    "make_soft_label_net": "._skorch",
-    "SoftLabelNetClassifier": "._skorch",
-    "SmallCNN": "._skorch",
-    "skorch_logits": "._skorch",
-    "TemperatureScaler": ".calibration._temperature",
-    "VectorScaler": ".calibration._scaling",
-    "MatrixScaler": ".calibration._scaling",
-    "AlphaCalibrator": ".calibration._alpha",
-    "MCDropoutClassifier": ".calibration._ensemble",
-    "TestTimeAugmentationClassifier": ".calibration._ensemble",
+    "SoftLabelClassifier": "._training",
+    "make_soft_label_net": "._training",
+    "SoftLabelNetClassifier": "._training",
+    "SmallCNN": "._training",
+    "skorch_logits": "._training",
+    "TemperatureScaler": ".calibration",
+    "VectorScaler": ".calibration",
+    "MatrixScaler": ".calibration",
+    "AlphaCalibrator": ".calibration",
+    "MCDropoutClassifier": ".calibration",
+    "TestTimeAugmentationClassifier": ".calibration",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

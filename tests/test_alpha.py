@@ -482,7 +482,7 @@ def test_l2_reg_shrinks_the_weights_towards_a_constant_concentration():
 
 
 def test_feature_standardisation_weights_equal_repeats_and_never_overflow():
-    from sklearn_hcal.calibration._alpha_features import standardize_features
+    from sklearn_hcal.calibration._alpha._features import standardize_features
 
     rng = np.random.RandomState(0)
     G = rng.normal(size=(40, 3))

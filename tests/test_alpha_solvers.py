@@ -12,10 +12,10 @@ torch = pytest.importorskip("torch")
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
-from sklearn_hcal.calibration._alpha_features import (  # noqa: E402
+from sklearn_hcal.calibration._alpha._features import (  # noqa: E402
     standardize_features,
 )
-from sklearn_hcal.calibration._alpha_solvers import (  # noqa: E402
+from sklearn_hcal.calibration._alpha._solvers import (  # noqa: E402
     choose_solver,
     fit_concentration_model,
     predict_log_alpha0,

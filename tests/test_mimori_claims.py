@@ -44,7 +44,7 @@ def _split_one_label(Y, rng):
 @pytest.fixture(scope="module")
 def experiment():
     torch.set_num_threads(2)
-    from sklearn_hcal._skorch import SmallCNN
+    from sklearn_hcal import SmallCNN
 
     d = make_mixed_digits(
         {"train": 1, "valid": 5, "test": 10},

@@ -90,7 +90,7 @@ def test_ensemble_transform_with_pandas_output_names_set_output():
 def test_small_cnn_names_image_shape_for_inputs_of_another_size(shape):
     # torch raised RuntimeErrors such as "shape '[20, 1, 8, 8]' is invalid for
     # input of size 2000" or "mat1 and mat2 shapes cannot be multiplied".
-    from sklearn_hcal._skorch import SmallCNN
+    from sklearn_hcal import SmallCNN
 
     X = np.random.RandomState(0).rand(*shape).astype(np.float32)
     Y = np.random.RandomState(1).multinomial(3, [0.5, 0.5], size=shape[0])

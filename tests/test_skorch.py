@@ -15,8 +15,11 @@ from sklearn.preprocessing import StandardScaler
 torch = pytest.importorskip("torch")
 skorch = pytest.importorskip("skorch")
 
-from sklearn_hcal import make_soft_label_net  # noqa: E402
-from sklearn_hcal._skorch import SmallCNN, skorch_logits  # noqa: E402
+from sklearn_hcal import (  # noqa: E402
+    SmallCNN,
+    make_soft_label_net,  # noqa: E402
+    skorch_logits,
+)
 from sklearn_hcal.datasets import (  # noqa: E402
     make_label_histograms,
     make_mixed_digits,

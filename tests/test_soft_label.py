@@ -21,7 +21,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_hcal import SoftLabelClassifier
-from sklearn_hcal._soft_label import MISSING_CLASS_MARGIN
+from sklearn_hcal._training._soft_label import MISSING_CLASS_MARGIN
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import distribution_calibration_error, kl_divergence
 

@@ -11,7 +11,7 @@ calibrated and *against what*:
   frozen classifier is cloned and cross-fitted afresh, with a warning. skorch
   nets and prediction-time ensembles are never cross-fitted (a clear error
   says why and what to do);
-* the targets (:mod:`sklearn_hcal._targets`): histograms or labels, classes
+* the targets (:mod:`sklearn_hcal._validation._targets`): histograms or labels, classes
   matched by name with the wrapped classifier's ``classes_``, ``counts=``
   routed as metadata (convention B), ``sample_weight``;
 * one ``score`` (majority accuracy for histograms, accuracy for labels),
@@ -44,14 +44,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
-from .._targets import (
+from .._validation import frame_names
+from .._validation._targets import (
     HumanScoreMixin,
     check_item_weights,
     check_target,
     resolve_targets,
     select_target,
 )
-from .._validation import frame_names
 from ..utils._compat import (
     HasMethods,
     StrOptions,

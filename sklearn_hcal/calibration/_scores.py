@@ -128,7 +128,7 @@ def get_scores(estimator, X) -> np.ndarray:
        decisions.
     2. a skorch ``NeuralNet`` (possibly inside ``FrozenEstimator``, or the
        last step of a Pipeline, whose earlier steps transform ``X``): the
-       module's logits through :func:`sklearn_hcal._skorch.skorch_logits`;
+       module's logits through :func:`sklearn_hcal.skorch_logits`;
     3. ``log(predict_proba)`` through
        :func:`~sklearn_hcal._validation.probabilities_to_logits` (rows
        renormalised, probabilities floored at ``PROBA_FLOOR``).
@@ -164,7 +164,7 @@ def get_scores(estimator, X) -> np.ndarray:
     inner = unwrap_frozen(estimator)
     net, X_net = _final_skorch_net(inner, X)
     if net is not None:
-        from .._skorch import skorch_logits  # imports torch: only for nets
+        from .._training._logits import skorch_logits  # imports torch: only for nets
 
         scores = np.asarray(skorch_logits(net, X_net), dtype=np.float64)
     elif hasattr(estimator, "decision_function"):

@@ -90,7 +90,7 @@ def fit_methods(config: dict, progress, callbacks=()) -> Bunch:
     """
     from sklearn.frozen import FrozenEstimator
 
-    from .._skorch import SmallCNN, make_soft_label_net
+    from .. import SmallCNN, make_soft_label_net
     from ..calibration import AlphaCalibrator, MCDropoutClassifier, TemperatureScaler
     from ..datasets import make_mixed_digits
 

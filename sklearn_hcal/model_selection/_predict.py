@@ -7,8 +7,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._targets import check_target
 from .._validation import column_order, frame_names
+from .._validation._targets import check_target
 from ..calibration._crossfit import cross_fit
 from ..calibration._scores import class_columns
 from ..utils._compat import HasMethods, num_samples, validate_params

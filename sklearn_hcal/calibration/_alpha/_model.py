@@ -1,7 +1,7 @@
 """The concentration model of α-calibration and its whitened parametrisation.
 
 ``log α0 = MLP(h)`` as a torch module whose first layer is trained in
-whitened coordinates (see :mod:`._alpha_solvers` for why), the Cholesky
+whitened coordinates (see :mod:`._solvers` for why), the Cholesky
 preconditioner of the feature covariance, and the mean curvature of the
 Dirichlet-multinomial NLL that scales it. Torch is passed in by the callers,
 so importing this module does not import torch.

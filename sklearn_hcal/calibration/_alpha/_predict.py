@@ -16,9 +16,9 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 
-from .._targets import check_new_labels
-from ..utils._optional import import_optional
-from ._alpha_solvers import predict_log_alpha0
+from ..._validation._targets import check_new_labels
+from ...utils._optional import import_optional
+from ._solvers import predict_log_alpha0
 
 __all__ = ["_DirichletPredictionsMixin"]
 
@@ -103,7 +103,7 @@ class _DirichletPredictionsMixin:
         post = (alpha + Yn) / (a0[..., None] + Yn.sum(axis=1)[:, None])
         if F.ndim == 2:
             return post
-        from ._dirichlet import dirichlet_multinomial_log_likelihood
+        from .._dirichlet import dirichlet_multinomial_log_likelihood
 
         torch = import_optional("torch")
         ll = dirichlet_multinomial_log_likelihood(

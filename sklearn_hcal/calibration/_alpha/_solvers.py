@@ -34,7 +34,7 @@ Adam (hidden layers, or too few items per parameter without ``l2_reg``) is
 run by a skorch ``NeuralNet``: epochs, held-out early stopping, restoration
 of the best weights and the progress table are skorch's.
 
-The estimator (:mod:`._alpha`) prepares ``H``, ``F`` and ``Y`` and calls
+The estimator (:mod:`._estimator`) prepares ``H``, ``F`` and ``Y`` and calls
 :func:`fit_concentration_model`; nothing here knows about scikit-learn
 estimators.
 """
@@ -50,16 +50,16 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..utils._optional import import_optional, resolve_device
-from ..utils._progress import report_progress
-from ._alpha_adam import fit_adam
-from ._alpha_model import (
+from ...utils._optional import import_optional, resolve_device
+from ...utils._progress import report_progress
+from .._dirichlet import NORMALIZATIONS
+from ._adam import fit_adam
+from ._model import (
     PRECONDITIONER_ROWS,
     concentration_net,
     mean_curvature,
     preconditioner,
 )
-from ._dirichlet import NORMALIZATIONS
 
 __all__ = [
     "LOG_ALPHA0_BOUND",
@@ -236,7 +236,7 @@ def fit_concentration_model(
     fit : ConcentrationFit
     """
     torch = import_optional("torch")
-    from . import _dirichlet as dm
+    from .. import _dirichlet as dm
 
     _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter)
     hidden = tuple(int(h) for h in hidden)

@@ -28,7 +28,8 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ._validation import (
+from ..utils._compat import check_sample_weight
+from . import (
     check_class_names,
     check_label_histograms,
     column_order,
@@ -36,7 +37,6 @@ from ._validation import (
     is_histogram_target,
     labels_to_histograms,
 )
-from .utils._compat import check_sample_weight
 
 __all__ = [
     "HumanScoreMixin",

@@ -2,7 +2,7 @@
 
 Used for hidden layers (a non-convex fit that held-out early stopping
 regularises) and for unregularised linear models with too few items per
-parameter; see :func:`._alpha_solvers.choose_solver`. skorch provides the
+parameter; see :func:`._solvers.choose_solver`. skorch provides the
 epochs, the held-out scoring, the patience, the restoration of the best
 weights and the progress table; torch and skorch are passed in or imported
 lazily.
@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..utils._optional import import_optional
-from ..utils._progress import report_progress
+from ...utils._optional import import_optional
+from ...utils._progress import report_progress
 
 __all__ = ["fit_adam"]
 

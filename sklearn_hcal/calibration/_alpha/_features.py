@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._optional import import_optional, is_skorch_net
-from ..utils._pipeline import get_method
-from ._scores import unwrap_frozen
+from ...utils._optional import import_optional, is_skorch_net
+from ...utils._pipeline import get_method
+from .._scores import unwrap_frozen
 
 __all__ = [
     "extract_features",
@@ -113,7 +113,7 @@ def extract_features(features, estimator, X, logits) -> np.ndarray:
         The classifier's logits, or a function computing them (called only
         for ``features="logits"``).
     """
-    from ..utils._compat import num_samples
+    from ...utils._compat import num_samples
 
     if callable(features):
         G = np.asarray(features(X), dtype=np.float64)

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from ._validation import check_label_histograms
+from .._validation import check_label_histograms
 
 # ---------------------------------------------------------------------------
 # target preparation (pure numpy, shared by the net)

@@ -17,15 +17,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._targets import (
+from .._validation._targets import (
     HumanScoreMixin,
     check_item_weights,
     check_target,
     resolve_targets,
     select_target,
 )
-from .datasets._sampling import draw_annotation
-from .utils._compat import (
+from ..datasets._sampling import draw_annotation
+from ..utils._compat import (
     HasMethods,
     StrOptions,
     fit_context,
@@ -34,8 +34,8 @@ from .utils._compat import (
     safe_indexing,
     validate_data,
 )
-from .utils._pipeline import final_estimator
-from .utils._sample_weight import fit_with_sample_weight, sample_weight_key
+from ..utils._pipeline import final_estimator
+from ..utils._sample_weight import fit_with_sample_weight, sample_weight_key
 
 __all__ = ["SoftLabelClassifier"]
 

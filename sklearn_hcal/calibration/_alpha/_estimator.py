@@ -7,7 +7,7 @@ The estimator modes, targets, classes, ``sample_weight``, ``counts`` routing
 and ``score`` come from the calibration core (:mod:`._base`); this module
 supplies what α-calibration takes from a classifier -- its probabilities
 ``f`` and the features ``g`` -- and the fit of the concentration model
-(:mod:`._alpha_solvers`).
+(:mod:`._solvers`).
 """
 
 from __future__ import annotations
@@ -20,24 +20,24 @@ from scipy.special import softmax
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._compat import (
+from ...utils._compat import (
     HasMethods,
     Interval,
     StrOptions,
     fit_context,
     get_output_config,
 )
-from ..utils._optional import resolve_device
-from ._alpha_features import (
+from ...utils._optional import resolve_device
+from .._base import _BaseCalibrator
+from .._scores import class_columns, get_scores, scores_from_input
+from ._features import (
     extract_features,
     member_probabilities,
     standardize_features,
 )
-from ._alpha_model import warn_if_degenerate
-from ._alpha_predict import _DirichletPredictionsMixin
-from ._alpha_solvers import fit_concentration_model, predict_log_alpha0
-from ._base import _BaseCalibrator
-from ._scores import class_columns, get_scores, scores_from_input
+from ._model import warn_if_degenerate
+from ._predict import _DirichletPredictionsMixin
+from ._solvers import fit_concentration_model, predict_log_alpha0
 
 __all__ = ["AlphaCalibrator"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from .utils._optional import import_optional, is_skorch_net
+from ..utils._optional import import_optional, is_skorch_net
 
 __all__ = ["skorch_logits"]
 
@@ -49,7 +49,7 @@ def skorch_logits(net, X) -> np.ndarray:
     >>> import numpy as np
     >>> import torch
     >>> from skorch import NeuralNetClassifier
-    >>> from sklearn_hcal._skorch import skorch_logits
+    >>> from sklearn_hcal import skorch_logits
     >>> class Probs(torch.nn.Module):
     ...     def __init__(self):
     ...         super().__init__()
