@@ -4,10 +4,10 @@ The papers' reference scripts compute their measures item by item: ChaosNLI's
 evaluation calls ``scipy.spatial.distance.jensenshannon`` and
 ``scipy.stats.entropy`` once per example, Baan et al.'s code computes the
 entropies and ``argsort`` rankings per instance, Mimori et al.'s bins items
-into per-bin lists. The functions here are written from the *definitions* in
-SPEC §2 in that style -- a Python loop over items, a scipy or numpy call per
-item -- not copied from those scripts. They are deliberately plain and are
-used in two ways by the benchmark suite:
+into per-bin lists. The functions here are written from the *definitions*
+(developer guide §metric-definitions) in that style -- a Python loop over
+items, a scipy or numpy call per item -- not copied from those scripts. They
+are deliberately plain and are used in two ways by the benchmark suite:
 
 * as the "per-item loop" baseline that the vectorised metrics are timed
   against (on a subsample, the time extrapolated linearly to the full size:

@@ -3,8 +3,8 @@
 With ``estimator=None`` a calibrator's ``X`` is the classifier output, one
 score column per class. The generic checks feed arbitrary feature matrices
 with 1-D labels covering fewer classes than ``X`` has columns; which column
-each label names is then ambiguous, and classes travel by name (DECISIONS
-rule 1: integer labels are not column positions), so ``fit`` raises and asks
+each label names is then ambiguous, and classes travel by name (developer
+guide §class-names: integer labels are not column positions), so ``fit`` raises and asks
 for ``classes=``. The cross-fitted configurations (``estimator`` = an
 unfitted classifier) pass every check; a ``FrozenEstimator`` configuration
 cannot, since the frozen model fixes the width of ``X`` that the checks vary

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PROJECT_ROOT, SHARED_DATA, require_data
+from tests.conftest import PROJECT_ROOT, SHARED_DATA, require_data
 
 DOCS = PROJECT_ROOT / "docs"
 EXAMPLES = PROJECT_ROOT / "examples"
@@ -277,7 +277,8 @@ def test_built_gallery_pages_have_figures(built_html, script):
 @pytest.mark.slow
 def test_built_baan_example_reproduces_the_oracle_ece(built_html):
     # Baan et al. (2022) Table 1: the oracle's ECE on ChaosNLI-SNLI is 0.25
-    # (SPEC §6: 0.245 with 10 bins); the example prints the report table.
+    # (developer guide §paper-numbers: 0.245 with 10 bins); the example prints the
+    # report table.
     html = (built_html / "auto_examples" / "plot_baan_oracle.html").read_text(
         encoding="utf-8"
     )

@@ -144,14 +144,3 @@ def test_private_scikit_learn_apis_only_through_compat():
     ]
     assert still == sorted(_NOT_YET_ROUTED)
 
-
-def test_no_module_over_500_lines():
-    # DECISIONS rule 8: a module that grows past ~500 lines is split by job
-    # (kernels / public functions / declarations), keeping old import paths.
-    sizes = {
-        path.relative_to(_PACKAGE).as_posix(): len(
-            path.read_text(encoding="utf-8").splitlines()
-        )
-        for path in _PACKAGE.rglob("*.py")
-    }
-    assert {k: v for k, v in sizes.items() if v > 500} == {}

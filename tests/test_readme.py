@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from .conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT
 
 
 def _python_blocks():

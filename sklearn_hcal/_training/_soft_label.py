@@ -63,8 +63,9 @@ class SoftLabelClassifier(
     """Fit any scikit-learn classifier on label histograms (soft labels).
 
     Each item ``i`` comes with a histogram ``y[i]`` of annotation counts over
-    the classes (SPEC §1). The histogram is turned into ordinary single-label
-    training rows for the wrapped classifier according to ``strategy``.
+    the classes (developer guide §data-conventions). The histogram is turned into
+    ordinary single-label training rows for the wrapped classifier according to
+    ``strategy``.
 
     Parameters
     ----------
@@ -157,7 +158,8 @@ class SoftLabelClassifier(
     ``StratifiedKFold``; :meth:`score` then returns the accuracy against the
     human majority. With metadata routing, ``set_fit_request(counts=True)``
     lets ``y`` stay 1-D labels (e.g. for stratified splits) while ``fit``
-    trains on the histograms passed as ``counts`` (SPEC §4, convention B).
+    trains on the histograms passed as ``counts`` (developer guide §scorers, convention
+    B).
 
     Examples
     --------

@@ -5,10 +5,10 @@ the chunked passes and the disagreement check; :mod:`._labels` maps labels
 and class names to columns; :mod:`._scan` checks the values of histograms
 and probabilities (one chunked pass each); :mod:`._pair` validates a (human
 labels, model probabilities) pair for the metrics, aligning classes by name
-(DECISIONS rule 1). Every name is importable from
+(developer guide §class-names). Every name is importable from
 ``sklearn_hcal._validation``.
 
-Conventions (SPEC §1):
+Conventions (developer guide §data-conventions):
 
 * a *label histogram* is an ``(n_samples, n_classes)`` array of non-negative
   integer counts, one row per item, with at least one annotation per row;
@@ -67,7 +67,7 @@ PROBA_FLOOR = 1e-12
 
 #: Disagreement probabilities this far outside ``[0, 1]`` are rounding errors
 #: (``1 − Σ q²`` of a one-hot float row is ``-8e-15``) and are clipped; any
-#: value further out is an error (DECISIONS rule 5).
+#: value further out is an error (developer guide §tolerances).
 DISAGREEMENT_TOL = 1e-8
 
 
@@ -86,9 +86,9 @@ def row_sum_tolerance(n_classes: int, dtype=np.float64) -> float:
 def is_histogram_target(y) -> bool:
     """Whether ``y`` is a label histogram: 2-D with more than one column.
 
-    A 1-D array or an ``(n, 1)`` column is a vector of labels (SPEC §1).
-    DataFrames, sparse matrices and nested lists are recognised by their
-    shape; an object without a regular shape (a ragged list) is not a
+    A 1-D array or an ``(n, 1)`` column is a vector of labels (developer guide
+    §data-conventions). DataFrames, sparse matrices and nested lists are recognised by
+    their shape; an object without a regular shape (a ragged list) is not a
     histogram (its validation then raises).
     """
     shape = getattr(y, "shape", None)

@@ -1,7 +1,7 @@
 """Class labels and class names: one-hot histograms and column alignment.
 
-Labels travel by name, never by position alone (DECISIONS rule 1): 1-D labels
-are looked up among the classes of the columns, and two arrays with named
+Labels travel by name, never by position alone (developer guide §class-names): 1-D
+labels are looked up among the classes of the columns, and two arrays with named
 columns are matched by :func:`column_order`.
 """
 
@@ -59,8 +59,8 @@ def labels_to_histograms(
     """
     y = y.to_numpy() if hasattr(y, "to_numpy") else y
     y = _asarray(y, name=name)
-    # An (n, 1) column is a column of labels (SPEC §1), never a one-class
-    # histogram; say so when its values do not fit the classes.
+    # An (n, 1) column is a column of labels (developer guide §data-conventions), never
+    # a one-class histogram; say so when its values do not fit the classes.
     column_note = ""
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]

@@ -1,7 +1,7 @@
 """A validated (human labels, model probabilities) pair for the metrics.
 
 :func:`_check_pair` is the one place where a metric's inputs are validated
-and their classes aligned (DECISIONS rules 1 and 5):
+and their classes aligned (developer guide §class-names and §tolerances):
 
 * the classes of ``y_prob``'s columns are ``labels=`` when given, else the
   column names of a DataFrame ``y_prob``, else positional;
@@ -210,7 +210,7 @@ def _ambiguous_order(names, earlier, name: str, y_true_name: str):
     When the human labels are an array without names, the class names come
     from the predictions alone; two predictions whose names come in
     different orders cannot both follow the labels' columns, and which one
-    does is a guess (DECISIONS rule 1). Each on its own is positional, as a
+    does is a guess (developer guide §class-names). Each on its own is positional, as a
     metric function reads it.
     """
     raise ValueError(
@@ -318,8 +318,8 @@ def check_histograms_and_probabilities(
         problem. Rows within :func:`row_sum_tolerance` of 1 are accepted and
         renormalised.
     counts : array-like of shape (n_samples, n_classes), default=None
-        When given, replaces ``y_true`` as the human histograms (SPEC §4,
-        convention B: the label ``y_true`` that scikit-learn routes is
+        When given, replaces ``y_true`` as the human histograms (developer guide
+        §scorers, convention B: the label ``y_true`` that scikit-learn routes is
         ignored).
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_prob`` (in the columns' order; unlike
@@ -341,7 +341,7 @@ def check_histograms_and_probabilities(
 
     Notes
     -----
-    Class alignment (DECISIONS rule 1): 1-D labels map to columns through
+    Class alignment (developer guide §class-names): 1-D labels map to columns through
     the classes of ``y_prob`` (an unknown label raises); without classes the
     sorted distinct labels must number ``K`` (else a ``ValueError`` asks for
     ``labels=``). When the histograms (DataFrame columns) and ``y_prob``

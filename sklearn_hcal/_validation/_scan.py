@@ -321,7 +321,7 @@ def _scan_probabilities(
     A binary 1-D input is kept 1-D (P(second class)). One chunked pass
     computes the row sums (float64), from which finiteness follows, and one
     min-reduction per block checks the sign. Rows within
-    :func:`row_sum_tolerance` of 1 are accepted (DECISIONS rule 5); ``off``
+    :func:`row_sum_tolerance` of 1 are accepted (developer guide §tolerances); ``off``
     says whether some row is further than :data:`ROW_SUM_TOL` from 1, i.e.
     whether the users of ``arr`` must renormalise (block by block, see
     :func:`_normalised_block`). Errors come in the order of

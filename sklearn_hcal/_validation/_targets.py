@@ -1,15 +1,16 @@
 """Targets of the estimators, matched to classes by name.
 
 Every estimator of the package (:class:`~sklearn_hcal.SoftLabelClassifier`
-and the calibrators) takes the same targets (SPEC §1) and resolves them here:
+and the calibrators) takes the same targets (developer guide §data-conventions) and
+resolves them here:
 
 * a label histogram ``(n_samples, n_classes)`` -- an array, a sparse matrix or
   a DataFrame whose columns name the classes;
 * 1-D class labels (or an ``(n, 1)`` column), one annotation per item;
-* ``counts=`` (SPEC §4, convention B): histograms routed as metadata, which
-  replace ``y``.
+* ``counts=`` (developer guide §scorers, convention B): histograms routed as
+  metadata, which replace ``y``.
 
-Classes travel by name (DECISIONS rule 1): a DataFrame's columns are aligned
+Classes travel by name (developer guide §class-names): a DataFrame's columns are aligned
 with the reference classes (a wrapped classifier's ``classes_``) -- reordered,
 or a ``ValueError`` when the two sets of names differ; an array's columns are
 positional, or named by the estimator's ``classes`` parameter; labels are
@@ -52,8 +53,8 @@ __all__ = [
 def select_target(y, counts, *, owner: str | None = None):
     """``(target, name)``: ``counts`` replaces ``y`` when given (convention B).
 
-    SPEC §4: with metadata routing ``y`` may be 1-D labels (for stratified
-    splits) while the histograms travel as ``counts``; both must then have
+    developer guide §scorers: with metadata routing ``y`` may be 1-D labels (for
+    stratified splits) while the histograms travel as ``counts``; both must then have
     one row per sample. With ``owner`` (an estimator's name, in ``fit``) a
     missing target raises scikit-learn's "requires y to be passed" error.
     """
@@ -257,7 +258,7 @@ def check_new_labels(Y_new, n_samples: int, classes) -> np.ndarray:
 
 
 def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
-    """The one ``score`` of the package's classifiers (SPEC §3).
+    """The one ``score`` of the package's classifiers (developer guide §estimators).
 
     Accuracy against the human majority for histograms (the first tied class
     on ties, as ``majority_accuracy_score(ties="first")``), plain accuracy for

@@ -1,4 +1,5 @@
-"""The one calibration core that every calibrator inherits (SPEC §3).
+"""The one calibration core that every calibrator inherits (developer guide
+§estimators).
 
 :class:`_BaseCalibrator` resolves, once for all calibrators, *what* is
 calibrated and *against what*:
@@ -125,7 +126,7 @@ def _input_column_classes(x_names, y, is_hist, classes=None):
     ``logit_<class>`` / ``alpha_<class>`` columns of a calibrator's
     ``transform`` under ``set_output(transform="pandas")``, so that
     calibrators chained in a Pipeline stay aligned. Names that match only in
-    part raise (DECISIONS rule 1: nothing is matched by position when names
+    part raise (developer guide §class-names: nothing is matched by position when names
     disagree); names that share nothing with the classes (``x0, x1, ...``)
     leave the columns positional. Only string labels are matched
     (``feature_names_in_`` is always text); ``classes`` are matched by their

@@ -1,8 +1,8 @@
 """Cross-fitting: out-of-fold outputs of clones of an unfitted classifier.
 
 The one implementation behind the calibrators' third ``estimator`` mode
-(SPEC §3, like ``CalibratedClassifierCV(ensemble=False)``) and behind
-:func:`sklearn_hcal.model_selection.cross_val_predict_proba`. What is taken
+(developer guide §estimators, like ``CalibratedClassifierCV(ensemble=False)``) and
+behind :func:`sklearn_hcal.model_selection.cross_val_predict_proba`. What is taken
 from each fold's model is a callback, so the scalers collect logits,
 α-calibration collects probabilities and features, and
 ``cross_val_predict_proba`` any method reachable through a Pipeline.
@@ -41,7 +41,7 @@ def accepts_histograms(estimator) -> bool:
 def warn_fitted_not_frozen(
     estimator, *, owner: str, param: str, action: str, stacklevel: int = 1
 ) -> None:
-    """Warn when a fitted estimator is trained afresh (DECISIONS rule 2).
+    """Warn when a fitted estimator is trained afresh (developer guide §prefit).
 
     Under the prefit rule (:func:`._scores.is_prefit`) a fitted estimator
     that is not frozen is cloned and trained again; the fitted one is not

@@ -148,7 +148,7 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
 
     def _warn_if_degenerate(self, Z, Y, w, total):
         """Warn when the fitted map sits where the solver stopped, not at an
-        optimum (DECISIONS rule 4: a degenerate fit warns).
+        optimum (developer guide §never-degrade: a degenerate fit warns).
 
         Two cases have no finite optimum: a class without annotations and
         ``reg_bias=0`` (its intercept decreases for ever), and scores that

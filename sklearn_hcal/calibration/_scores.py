@@ -1,4 +1,4 @@
-"""Where a calibrator's scores come from (SPEC §3).
+"""Where a calibrator's scores come from (developer guide §estimators).
 
 Scores are an ``(n_samples, n_classes)`` float64 matrix of logits. A fitted
 classifier gives them through :func:`get_scores`; with ``estimator=None`` the
@@ -65,7 +65,7 @@ def power_of_two_scale(A) -> float:
 
 
 def is_prefit(estimator) -> bool:
-    """The prefit rule (scikit-learn's, DECISIONS rule 2).
+    """The prefit rule (scikit-learn's, developer guide §prefit).
 
     Only a :class:`~sklearn.frozen.FrozenEstimator` is used as it is; any
     other estimator, fitted or not, is trained afresh by the calibrators and
@@ -85,7 +85,7 @@ def class_columns(P, *, ndim: int = 2) -> np.ndarray:
 
     A binary classifier's ``predict_proba`` may give P(second class) only
     (one axis fewer than ``ndim``); it becomes the two columns
-    ``[1 − p, p]`` (SPEC §1).
+    ``[1 − p, p]`` (developer guide §data-conventions).
     """
     P = np.asarray(P, dtype=np.float64)
     if P.ndim == ndim - 1:
@@ -118,7 +118,7 @@ def contains_skorch_net(estimator) -> bool:
 def get_scores(estimator, X) -> np.ndarray:
     """Scores (logits) of a fitted classifier, as an ``(n, K)`` float64 array.
 
-    The order follows SPEC §3:
+    The order follows developer guide §estimators:
 
     1. ``decision_function``: a binary 1-D decision ``d`` becomes the two
        columns ``[0, d]``, so that their softmax is ``[1 - σ(d), σ(d)]`` (the

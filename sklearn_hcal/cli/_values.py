@@ -13,7 +13,7 @@ value. This module adds only what belongs to the command line:
   :func:`~sklearn_hcal._validation.row_sum_tolerance` are divided by their
   sums, with a warning that says how many (rows within the tolerance -- e.g.
   probabilities rounded to 3 decimals -- are accepted and renormalised by
-  the library without a word, DECISIONS rule 5);
+  the library without a word, developer guide §tolerances);
 * logits: the softmax of :mod:`sklearn_hcal.calibration._scores`;
 * a name for every class column of a CSV file.
 """

@@ -49,7 +49,8 @@ def annotations_to_histograms(
 
     Crowdsourcing tools export one row per (item, annotator) judgement; the
     estimators and metrics of this package take one row per item with one
-    count per class (SPEC §1). This function does the conversion.
+    count per class (developer guide §data-conventions). This function does the
+    conversion.
 
     Parameters
     ----------

@@ -333,8 +333,8 @@ def _disagreement_cl(
 ) -> float:
     """Binned calibration loss of ``φ`` against ``μ̂`` (eq. 42–45).
 
-    Reference behaviour (SPEC §2): bins are formed on ``φ`` of all items and
-    ``|B|``, ``N`` count all items, while ``mean_B μ̂`` and the variance
+    Reference behaviour (developer guide §metric-definitions): bins are formed on ``φ``
+    of all items and ``|B|``, ``N`` count all items, while ``mean_B μ̂`` and the variance
     ``σ̄²_B`` (ddof=0) use only the items with ``n_i >= 2``. A bin without such
     an item has no estimate of ``E[ϕ | bin]`` and adds 0. ``weights`` are
     item multiplicities (a bootstrap resample without copying the items).

@@ -377,7 +377,7 @@ def histogram_log_loss(
     pair = _validate_pair(y_true, y_prob, counts, labels=labels)
     if not pair.is_counts:
         # Rows of human probabilities: their mean cross-entropy, each row
-        # renormalised (rows off by rounding are accepted, DECISIONS rule 5),
+        # renormalised (rows off by rounding are accepted, developer guide §tolerances),
         # so that no item weighs by its rounding error.
         return _pair_mean(pair, lambda b: _cross_entropy_per_item(b.p_hat, b.P, eps))
     total = _pair_sum(pair, lambda b: _cross_entropy_per_item(b.Y, b.P, eps))

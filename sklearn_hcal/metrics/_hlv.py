@@ -66,8 +66,8 @@ def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
     """``(pair, classes)``: the validated pair and the class of each column.
 
     :func:`~sklearn_hcal._validation._check_pair` aligns the classes by name
-    (DECISIONS rule 1); the ordinal metrics also need the class names, to put
-    the columns in scale order.
+    (developer guide §class-names); the ordinal metrics also need the class names, to
+    put the columns in scale order.
     """
     pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
     return pair, _class_names(pair.classes, pair.n_classes)

@@ -157,7 +157,8 @@ def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
     cl_plugin_bins = count / n_per_cell * gap**2
     cl_bins = cl_plugin_bins - var_true / n_per_cell
     # eq. 35–36; the correction is applied to bins with >= 2 items of which at
-    # least one has n_i >= 2 (SPEC §2, the reference implementation's rule).
+    # least one has n_i >= 2 (developer guide §metric-definitions, the reference
+    # implementation's rule).
     dl_plugin_bins = ss_resid / n_per_cell
     dl_corrected = multi & (count_valid > 0)
     dl_bins = dl_plugin_bins - np.where(
@@ -235,8 +236,9 @@ def _binned_calibration_terms(
         Scalars (floats): ``sq_loss`` (L̂_sq, Prop. 1, unit weights),
         ``el_plugin``/``el`` (eq. 9/10), ``il_plugin``/``il`` (the irreducible
         part ``E Σ_k Q_k(1 − Q_k)``; ``il = sq_loss − el``), ``cl_plugin``/``cl``
-        (eq. 13/14 summed), ``dl_plugin``/``dl`` (eq. 35/36, with SPEC's rule
-        for which bins are corrected), ``ce_plugin``/``ce``
+        (eq. 13/14 summed), ``dl_plugin``/``dl`` (eq. 35/36, with the reference
+        code's rule for which bins are corrected, developer guide
+        §metric-definitions), ``ce_plugin``/``ce``
         (``sqrt(max(CL, 0))``).
         Arrays of shape (n_classes,): ``cl_plugin_per_class``,
         ``cl_per_class``. Arrays of shape (n_classes, n_bins):

@@ -3,8 +3,8 @@
 How classes are declared ordered
 --------------------------------
 The ordinal metrics read the **columns as the scale, in column order**
-(SPEC §1: the class order is the column order), with unit spacing -- what
-LeWiDi 2025 does for its Likert data sets (Par: −5..5, CSC: 1..6). Two
+(developer guide §data-conventions: the class order is the column order), with unit
+spacing -- what LeWiDi 2025 does for its Likert data sets (Par: −5..5, CSC: 1..6). Two
 parameters change that, and both compose with named classes (DataFrame
 columns or ``labels=``, aligned first as every metric does):
 

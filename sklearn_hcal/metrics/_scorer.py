@@ -1,4 +1,4 @@
-"""Scikit-learn scorers for the human-calibration metrics (SPEC §4).
+"""Scikit-learn scorers for the human-calibration metrics (developer guide §scorers).
 
 The scorers are :class:`sklearn.metrics.make_scorer` objects (subclasses of
 scikit-learn's private ``_Scorer``), so they plug into ``cross_validate``,
@@ -23,7 +23,7 @@ set them apart:
 Every metric of the registry (:mod:`sklearn_hcal.metrics._registry`) with a
 metric function has a scorer: the function's name, ``neg_`` for losses.
 
-Two target conventions work (SPEC §4):
+Two target conventions work (developer guide §scorers):
 
 A. ``y`` is the ``(n_samples, n_classes)`` count matrix; scikit-learn then
    splits with ``KFold`` and our estimators accept 2-D ``y``.
@@ -179,8 +179,8 @@ def make_human_scorer(
     Notes
     -----
     With two classes scikit-learn passes only ``predict_proba[:, 1]``; every
-    metric of this package rebuilds ``[1 − p, p]`` (SPEC §4). A metric that
-    takes ``labels=`` receives ``estimator.classes_`` as ``labels`` (unless
+    metric of this package rebuilds ``[1 − p, p]`` (developer guide §scorers). A metric
+    that takes ``labels=`` receives ``estimator.classes_`` as ``labels`` (unless
     fixed in ``kwargs``), so that 1-D labels and named histogram columns
     (``y_true`` or ``counts``) are matched to the probability columns by
     name; other callables get ``y_true`` as scikit-learn passes it.

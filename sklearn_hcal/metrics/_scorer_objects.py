@@ -79,7 +79,7 @@ class _HumanScorer(Scorer):
         method_name = get_response_method_name(method)
         # pos_label=None: scikit-learn then hands binary classifiers'
         # P(classes_[-1]), i.e. P(second class), which every metric expands
-        # back to [1 - p, p] (SPEC §4).
+        # back to [1 - p, p] (developer guide §scorers).
         return method_caller(estimator, method_name, X, pos_label=None), method_name
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):

@@ -92,8 +92,8 @@ def _disagreement_source(estimator, X, response_method: str, name: str):
     Pipelines, an error when a component hides it). Without it, the class
     probabilities are returned, to become the point prediction's
     ``φ = 1 − Σq²`` -- with a UserWarning unless
-    ``response_method="predict_proba"`` asked for exactly that (DECISIONS,
-    rule 4).
+    ``response_method="predict_proba"`` asked for exactly that (developer
+    guide §never-degrade).
     """
     label = f"estimator {name!r} ({_estimator_name(estimator)})"
     if response_method in ("auto", "predict_disagreement"):

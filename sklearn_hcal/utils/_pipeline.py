@@ -108,7 +108,7 @@ def hidden_owner(estimator, name: str, _depth: int = 0):
     :func:`get_method` cannot reach it (None when there is none).
 
     So that a caller never silently uses a weaker prediction when the
-    estimator holds a better one out of reach (DECISIONS, rule 4).
+    estimator holds a better one out of reach (developer guide §never-degrade).
 
     Looks through Pipeline steps, the estimators a wrapper holds as
     parameters (``estimator=``, ``base_estimator=``, ...) and its fitted
@@ -142,14 +142,14 @@ def hidden_owner(estimator, name: str, _depth: int = 0):
 
 
 # --------------------------------------------------------------------------- #
-# DECISIONS rule 4 for predicted disagreement: scorers and Displays alike
+# developer guide §never-degrade for predicted disagreement: scorers and Displays alike
 # --------------------------------------------------------------------------- #
 def disagreement_method(estimator, *, label: str, user: str) -> Callable | None:
     """``predict_disagreement`` of ``estimator``, through Pipelines, or None.
 
     The one lookup of a model's own disagreement probabilities for the
-    scorers and the Displays (DECISIONS rule 4): None when no component has
-    the method (the caller may then use the point prediction's
+    scorers and the Displays (developer guide §never-degrade): None when no component
+    has the method (the caller may then use the point prediction's
     ``1 − Σ q²``, see :func:`warn_point_disagreement`); a ``ValueError``
     when a component has it but :func:`get_method` cannot reach it (e.g.
     behind ``GridSearchCV``), since ``1 − Σ q²`` would then evaluate
@@ -184,8 +184,8 @@ def disagreement_method(estimator, *, label: str, user: str) -> Callable | None:
 def warn_point_disagreement(label: str, *, user: str, stacklevel: int = 1) -> None:
     """The warning of a fallback to the point prediction's ``1 − Σ q²``.
 
-    DECISIONS rule 4: used when ``predict_disagreement`` was asked for (the
-    default) and no component has it; ``response_method="predict_proba"``
+    developer guide §never-degrade: used when ``predict_disagreement`` was asked for
+    (the default) and no component has it; ``response_method="predict_proba"``
     asks for the point prediction and gets it without warning.
     ``stacklevel`` counts from the caller, as in :func:`warnings.warn`.
     """

@@ -141,7 +141,7 @@ DEGENERATE_LOG_ALPHA0 = 0.5 * float(np.log(1e12))
 def warn_if_degenerate(log_a0, sample_weight=None) -> None:
     """Warn when the fitted α0 is degenerate for most training items.
 
-    DECISIONS rule 4 (never silently degrade): a fit whose α0 runs towards
+    developer guide §never-degrade (never silently degrade): a fit whose α0 runs towards
     its clip bound for more than half the items predicts extreme
     disagreements and posteriors -- typically because ``f`` or the features
     come from another classifier than at prediction time (issue 11 case 5:

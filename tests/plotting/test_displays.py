@@ -34,8 +34,7 @@ from sklearn_hcal.plotting import (  # noqa: E402
     InstanceErrorDisplay,
     MajorityReliabilityDisplay,
 )
-
-from .conftest import require_data  # noqa: E402
+from tests.conftest import require_data  # noqa: E402
 
 ALL_DISPLAYS = [
     MajorityReliabilityDisplay,
@@ -278,8 +277,8 @@ def test_disagreement_diagram_uses_predict_disagreement():
 
 
 def test_disagreement_from_estimator_without_predict_disagreement(synthetic):
-    # DECISIONS rule 4: the point prediction's 1 - Σq² only with a warning,
-    # unless response_method="predict_proba" asks for it.
+    # developer guide §never-degrade: the point prediction's 1 - Σq² only with a
+    # warning, unless response_method="predict_proba" asks for it.
     X, Y, clf = synthetic
     with pytest.warns(UserWarning, match="no predict_disagreement") as record:
         disp = DisagreementReliabilityDisplay.from_estimator(clf, X, Y)
@@ -379,7 +378,7 @@ def test_float32_softmax_row_does_not_crash_the_diagram():
     disp = DisagreementReliabilityDisplay.from_predictions(Y, P, n_bins=5)
     assert disp.bin_counts[0] == 1 and disp.bin_predicted[0] == 0.0
     # The command line hands the display that φ itself (1-D). Values within
-    # 1e-8 of [0, 1] are clipped by the metrics layer (DECISIONS rule 5).
+    # 1e-8 of [0, 1] are clipped by the metrics layer (developer guide §tolerances).
     again = DisagreementReliabilityDisplay.from_predictions(Y, phi, n_bins=5)
     np.testing.assert_array_equal(again.bin_counts, disp.bin_counts)
     assert again.bin_predicted[0] == 0.0
@@ -409,7 +408,7 @@ def test_reliability_confidence_a_rounding_error_above_one():
 
 
 # --------------------------------------------------------------------------- #
-# classes by name in the displays (DECISIONS rule 1)
+# classes by name in the displays (developer guide §class-names)
 # --------------------------------------------------------------------------- #
 def _brute_force_ece(Y, P, n_bins=10):
     """Confidence ECE against the first-maximum majority, item by item."""

@@ -19,8 +19,7 @@ from sklearn_hcal.metrics import (
     majority_accuracy_score,
     ranking_calibration_score,
 )
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 # ChaosNLI Table 5, row "Chance": (JSD, KL, old acc., new acc.).
 CHANCE_ROW = {

@@ -11,8 +11,7 @@ import pytest
 
 from sklearn_hcal.datasets import fetch_chaosnli, load_chaosnli
 from sklearn_hcal.datasets._fetch import CHAOSNLI_SHA256
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 FILES = ("chaosNLI_snli.jsonl", "chaosNLI_mnli_m.jsonl", "chaosNLI_alphanli.jsonl")
 # The digests listed in the shared data MANIFEST, typed independently of the

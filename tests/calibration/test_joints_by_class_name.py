@@ -1,4 +1,7 @@
-"""Regression tests from a review of the estimators composed as a user would.
+"""Estimators joined as a user joins them.
+
+Classes by name across cross-fitting, chained calibrators, soft-label training
+and degenerate fits.
 
 Each test checks against an independent computation (a hand-made loop over
 the folds, scipy, scikit-learn), never against the code under test alone.

@@ -241,7 +241,7 @@ def test_binary_1d_probabilities_and_counts_keyword():
     ):
         full = func(Y, P)
         assert func(Y, p1) == pytest.approx(full)
-        # SPEC §4 convention B: counts= replaces the (label) y_true
+        # developer guide §scorers convention B: counts= replaces the (label) y_true
         majority = Y.argmax(1)
         assert func(majority, p1, counts=Y) == pytest.approx(full)
         assert func(pd.DataFrame(Y, columns=["a", "b"]), P) == pytest.approx(full)

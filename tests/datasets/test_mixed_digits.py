@@ -6,8 +6,7 @@ from scipy import stats
 from sklearn.datasets import load_digits
 
 from sklearn_hcal.datasets import make_mixed_digits
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 DIGITS = load_digits()
 N_IMAGES = len(DIGITS.target)

@@ -587,8 +587,8 @@ def test_keywords_are_keyword_only(metric):
 
 @pytest.mark.parametrize("metric", ALL_METRICS, ids=lambda f: f.__name__)
 def test_every_metric_takes_labels_and_counts(metric):
-    # Uniform signatures: labels= everywhere (DECISIONS rule 1), counts= too.
-    # With labels naming the columns of both, the value is unchanged.
+    # Uniform signatures: labels= everywhere (developer guide §class-names), counts=
+    # too. With labels naming the columns of both, the value is unchanged.
     expected = metric(Y, P)
     assert metric(Y, P, labels=ABC) == pytest.approx(expected, rel=1e-12)
     assert metric(np.array([0, 1, 2]), P, counts=Y, labels=ABC) == pytest.approx(

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from sklearn_hcal.datasets import load_chaosnli
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 SIZES = {"snli": (1514, 3), "mnli": (1599, 3), "alphanli": (1532, 2)}
 

@@ -27,7 +27,7 @@ from sklearn_hcal.metrics import (
 from sklearn_hcal.metrics import _registry as R
 
 ENTRIES = R.metrics()
-ROOT = Path(__file__).resolve().parents[1] / "sklearn_hcal"
+ROOT = Path(__file__).resolve().parents[2] / "sklearn_hcal"
 
 
 class FixedPredictions(ClassifierMixin, BaseEstimator):

@@ -1,10 +1,9 @@
 """Classes by name and rounding tolerances in the metric functions.
 
-Issue 11 (cases 2 and 7), issue 15 (DataFrame names) and DECISIONS rules 1
-and 5: 1-D labels map to columns through ``labels=`` (or a DataFrame's
-column names), named columns are aligned, probability rows off by rounding
-are renormalised, disagreement values a rounding error outside ``[0, 1]``
-are clipped. Expected values come from scikit-learn, scipy or closed forms
+Developer guide §class-names and §tolerances: 1-D labels map to columns through
+``labels=`` (or a DataFrame's column names), named columns are aligned, probability rows
+off by rounding are renormalised, disagreement values a rounding error outside ``[0,
+1]`` are clipped. Expected values come from scikit-learn, scipy or closed forms
 computed here, never from the function under test.
 """
 
@@ -217,7 +216,7 @@ def test_disagreement_metrics_align_and_ignore_class_order():
 
 
 # --------------------------------------------------------------------------- #
-# DECISIONS rule 5: rounded probabilities are renormalised
+# developer guide §tolerances: rounded probabilities are renormalised
 # --------------------------------------------------------------------------- #
 def _renormalised(P):
     return P / P.sum(axis=1, keepdims=True)

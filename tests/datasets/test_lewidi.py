@@ -23,8 +23,9 @@ from sklearn_hcal.metrics import (
     perspectivist_absolute_distance,
     wasserstein_distance,
 )
-
-from .test_fetch_chaosnli import _Server  # one local HTTP server for the fetchers
+from tests.datasets.test_fetch_chaosnli import (
+    _Server,  # one local HTTP server for the fetchers
+)
 
 
 def _write(path, obj):

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from sklearn_hcal.datasets import load_cifar10h
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 
 @pytest.fixture(scope="module")

@@ -190,7 +190,7 @@ def test_soft_label_classifier_names_classes_of_labels_and_arrays():
 
 def test_unnamed_integer_labels_with_missing_classes_are_ambiguous():
     # estimator=None: X has 3 score columns, the labels name only 2 classes;
-    # integer labels are names, not column positions (DECISIONS rule 1)
+    # integer labels are names, not column positions (developer guide §class-names)
     y = np.where(Z[:, 0] > 0, 0, 2)
     with pytest.raises(ValueError, match=r"2 distinct labels \[0, 2\].*classes="):
         TemperatureScaler().fit(Z, y)

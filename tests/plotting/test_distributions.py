@@ -29,8 +29,7 @@ from sklearn_hcal.plotting import (  # noqa: E402
     InstanceErrorDisplay,
     error_histogram_divergence,
 )
-
-from .conftest import require_data  # noqa: E402
+from tests.conftest import require_data  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

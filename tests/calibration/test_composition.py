@@ -1,4 +1,4 @@
-"""Issue 11 regression cases, estimator side: the joints between estimators.
+"""The joints between estimators: classes by name, Pipelines, prefit nets.
 
 Each test reproduces a case of the issue that gave a wrong answer without a
 word on the code before the calibration core: classes matched by position

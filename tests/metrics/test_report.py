@@ -40,8 +40,7 @@ from sklearn_hcal.metrics import (
     predicted_disagreement,
     ranking_calibration_score,
 )
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 # Report column -> the public function (and its arguments) it must reproduce.
 PUBLIC = {

@@ -24,8 +24,7 @@ from sklearn_hcal.metrics import (
     majority_accuracy_score,
 )
 from sklearn_hcal.metrics._registry import default_columns, get_metric
-
-from .conftest import require_data
+from tests.conftest import require_data
 
 HCAL = Path(sys.executable).with_name("hcal")
 NLI_NAMES = ["entailment", "neutral", "contradiction"]

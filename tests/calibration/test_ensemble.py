@@ -218,7 +218,7 @@ def test_fit_trains_a_clone_and_frozen_means_prefit():
     np.testing.assert_array_equal(
         frozen.predict_proba_samples(X), mc.predict_proba_samples(X)
     )
-    # a fitted but unfrozen model is retrained, with a warning (DECISIONS 2)
+    # a fitted but unfrozen model is retrained, with a warning (developer guide §prefit)
     with pytest.warns(UserWarning, match="FrozenEstimator"):
         again = MCDropoutClassifier(mc.net_, n_samples=4).fit(X, Y)
     assert again.net_ is not mc.net_

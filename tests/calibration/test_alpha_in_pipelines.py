@@ -1,4 +1,4 @@
-"""Regression tests from the review of α-calibration, ensembles and skorch."""
+"""α-calibration, ensembles and skorch nets inside Pipelines and around modules."""
 
 import numpy as np
 import pytest

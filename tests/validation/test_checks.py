@@ -118,7 +118,7 @@ def test_bad_probabilities(P, match):
 
 
 def test_rows_off_by_rounding_are_renormalised_and_others_raise():
-    # DECISIONS rule 5: within row_sum_tolerance(K) = max(1e-6, 5e-4 K) a row
+    # developer guide §tolerances: within row_sum_tolerance(K) = max(1e-6, 5e-4 K) a row
     # is a rounded probability row; it is renormalised, not rejected.
     exact = [[0.5, 0.5 + 5e-7]]  # within 1e-6: left as it is
     np.testing.assert_array_equal(check_probabilities(exact), exact)
@@ -168,7 +168,7 @@ def test_pair_validation_with_label_vector():
 
 
 # --------------------------------------------------------------------------- #
-# Disagreement values (DECISIONS rule 5)
+# Disagreement values (developer guide §tolerances)
 # --------------------------------------------------------------------------- #
 def test_check_disagreement_clips_rounding_errors_only():
     phi = check_disagreement([0.25, -8e-15, 1 + 1e-15, -1e-8, 1 + 1e-8])
@@ -200,7 +200,7 @@ def test_check_disagreement_errors_name_row_and_value(phi, match):
 
 
 # --------------------------------------------------------------------------- #
-# Class alignment in the pair validation (DECISIONS rule 1)
+# Class alignment in the pair validation (developer guide §class-names)
 # --------------------------------------------------------------------------- #
 def test_pair_reorders_named_probabilities_to_the_histograms():
     Y = pd.DataFrame([[3, 1, 0], [0, 1, 4]], columns=["a", "b", "c"])

@@ -1,5 +1,5 @@
 """Human scorers inside scikit-learn model selection, in both target conventions
-(SPEC §4), and out-of-fold probabilities for label histograms."""
+(developer guide §scorers), and out-of-fold probabilities for label histograms."""
 
 import warnings
 

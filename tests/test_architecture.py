@@ -1,0 +1,314 @@
+"""The package's architecture as tests (developer guide §layers).
+
+* every public import path users rely on still resolves;
+* a package ``__init__`` is a face: docstring, imports, ``__all__`` and the
+  lazy ``_PUBLIC`` mapping, nothing else;
+* an underscored name is imported across packages only from the modules a
+  layer declares as its inside;
+* no module re-binds names of its own submodules;
+* every ``developer guide §<name>`` reference in the code names a section of
+  ``docs/developer_guide.rst``.
+"""
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import sklearn_hcal
+
+PACKAGE = Path(sklearn_hcal.__file__).parent
+ROOT = PACKAGE.parent
+GUIDE = ROOT / "docs" / "developer_guide.rst"
+
+# Names users import today, by the path they import them from. New names may
+# be added anywhere; none of these may move or disappear.
+PUBLIC_PATHS = {
+    "sklearn_hcal": [
+        "AlphaCalibrator",
+        "MCDropoutClassifier",
+        "MatrixScaler",
+        "SmallCNN",
+        "SoftLabelClassifier",
+        "SoftLabelNetClassifier",
+        "TemperatureScaler",
+        "TestTimeAugmentationClassifier",
+        "VectorScaler",
+        "make_soft_label_net",
+        "skorch_logits",
+        "__version__",
+    ],
+    "sklearn_hcal.metrics": [
+        "HUMAN_SCORERS",
+        "annotator_report",
+        "calibration_error",
+        "calibration_loss",
+        "classwise_expected_calibration_error",
+        "disagreement_calibration_error",
+        "disagreement_calibration_loss",
+        "disagreement_probability",
+        "disagreement_squared_loss",
+        "dispersion_loss",
+        "distribution_calibration_error",
+        "entropy_calibration_error",
+        "entropy_correlation_score",
+        "epistemic_loss",
+        "expected_calibration_error",
+        "expected_squared_loss",
+        "get_human_scorer",
+        "get_human_scorer_names",
+        "histogram_log_loss",
+        "human_calibration_report",
+        "instance_calibration_errors",
+        "jensen_shannon_distance",
+        "kl_divergence",
+        "loss_decomposition",
+        "majority_accuracy_score",
+        "make_human_scorer",
+        "manhattan_distance",
+        "metrics_by_agreement",
+        "multilabel_entropy_correlation_score",
+        "multilabel_manhattan_distance",
+        "multilabel_po_jsd_score",
+        "multilabel_soft_micro_f1_score",
+        "perspectivist_absolute_distance",
+        "perspectivist_error_rate",
+        "po_jsd_score",
+        "predicted_disagreement",
+        "ranked_probability_score_loss",
+        "ranking_calibration_score",
+        "soft_accuracy_score",
+        "soft_cross_entropy",
+        "soft_micro_f1_score",
+        "wasserstein_distance",
+    ],
+    "sklearn_hcal.calibration": [
+        "AlphaCalibrator",
+        "MCDropoutClassifier",
+        "MatrixScaler",
+        "TemperatureScaler",
+        "TestTimeAugmentationClassifier",
+        "VectorScaler",
+    ],
+    "sklearn_hcal.datasets": [
+        "annotations_to_histograms",
+        "fetch_chaosnli",
+        "fetch_lewidi",
+        "get_data_home",
+        "load_chaosnli",
+        "load_cifar10h",
+        "load_lewidi",
+        "make_label_histograms",
+        "make_mixed_digits",
+        "sample_annotations",
+    ],
+    "sklearn_hcal.model_selection": ["cross_val_predict_proba"],
+    "sklearn_hcal.plotting": [
+        "AgreementBinDisplay",
+        "CalibrationDispersionDisplay",
+        "DisagreementReliabilityDisplay",
+        "HumanModelMarginalDisplay",
+        "InstanceErrorDisplay",
+        "MajorityReliabilityDisplay",
+        "error_histogram_divergence",
+    ],
+    "sklearn_hcal.cli": ["build_parser", "main", "run_demo"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC_PATHS))
+def test_public_import_paths_unchanged(module):
+    mod = importlib.import_module(module)
+    missing = [n for n in PUBLIC_PATHS[module] if n not in mod.__all__]
+    assert missing == [], f"{module} lost public names {missing}"
+    for name in PUBLIC_PATHS[module]:
+        if name == "__version__":
+            continue
+        if name in ("SmallCNN", "SoftLabelNetClassifier", "make_soft_label_net"):
+            pytest.importorskip("skorch")
+        assert getattr(mod, name) is not None
+
+
+# -- modules, packages and what they import ----------------------------------
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        yield ".".join(parts), path, is_pkg
+
+
+def _package_of(module: str, is_pkg: bool) -> str:
+    return module if is_pkg else module.rsplit(".", 1)[0]
+
+
+def _layer(module: str) -> str:
+    """The layer of a module: its first package below ``sklearn_hcal``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else module
+
+
+def _imports(module: str, path: Path, is_pkg: bool):
+    """``(target module, imported name, line)`` of every ``from X import n``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _package_of(module, is_pkg)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")
+            if node.level > 1:
+                base = base[: len(base) - node.level + 1]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        if not target.startswith("sklearn_hcal"):
+            continue
+        for alias in node.names:
+            yield target, alias.name, node.lineno
+
+
+#: The modules each layer declares as the helpers its siblings may use
+#: (developer guide §layers). Their plain names are the layer's inside.
+DECLARED = {
+    "sklearn_hcal._validation",
+    "sklearn_hcal._training",
+    "sklearn_hcal.metrics._shared",
+    "sklearn_hcal.calibration._shared",
+    "sklearn_hcal.datasets._shared",
+    "sklearn_hcal.plotting._shared",
+    "sklearn_hcal._training._shared",
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _is_submodule(target: str, name: str) -> bool:
+    return (PACKAGE.parent / (target + "." + name).replace(".", "/")).with_suffix(
+        ".py"
+    ).exists() or (PACKAGE.parent / (target + "." + name).replace(".", "/")).is_dir()
+
+
+def test_cross_layer_imports_go_through_declared_modules():
+    offenders = []
+    for module, path, is_pkg in _modules():
+        layer = _layer(module)
+        for target, name, line in _imports(module, path, is_pkg):
+            if _layer(target) == layer or target.startswith("sklearn_hcal.utils"):
+                continue
+            if target == "sklearn_hcal" or _is_submodule(target, name):
+                continue
+            parts = target.split(".")
+            private_path = any(_private(p) for p in parts[2:])
+            if target in DECLARED or target.rsplit(".", 1)[0] in DECLARED:
+                if _private(name):
+                    offenders.append(f"{module}:{line} {target}.{name}")
+                continue
+            if private_path or _private(name):
+                offenders.append(f"{module}:{line} {target}.{name}")
+    assert offenders == [], "\n".join(offenders)
+
+
+_FACE_NODES = (ast.Import, ast.ImportFrom)
+
+
+def _is_face_statement(node) -> bool:
+    if isinstance(node, _FACE_NODES):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True  # the docstring
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = []
+        for t in targets:
+            if isinstance(t, ast.Tuple):
+                names += [e.id for e in t.elts if isinstance(e, ast.Name)]
+            elif isinstance(t, ast.Name):
+                names.append(t.id)
+        return set(names) <= {
+            "__all__",
+            "_PUBLIC",
+            "__getattr__",
+            "__dir__",
+            "__version__",
+        }
+    return False
+
+
+@pytest.mark.parametrize(
+    "init",
+    sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("__init__.py")),
+)
+def test_init_files_are_faces(init):
+    tree = ast.parse((PACKAGE / init).read_text(encoding="utf-8"))
+    logic = [
+        f"line {node.lineno}: {ast.unparse(node).splitlines()[0]}"
+        for node in tree.body
+        if not _is_face_statement(node)
+    ]
+    assert logic == [], f"{init} holds logic: {logic}"
+
+
+def test_no_module_rebinds_names_of_its_submodules():
+    # ``from ._x import f`` then ``f = ...`` (or a second import under the
+    # same name) makes two places for one concept.
+    offenders = []
+    for module, path, _ in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    if bound in imported and imported[bound] != node.module:
+                        offenders.append(f"{module}: {bound} imported twice")
+                    imported[bound] = node.module
+            elif isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name) and t.id in imported:
+                        offenders.append(f"{module}:{node.lineno} re-binds {t.id}")
+    assert offenders == [], offenders
+
+
+# -- the design in the repository -----------------------------------------------
+
+_REF = re.compile(r"developer\s+guide\s+§([a-z0-9-]+)")
+_ALSO = re.compile(r"developer\s+guide\s+§[a-z0-9-]+\s+and\s+§([a-z0-9-]+)")
+
+
+def test_developer_guide_references_resolve():
+    labels = set(re.findall(r"^\.\. _dev-([a-z0-9-]+):$", GUIDE.read_text(), re.M))
+    assert labels, "no section labels in the developer guide"
+    unresolved = []
+    for folder in ("sklearn_hcal", "tests", "examples", "benchmarks", "docs"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in {".py", ".rst", ".md"} or "_build" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            for ref in _REF.findall(text) + _ALSO.findall(text):
+                if ref not in labels:
+                    unresolved.append(f"{path.relative_to(ROOT)}: §{ref}")
+    assert unresolved == [], unresolved
+
+
+def test_no_reference_to_documents_outside_the_repository():
+    pattern = re.compile(r"DECISIONS|SPEC\s*§|\.\./shared/SPEC")
+    offenders = []
+    for folder in ("sklearn_hcal", "tests", "examples", "benchmarks", "docs"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in {".py", ".rst", ".md"} or "_build" in path.parts:
+                continue
+            if path == Path(__file__):
+                continue
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+                if pattern.search(line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{i + 1}")
+    assert offenders == [], offenders
