@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint format demo docs clean
+.PHONY: install test test-fast lint format demo docs clean
 
 $(STAMP): pyproject.toml requirements/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ lint: $(STAMP)
 
 test: lint
 	$(PY) -m pytest
+
+# Everything but the tests marked slow (networks trained, docs built, the demo).
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow"
 
 demo: $(STAMP)
 	$(VENV)/bin/hcal demo --out hcal-demo

@@ -199,6 +199,7 @@ def test_single_label_items_contribute_only_the_regulariser():
         AlphaCalibrator().fit(Z1, np.argmax(Y1, axis=1))
 
 
+@pytest.mark.slow
 def test_adam_solver_and_hidden_layers_reach_the_optimum():
     Z, Y, alpha0 = _dm_problem(4000, seed=6)
     lb = AlphaCalibrator(alpha_reg=0.0).fit(Z, Y)
@@ -223,6 +224,7 @@ def test_adam_solver_and_hidden_layers_reach_the_optimum():
     )
 
 
+@pytest.mark.slow
 def test_auto_solver_rule():
     Z, Y, _ = _dm_problem(300, seed=7)
     G = np.random.RandomState(0).randn(300, 64)
@@ -255,6 +257,7 @@ def test_crossfit_unfitted_estimator_with_histograms():
     np.testing.assert_allclose(cal.predict_proba(X), cal.estimator_.predict_proba(X))
 
 
+@pytest.mark.slow
 def test_pickle_and_clone():
     Z, Y, _ = _dm_problem(300, seed=8)
     cal = AlphaCalibrator(hidden_layer_sizes=(4,), random_state=0).fit(Z, Y)
@@ -331,6 +334,7 @@ def _skorch_net(seed=0):
     return make_soft_label_net(MLP, max_epochs=3, random_state=seed)
 
 
+@pytest.mark.slow
 def test_skorch_penultimate_and_named_layer_features():
     torch.set_num_threads(1)
     rng = np.random.RandomState(0)

@@ -24,6 +24,7 @@ def _histograms(n=100, n_features=4, seed=0):
     return X, Y
 
 
+@pytest.mark.slow
 def test_fit_leaves_a_module_instance_untouched_and_is_repeatable():
     # skorch trained a module instance in place: fit changed the `module`
     # parameter and a second fit went on from the trained weights
@@ -40,6 +41,7 @@ def test_fit_leaves_a_module_instance_untouched_and_is_repeatable():
     np.testing.assert_array_equal(first, second)
 
 
+@pytest.mark.slow
 def test_mc_dropout_warns_when_all_dropout_layers_have_p_zero():
     # Dropout(p=0) passed the "has a dropout layer" check, and the ensemble
     # silently repeated one deterministic prediction (member spread 0.0).
@@ -86,6 +88,7 @@ def test_ensemble_transform_with_pandas_output_names_set_output():
         cal.transform(X)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [(20, 100), (20, 10, 10), (20, 3, 8, 8)])
 def test_small_cnn_names_image_shape_for_inputs_of_another_size(shape):
     # torch raised RuntimeErrors such as "shape '[20, 1, 8, 8]' is invalid for
@@ -102,6 +105,7 @@ def test_small_cnn_names_image_shape_for_inputs_of_another_size(shape):
         assert net.fit(X, Y).predict_proba(X).shape == (20, 2)
 
 
+@pytest.mark.slow
 def test_alpha_logit_features_of_a_net_behind_a_pipeline_are_its_logits():
     # A skorch net at the end of a Pipeline gave log(predict_proba) as the
     # "logits" features (a per-row shift of the logits), so the same net gave

@@ -312,6 +312,7 @@ def test_auto_solver_and_parameter_checks():
         fit_concentration_model(H, F, Y, normalization="per_item")
 
 
+@pytest.mark.slow
 def test_adam_through_skorch_stops_early_near_the_optimum(capsys):
     # skorch runs the epochs: held-out early stopping restores the best
     # weights, close to the exact (L-BFGS) optimum; progress goes to stderr.

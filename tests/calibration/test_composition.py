@@ -259,6 +259,7 @@ def _tiny_net():
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("Cal", CALIBRATORS)
 def test_crossfitting_a_skorch_net_is_refused(Cal):
     net = _tiny_net()
@@ -272,6 +273,7 @@ def test_crossfitting_a_skorch_net_is_refused(Cal):
         Cal(make_pipeline(StandardScaler(), _tiny_net()), cv=2).fit(X, Y)
 
 
+@pytest.mark.slow
 def test_frozen_skorch_net_is_calibrated_on_its_logits():
     from sklearn_hcal import skorch_logits
 

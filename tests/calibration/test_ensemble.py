@@ -80,6 +80,7 @@ def _identity(X, random_state):
 # --------------------------------------------------------------------------- #
 # prediction API (eq. 72, 80-81)
 # --------------------------------------------------------------------------- #
+@pytest.mark.slow
 def test_mc_dropout_members_and_modes():
     net, X = _fitted_net(0.5)
     mc = _mc(net, n_samples=7, random_state=0)
@@ -98,6 +99,7 @@ def test_mc_dropout_members_and_modes():
     np.testing.assert_allclose(mc.predict_disagreement(X), (1 - (S**2).sum(-1)).mean(0))
 
 
+@pytest.mark.slow
 def test_mc_dropout_keeps_batchnorm_in_eval_mode():
     # With p = 0 every member must equal the deterministic eval prediction,
     # which fails if batch norm used batch statistics (training mode).
@@ -203,6 +205,7 @@ def test_alpha_on_ensemble_gives_eq73():
 # --------------------------------------------------------------------------- #
 # fitting: scikit-learn's meta-estimator rules
 # --------------------------------------------------------------------------- #
+@pytest.mark.slow
 def test_fit_trains_a_clone_and_frozen_means_prefit():
     X, Y, _ = make_label_histograms(200, 3, 5, n_features=4, random_state=0)
     X = X.astype(np.float32)
@@ -249,6 +252,7 @@ def test_grid_search_over_an_ensemble():
     assert np.all(np.isfinite(grid.cv_results_["mean_test_score"]))
 
 
+@pytest.mark.slow
 def test_bad_input():
     with pytest.raises(NotFittedError):
         TestTimeAugmentationClassifier(
@@ -286,6 +290,7 @@ def test_bad_input():
 # --------------------------------------------------------------------------- #
 # per-row reproducibility (issue 11, case 8)
 # --------------------------------------------------------------------------- #
+@pytest.mark.slow
 def test_mc_members_of_a_row_do_not_depend_on_the_batch():
     net, X = _fitted_net(0.5, batch_size=32)
     mc = _mc(net, n_samples=9, random_state=0)

@@ -91,6 +91,7 @@ def _expected_failed_checks(estimator):
     }
 
 
+@pytest.mark.slow
 @parametrize_with_checks(
     [
         TestTimeAugmentationClassifier(

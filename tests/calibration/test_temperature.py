@@ -182,6 +182,7 @@ def test_clone_and_pickle():
     np.testing.assert_array_equal(again.predict_proba(Z), ts.predict_proba(Z))
 
 
+@pytest.mark.slow
 def test_skorch_net_frozen():
     torch = pytest.importorskip("torch")
     skorch = pytest.importorskip("skorch")

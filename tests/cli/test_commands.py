@@ -207,6 +207,7 @@ def test_hcal_console_script_runs_demo(tmp_path):
     assert list(table.columns) == ["jsd", "kl"]  # no intervals without bootstrap
 
 
+@pytest.mark.slow
 def test_run_demo_is_reproducible():
     from sklearn_hcal.cli._demo import run_demo
 

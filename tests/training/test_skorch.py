@@ -105,6 +105,7 @@ def test_cnn_fits_histograms_of_mixed_digits(digits, cnn_on_histograms):
     assert tvd_soft.mean() < tvd_hard.mean() - 0.05  # measured 0.29 vs 0.38
 
 
+@pytest.mark.slow
 def test_cnn_trains_on_1d_labels(digits):
     net = make_soft_label_net(SmallCNN, max_epochs=8, lr=3e-3, random_state=0)
     net.fit(digits.train.data, digits.train.target)
@@ -142,6 +143,7 @@ def test_skorch_logits_cross_entropy(digits, cnn_on_histograms):
     )
 
 
+@pytest.mark.slow
 def test_skorch_logits_probability_module(tabular):
     X, _, Q = tabular
     y = Q.argmax(axis=1)
@@ -154,6 +156,7 @@ def test_skorch_logits_probability_module(tabular):
     np.testing.assert_allclose(log_softmax(z, axis=1), z, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_skorch_logits_binary_net(tabular):
     X, _, Q = tabular
     y = (Q[:, 0] > 0.4).astype(np.float32)
@@ -166,6 +169,7 @@ def test_skorch_logits_binary_net(tabular):
     np.testing.assert_allclose(softmax(z, axis=1), net.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_skorch_logits_is_deterministic_with_dropout(digits):
     net = make_soft_label_net(
         SmallCNN, module__dropout=0.5, max_epochs=1, random_state=0
@@ -174,6 +178,7 @@ def test_skorch_logits_is_deterministic_with_dropout(digits):
     np.testing.assert_array_equal(skorch_logits(net, X), skorch_logits(net, X))
 
 
+@pytest.mark.slow
 def test_soft_cross_entropy_loss(tabular):
     X, Y, _ = tabular
     net = make_soft_label_net(Linear, max_epochs=1, random_state=0).fit(X, Y)
@@ -194,6 +199,7 @@ def test_soft_cross_entropy_loss(tabular):
     )
 
 
+@pytest.mark.slow
 def test_counts_are_normalised(tabular):
     # Y and 3*Y have the same human distribution: identical training
     X, Y, _ = tabular
@@ -202,6 +208,7 @@ def test_counts_are_normalised(tabular):
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_linear_net_full_batch_equals_soft_label_mle(tabular):
     # a linear module trained to convergence on the histograms (full-batch
     # L-BFGS) is the soft-label MLE, i.e. the weighted LogisticRegression
@@ -227,6 +234,7 @@ def test_linear_net_full_batch_equals_soft_label_mle(tabular):
     np.testing.assert_allclose(net.predict_proba(X), ref.predict_proba(X), atol=1e-3)
 
 
+@pytest.mark.slow
 def test_seeding_is_local_and_reproducible(tabular):
     X, Y, _ = tabular
     state = torch.get_rng_state()
@@ -238,6 +246,7 @@ def test_seeding_is_local_and_reproducible(tabular):
     assert np.abs(a.predict_proba(X) - c.predict_proba(X)).max() > 1e-4
 
 
+@pytest.mark.slow
 def test_grid_search_and_pipeline_on_histograms(tabular):
     X, Y, _ = tabular
     X = X.astype(np.float64) * 5 + 2  # StandardScaler outputs float64
@@ -262,6 +271,7 @@ def test_grid_search_and_pipeline_on_histograms(tabular):
     assert grid.predict_proba(X).shape == (len(X), 3)
 
 
+@pytest.mark.slow
 def test_validation_split_with_histograms(tabular):
     X, Y, _ = tabular
     net = make_soft_label_net(
@@ -274,6 +284,7 @@ def test_validation_split_with_histograms(tabular):
     assert 0.0 <= acc <= 1.0 and np.isfinite(net.history[-1, "valid_loss"])
 
 
+@pytest.mark.slow
 def test_classes_and_string_labels(tabular):
     X, Y, Q = tabular
     names = np.array(["a", "b", "c"])
@@ -294,6 +305,7 @@ def test_classes_and_string_labels(tabular):
     np.testing.assert_array_equal(net.classes_, ["x", "y", "z"])
 
 
+@pytest.mark.slow
 def test_bad_input(tabular):
     X, Y, _ = tabular
     net = make_soft_label_net(Linear, max_epochs=1, random_state=0)
@@ -341,6 +353,7 @@ def test_bad_input(tabular):
         SmallCNN(n_classes=1)
 
 
+@pytest.mark.slow
 def test_module_width_follows_the_classes(tabular):
     # A module class taking n_classes gets one output per class of the data
     # unless module__n_classes is given; an instance is used as it is.
