@@ -36,4 +36,3 @@ def chaosnli_dir() -> Path:
 def _matplotlib_agg(monkeypatch):
     # Plots must never try to open a window in tests.
     monkeypatch.setenv("MPLBACKEND", "Agg")
-

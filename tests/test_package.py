@@ -143,4 +143,3 @@ def test_private_scikit_learn_apis_only_through_compat():
         and _private_uses((_PACKAGE / rel).read_text(encoding="utf-8"))
     ]
     assert still == sorted(_NOT_YET_ROUTED)
-

@@ -1,0 +1,86 @@
+"""Docstring blocks written once and substituted where they are used.
+
+The metric functions, report functions and Displays share the description of
+their data arguments (``y_true``, ``y_prob``, ``counts``, ``labels``). Each
+block is written once here; a docstring names it with a ``%(name)s`` token on
+a line of its own, and :func:`fill_doc` replaces the token with the block,
+indented like the token. Only these tokens are replaced, so a literal ``%``
+elsewhere in a docstring needs no escaping.
+
+Apply :func:`fill_doc` *below* ``validate_params`` (it must run first), so
+the validated wrapper copies the filled docstring.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+__all__ = ["DOC_BLOCKS", "fill_doc"]
+
+#: The shared blocks, numpydoc parameter entries without indentation.
+DOC_BLOCKS = {
+    "y_true": """\
+y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+    Label histograms (non-negative integer counts), rows of human
+    probabilities summing to one, or 1-D class labels (one annotation per
+    item). A DataFrame's columns are the classes.""",
+    "y_true_counts": """\
+y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+    Label histograms: non-negative integer counts (the estimator needs the
+    number of annotations of each item), or 1-D class labels (one annotation
+    per item). A DataFrame's columns are the classes.""",
+    "y_prob": """\
+y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+    Predicted probabilities; for two classes a 1-D array is the probability
+    of the second class.""",
+    "counts": """\
+counts : array-like of shape (n_samples, n_classes), default=None
+    When given, replaces ``y_true`` as the human histograms (for metadata
+    routing, where ``y_true`` is a label vector).""",
+    "labels": """\
+labels : array-like of shape (n_classes,), default=None
+    The class of each column of ``y_prob`` (default: a DataFrame's column
+    names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.""",
+}
+
+_TOKEN = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.M)
+
+
+def fill_doc(obj):
+    """Replace each ``%(name)s`` line of ``obj.__doc__`` with ``DOC_BLOCKS[name]``.
+
+    Parameters
+    ----------
+    obj : function or class
+        Its docstring is rewritten in place.
+
+    Returns
+    -------
+    obj
+        The same object, so ``fill_doc`` can be used as a decorator.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.utils._docstrings import fill_doc
+    >>> @fill_doc
+    ... def f(y_prob):
+    ...     '''Parameters
+    ...     ----------
+    ...     %(y_prob)s
+    ...     '''
+    >>> print(f.__doc__.splitlines()[2].strip())
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+    """
+    doc = obj.__doc__
+    if not doc:
+        return obj
+
+    def substitute(match):
+        name = match.group("name")
+        if name not in DOC_BLOCKS:
+            raise KeyError(f"{obj.__qualname__}: no shared docstring block {name!r}")
+        return textwrap.indent(DOC_BLOCKS[name], match.group("indent"))
+
+    obj.__doc__ = _TOKEN.sub(substitute, doc)
+    return obj
