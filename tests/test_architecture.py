@@ -312,3 +312,34 @@ def test_no_reference_to_documents_outside_the_repository():
                 if pattern.search(line):
                     offenders.append(f"{path.relative_to(ROOT)}:{i + 1}")
     assert offenders == [], offenders
+
+
+def _top_level_names(path: Path) -> set:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def test_names_are_imported_from_the_module_that_defines_them():
+    # A chain of re-exports makes a reader follow a name through files that
+    # only pass it on; faces (``__init__``) and declared ``_shared`` modules
+    # are the only re-exporters.
+    paths = {module: (path, is_pkg) for module, path, is_pkg in _modules()}
+    offenders = []
+    for module, (path, is_pkg) in paths.items():
+        for target, name, line in _imports(module, path, is_pkg):
+            if target not in paths or name == "*":
+                continue
+            tpath, tpkg = paths[target]
+            if tpkg or target.endswith("._shared") or _is_submodule(target, name):
+                continue
+            passed_on = {n for _, n, _ in _imports(target, tpath, tpkg)}
+            if name not in _top_level_names(tpath) and name in passed_on:
+                offenders.append(f"{module}:{line} {name} from {target}")
+    assert offenders == [], "\n".join(offenders)
