@@ -376,7 +376,10 @@ def load_lewidi(
             (a UserWarning names them; pass ``label_map``).
         soft_labels : DataFrame of shape (n_items, n_classes), float
             The shipped soft labels (multi-label: the probability that each
-            label applies); None when absent.
+            label applies); None when absent. Kept as shipped where the item
+            has annotations (the counts are the truth; the files round, e.g.
+            CSC's test rows sum to 0.99 or 1.01); divided by their sums,
+            with a warning, for items that have only a soft label.
         classes : ndarray
             The column classes; numeric scales in increasing order (CSC 1..6,
             Par −5..5), which is what the ordinal metrics read as the scale.
@@ -385,12 +388,18 @@ def load_lewidi(
             ``annotator``, ``label`` (plus ``raw_label`` with ``label_map``);
             for multi-label data one 0/1 column per label instead of ``label``.
         annotators : DataFrame or None
-            Annotator metadata indexed by annotator id (2025).
+            Annotator metadata indexed by annotator id (2025), with a column
+            ``in_metadata``; annotators of the data missing from the file are
+            added with ``"unknown"`` in text fields (NaN in numeric ones), an
+            explicit group for reports by a field.
         text : DataFrame
             The text fields of each item (2023: one ``text`` column).
         item_info : DataFrame
-            Per item: ``split``, ``lang``, ``n_annotators``, ``n_annotations``
-            and, in 2023 files, ``hard_label``.
+            Per item: ``split``, ``lang``, ``n_annotators``, ``n_annotations``,
+            ``soft_label_gap`` (when there are counts and soft labels: the
+            largest difference between the shipped soft label and the share
+            of the annotations, NaN without annotations) and, in 2023 files,
+            ``hard_label``.
         other_info : Series
             The data-set-specific ``other_info`` object of each item.
         multilabel : bool
@@ -407,7 +416,16 @@ def load_lewidi(
     FileNotFoundError
         If ``path`` (or an explicit ``annotators_meta``) does not exist.
     ValueError
-        If the file is not in the harmonised format.
+        If the file is not in the harmonised format, or a soft label is not
+        a distribution (a negative or NaN entry, a sum further from 1 than
+        the rounding of its entries, a multi-label entry keyed other than
+        "0"/"1"); the message names the item and the value.
+
+    Notes
+    -----
+    The published files are read as they are: a trailing comma before a
+    closing ``}`` or ``]`` (the Paraphrase and VariErrNLI metadata) is
+    accepted, and nothing else outside strict JSON.
 
     Examples
     --------

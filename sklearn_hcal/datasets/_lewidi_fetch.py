@@ -189,7 +189,9 @@ def fetch_lewidi(
     Raises
     ------
     ValueError
-        For an unknown ``name`` without ``url``.
+        For an unknown ``name`` without ``url``, or a ``split`` other than
+        ``"train"``, ``"dev"`` and ``"test"`` for the 2025 sets (before any
+        download).
     FileNotFoundError
         If the file is not cached and ``download_if_missing=False``.
     OSError
