@@ -330,6 +330,7 @@ def _cmd_evaluate_lewidi(args) -> int:
         flag
         for flag, used in (
             ("--logits", args.logits),
+            ("--renormalize", args.renormalize),
             ("--metrics", args.metrics is not None),
             ("--bootstrap", args.bootstrap),
             ("--plots", args.plots is not None),
