@@ -43,7 +43,9 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
             '{"predicted_probabilities": [...]}}} (same class order as '
             "label_count). Items are matched by uid when both files have ids, "
             "otherwise by position; classes by name (as text) when both files "
-            "name them."
+            "name them. A LeWiDi harmonised .json file as COUNTS is the truth of "
+            "the official LeWiDi evaluation: predictions keyed by item id, the "
+            "track's metrics (see --track, --official-rounding)."
         ),
         epilog=(
             "A ChaosNLI file with several models gives one row per model, named "
@@ -145,6 +147,26 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         metavar="DIR",
         help="also save figures to DIR (needs matplotlib and sklearn_hcal.plotting)",
     )
+    ev.add_argument(
+        "--order",
+        default=None,
+        metavar="A,B,C",
+        help="the classes in scale order, for the ordinal metrics (wasserstein, "
+        "rps); needed when the class names are words, or numbers out of order",
+    )
+    ev.add_argument(
+        "--track",
+        choices=["soft", "perspectivist"],
+        default="soft",
+        help="with a LeWiDi .json truth: score soft labels (default) or "
+        "per-annotator labels",
+    )
+    ev.add_argument(
+        "--official-rounding",
+        action="store_true",
+        help="with a LeWiDi .json truth: round each item's value and the mean to "
+        "5 decimals, as the LeWiDi 2025 scorer does (the leaderboard's numbers)",
+    )
     ev.set_defaults(handler=_cmd_evaluate)
 
 
@@ -198,6 +220,50 @@ def _load_inputs(args):
     return hist, predictions
 
 
+def _scale_order(args, hist, metrics) -> dict:
+    """``metric_params`` giving the ordinal columns the scale order.
+
+    The report reads unnamed arrays, so the class names of the files are
+    turned into column positions here, by the library's own rule: ``--order``
+    when given; otherwise numbers in (increasing or decreasing) order, and
+    anything else (words, numbers out of order) is refused.
+    """
+    import numpy as np
+
+    from ..metrics._ordinal import _scale_permutation
+    from ..metrics._registry import get_metric
+    from ._lewidi import order_positions
+    from ._main import UsageError
+
+    ordinal = [m for m in metrics or [] if get_metric(m).requires == "ordered"]
+    if not ordinal:
+        if args.order is not None:
+            raise UsageError(
+                "--order applies to the ordinal metrics (wasserstein, rps); "
+                "pass them with --metrics"
+            )
+        return {}
+    n_classes = hist.values.shape[1]
+    if args.order is not None:
+        order = [t.strip() for t in args.order.split(",") if t.strip()]
+        classes = hist.classes
+        if classes is None:
+            classes = [str(j) for j in range(n_classes)]
+        perm = order_positions([str(c) for c in classes], order, hist.path)
+    elif hist.classes is None:
+        return {}
+    else:
+        try:
+            perm = _scale_permutation(np.asarray(hist.classes, dtype=object), None)
+        except ValueError as exc:
+            raise UsageError(
+                f"{hist.path}: {exc} On the command line: --order A,B,C."
+            ) from None
+        if perm is None:
+            return {}
+    return {m: {"order": [int(j) for j in perm]} for m in ordinal}
+
+
 def _report(args, hist, predictions):
     from ..metrics import human_calibration_report
     from ..metrics._registry import get_metric
@@ -206,6 +272,9 @@ def _report(args, hist, predictions):
     metrics = _resolve_metric_names(args.metrics)
     if metric_params and metrics is not None and "accuracy" not in metrics:
         metric_params = None  # --ties only concerns the accuracy column
+    scale = _scale_order(args, hist, metrics)
+    if scale:
+        metric_params = {**(metric_params or {}), **scale}
     interactive = getattr(sys.stderr, "isatty", lambda: False)()
     report = human_calibration_report(
         hist.values,
@@ -232,8 +301,11 @@ def _report(args, hist, predictions):
 
 
 def _cmd_evaluate(args) -> int:
+    from ._lewidi import is_lewidi_truth
     from ._output import prepare_output_dir, render
 
+    if is_lewidi_truth(args.counts):
+        return _cmd_evaluate_lewidi(args)
     hist, predictions = _load_inputs(args)
     if args.plots is not None:
         # before the (possibly long) report: a folder that cannot be written
@@ -246,6 +318,38 @@ def _cmd_evaluate(args) -> int:
     )
     if args.plots is not None:
         _evaluate_plots(args.plots, hist, predictions)
+    return 0
+
+
+def _cmd_evaluate_lewidi(args) -> int:
+    from ._lewidi import lewidi_report
+    from ._main import UsageError
+    from ._output import render
+
+    unused = [
+        flag
+        for flag, used in (
+            ("--logits", args.logits),
+            ("--renormalize", args.renormalize),
+            ("--metrics", args.metrics is not None),
+            ("--bootstrap", args.bootstrap),
+            ("--plots", args.plots is not None),
+            ("--ties", args.ties is not None),
+        )
+        if used
+    ]
+    if unused:
+        raise UsageError(
+            f"{', '.join(unused)}: not available with a LeWiDi .json truth, which "
+            "prints the track's official metrics"
+        )
+    report = lewidi_report(args)
+    layout = "transposed" if args.transpose else "long" if args.long else "wide"
+    # the rounded values have 5 decimals: the default 4 would hide the last
+    digits = max(args.digits, 5) if args.official_rounding else args.digits
+    sys.stdout.write(
+        render(report, fmt=args.format, layout=layout, digits=digits) + "\n"
+    )
     return 0
 
 

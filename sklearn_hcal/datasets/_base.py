@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 
@@ -60,16 +61,44 @@ def unique_keys(pairs) -> dict:
     return obj
 
 
-def read_json(path, *, repeats: str):
+#: A comma before a closing bracket, outside strings (the strings are matched
+#: first and kept as they are, so a comma inside a string is never touched).
+_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(\s*[}\]])')
+
+
+def _drop_trailing_commas(text: str) -> str:
+    return _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), text)
+
+
+def read_json(path, *, repeats: str, trailing_commas: bool = False):
     """The JSON document of ``path``, every error naming the file.
 
     Invalid JSON, a file that is not UTF-8 and a key repeated in one object
     (which ``json.load`` would drop without a word; ``repeats`` says what such
     a key is, e.g. ``"a uid or model given twice"``) raise ValueError.
+    ``trailing_commas=True`` also reads a comma before a closing ``}`` or
+    ``]`` (not strict JSON, but what some published files contain, e.g. the
+    LeWiDi 2025 Paraphrase and VariErrNLI annotator metadata); nothing else
+    outside strict JSON is accepted.
     """
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh, object_pairs_hook=unique_keys)
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"{path}: not a UTF-8 text file (byte 0x{raw[exc.start]:02x} at "
+            f"offset {exc.start}, line {line})."
+        ) from None
+    try:
+        try:
+            return json.loads(text, object_pairs_hook=unique_keys)
+        except json.JSONDecodeError:
+            if not trailing_commas:
+                raise
+            text = _drop_trailing_commas(text)
+            return json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})."
@@ -79,5 +108,3 @@ def read_json(path, *, repeats: str):
             f"{path} repeats the key {exc.args[0]!r} in one JSON object "
             f"({repeats}); only one could be kept."
         ) from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file.") from None

@@ -62,7 +62,9 @@ def _sorted_classes(keys):
 
 
 def _read(path: Path) -> dict:
-    data = read_json(path, repeats="an item id or an annotator given twice")
+    data = read_json(
+        path, repeats="an item id or an annotator given twice", trailing_commas=True
+    )
     if not isinstance(data, dict) or not data:
         raise ValueError(
             f"{path} is not a LeWiDi harmonised file: expected a non-empty JSON "
@@ -98,6 +100,7 @@ def _item_annotations(item_id, record, multilabel):
                 pairs.append((str(who).strip(), _split_ids(label)))
             else:
                 pairs.append((str(who).strip(), _single_label(item_id, who, label)))
+        _check_unique_annotators(item_id, [who for who, _ in pairs])
         return "2025", pairs
     if isinstance(ann, str):
         who = _split_ids(record.get("annotators", ""))
@@ -108,6 +111,7 @@ def _item_annotations(item_id, record, multilabel):
                 "annotators; the 2023 format pairs them by position."
             )
         labels = [_single_label(item_id, w, part) for w, part in zip(who, parts)]
+        _check_unique_annotators(item_id, who)
         return "2023", list(zip(who, labels))
     raise ValueError(
         f"Item {item_id!r}: annotations must be a string (2023) or an object "
@@ -115,40 +119,108 @@ def _item_annotations(item_id, record, multilabel):
     )
 
 
-def _probability(value, item_id) -> float:
+def _check_unique_annotators(item_id, who) -> None:
+    seen = set()
+    for name in who:
+        name = str(name).strip()
+        if name in seen:
+            raise ValueError(
+                f"Item {item_id!r}: annotator {name!r} is listed twice; each "
+                "annotator gives one annotation per item."
+            )
+        seen.add(name)
+
+
+def _probability(value, item_id, where="soft_label") -> float:
     try:
-        return float(value)
+        prob = float(value)
     except (TypeError, ValueError):
+        prob = np.nan
+    # A NaN, a negative or a value above 1 is no probability: kept, a NaN
+    # became 0 and a negative entry a distribution summing to 1 in name only.
+    if isinstance(value, bool) or not (0.0 <= prob <= 1.0):
         raise ValueError(
-            f"Item {item_id!r}: soft_label holds {value!r}, not a probability."
-        ) from None
+            f"Item {item_id!r}: {where} holds {value!r}, not a probability in [0, 1]."
+        )
+    return prob
+
+
+def _soft_label_rounding_tol(n_entries: int) -> float:
+    """Largest ``|sum − 1|`` of a soft label whose entries were rounded.
+
+    The published files round each entry to 2 or more decimals (CSC's test
+    split: 0.99 and 1.01); each rounding moves the sum by at most 0.005.
+    """
+    return 0.005 * max(int(n_entries), 2)
+
+
+def _check_sum(item_id, total, n_entries, where="soft_label") -> None:
+    if abs(total - 1.0) > _soft_label_rounding_tol(n_entries):
+        raise ValueError(
+            f"Item {item_id!r}: {where} sums to {total:.6g}, not to 1 (beyond the "
+            "rounding of its entries); it is not a distribution."
+        )
+
+
+def _binary_distribution(item_id, label, dist) -> float:
+    """P(label applies) from a multi-label entry ``{"0": p0, "1": p1}``."""
+    where = f"soft_label[{label!r}]"
+    if not isinstance(dist, dict) or not dist:
+        raise ValueError(
+            f"Item {item_id!r}: {where} is {dist!r}; a multi-label soft label "
+            'gives each label a distribution {"0": p, "1": 1 - p}.'
+        )
+    probs = {}
+    for key, value in dist.items():
+        k = _class_key(key)
+        if k not in (0, 1):
+            raise ValueError(
+                f"Item {item_id!r}: {where} has the key {key!r}; a multi-label "
+                'soft label gives each label a distribution keyed "0" (the label '
+                'does not apply) and "1" (it applies), e.g. {"0": 0.25, "1": 0.75}.'
+            )
+        probs[k] = _probability(value, item_id, where)
+    _check_sum(item_id, sum(probs.values()), 2, where)
+    return probs[1] if 1 in probs else 1.0 - probs[0]
 
 
 def _soft_label_table(ids, records, multilabel):
-    """Soft labels as a DataFrame (None when no record has one)."""
+    """Soft labels as a DataFrame (None when no record has one).
+
+    Every row is checked: entries in [0, 1] and (single-label) a sum within
+    the rounding of its entries (:func:`_soft_label_rounding_tol`). The rows
+    are returned as shipped; whoever uses them as the truth renormalises.
+    """
     rows = [r.get("soft_label") or None for r in records]
     if all(row is None for row in rows):
         return None
     if any(row is None for row in rows):
         first = ids[next(i for i, row in enumerate(rows) if row is None)]
         raise ValueError(f"Item {first!r} has no soft_label while others have one.")
+    for i, row in zip(ids, rows):
+        if not isinstance(row, dict):
+            raise ValueError(
+                f"Item {i!r}: soft_label is {row!r}, expected an object "
+                "{class: probability}."
+            )
     if multilabel:
-        # P(label applies) = the "1" entry of each label's binary distribution
         table = [
             {
-                str(lab).strip(): _probability(dist.get("1", dist.get(1, 0.0)), i)
+                str(lab).strip(): _binary_distribution(i, lab, dist)
                 for lab, dist in row.items()
             }
             for i, row in zip(ids, rows)
         ]
         columns = list(dict.fromkeys(k for row in table for k in row))
     else:
-        table = [
-            {_class_key(k): _probability(v, i) for k, v in row.items()}
-            for i, row in zip(ids, rows)
-        ]
+        table = []
+        for i, row in zip(ids, rows):
+            probs = {_class_key(k): _probability(v, i) for k, v in row.items()}
+            _check_sum(i, sum(probs.values()), len(probs))
+            table.append(probs)
         columns = _sorted_classes(k for row in table for k in row)
     frame = pd.DataFrame.from_records(table, index=pd.Index(ids, name="item"))
+    # a class absent from a row's soft label has probability 0 there
     return frame.reindex(columns=columns).fillna(0.0)
 
 
@@ -180,7 +252,20 @@ def _meta_path(path: Path, annotators_meta):
 
 
 def _read_meta(path: Path, annotator_ids) -> pd.DataFrame:
-    data = _read(path)
+    data = read_json(path, repeats="an annotator given twice", trailing_commas=True)
+    if not isinstance(data, dict) or not data:
+        raise ValueError(
+            f"{path} is not a LeWiDi annotator-metadata file: expected a non-empty "
+            "JSON object mapping annotator ids to objects of their fields "
+            f'({{"Ann1": {{"Gender": ..., "Age": ...}}, ...}}), got {_shown(data)} '
+            f"(a JSON {type(data).__name__})."
+        )
+    for who, fields in data.items():
+        if not isinstance(fields, dict):
+            raise ValueError(
+                f"{path}: annotator {who!r} is {_shown(fields)}; every annotator's "
+                "metadata must be a JSON object of fields."
+            )
     frame = pd.DataFrame.from_dict(data, orient="index")
     frame.index = [str(i).strip() for i in frame.index]
     known = set(annotator_ids)
@@ -191,6 +276,71 @@ def _read_meta(path: Path, annotator_ids) -> pd.DataFrame:
             frame.index = prefixed
     frame.index.name = "annotator"
     return frame
+
+
+#: The metadata value of annotators that are missing from the metadata file
+#: (CSC's lacks 32 of the annotators of its data): an explicit group, so that
+#: a report by a metadata field shows how many there are.
+UNKNOWN_GROUP = "unknown"
+
+
+def _with_unknown(frame: pd.DataFrame, annotator_ids):
+    """``(frame with the missing annotators added, how many were missing)``.
+
+    The added rows hold :data:`UNKNOWN_GROUP` in text columns and NaN in
+    numeric ones (an age cannot be "unknown"); the column ``in_metadata``
+    says which rows the file gave.
+    """
+    missing = [a for a in annotator_ids if a not in set(frame.index)]
+    frame = frame.copy()
+    frame["in_metadata"] = True
+    if not missing:
+        return frame, 0
+    fill = {
+        col: (np.nan if pd.api.types.is_numeric_dtype(frame[col]) else UNKNOWN_GROUP)
+        for col in frame.columns
+        if col != "in_metadata"
+    }
+    extra = pd.DataFrame(
+        {**fill, "in_metadata": False}, index=pd.Index(missing, name=frame.index.name)
+    )
+    out = pd.concat([frame, extra.astype({"in_metadata": bool})])
+    out.index.name = frame.index.name
+    return out, len(missing)
+
+
+def _shown(value, limit=60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _renormalise_soft_only(path, soft, annotated):
+    """Divide the rounded soft labels of items without annotations by their sums.
+
+    Items with annotations have counts, which are their truth; the soft labels
+    of items without (a test split's) are the only truth there is, and are
+    made distributions when rounding put their sum off 1 (a warning names the
+    first item and its sum). Sums further off were refused on reading.
+    """
+    from .._validation import row_sum_tolerance
+
+    sums = soft.sum(axis=1)
+    off = (sums - 1.0).abs() > row_sum_tolerance(soft.shape[1])
+    if annotated is not None:
+        off &= ~annotated
+    if not off.any():
+        return soft
+    first = off.index[off.to_numpy()][0]
+    warnings.warn(
+        f"{path.name}: {int(off.sum())} items have only a soft label, which does "
+        f"not sum to 1 (rounded entries; first: item {first!r} sums to "
+        f"{sums[first]:.6g}); they were divided by their sums.",
+        UserWarning,
+        stacklevel=3,
+    )
+    soft = soft.copy()
+    soft.loc[off] = soft.loc[off].div(sums[off], axis=0)
+    return soft
 
 
 def load_lewidi(
@@ -226,7 +376,10 @@ def load_lewidi(
             (a UserWarning names them; pass ``label_map``).
         soft_labels : DataFrame of shape (n_items, n_classes), float
             The shipped soft labels (multi-label: the probability that each
-            label applies); None when absent.
+            label applies); None when absent. Kept as shipped where the item
+            has annotations (the counts are the truth; the files round, e.g.
+            CSC's test rows sum to 0.99 or 1.01); divided by their sums,
+            with a warning, for items that have only a soft label.
         classes : ndarray
             The column classes; numeric scales in increasing order (CSC 1..6,
             Par −5..5), which is what the ordinal metrics read as the scale.
@@ -235,12 +388,18 @@ def load_lewidi(
             ``annotator``, ``label`` (plus ``raw_label`` with ``label_map``);
             for multi-label data one 0/1 column per label instead of ``label``.
         annotators : DataFrame or None
-            Annotator metadata indexed by annotator id (2025).
+            Annotator metadata indexed by annotator id (2025), with a column
+            ``in_metadata``; annotators of the data missing from the file are
+            added with ``"unknown"`` in text fields (NaN in numeric ones), an
+            explicit group for reports by a field.
         text : DataFrame
             The text fields of each item (2023: one ``text`` column).
         item_info : DataFrame
-            Per item: ``split``, ``lang``, ``n_annotators``, ``n_annotations``
-            and, in 2023 files, ``hard_label``.
+            Per item: ``split``, ``lang``, ``n_annotators``, ``n_annotations``,
+            ``soft_label_gap`` (when there are counts and soft labels: the
+            largest difference between the shipped soft label and the share
+            of the annotations, NaN without annotations) and, in 2023 files,
+            ``hard_label``.
         other_info : Series
             The data-set-specific ``other_info`` object of each item.
         multilabel : bool
@@ -257,7 +416,16 @@ def load_lewidi(
     FileNotFoundError
         If ``path`` (or an explicit ``annotators_meta``) does not exist.
     ValueError
-        If the file is not in the harmonised format.
+        If the file is not in the harmonised format, or a soft label is not
+        a distribution (a negative or NaN entry, a sum further from 1 than
+        the rounding of its entries, a multi-label entry keyed other than
+        "0"/"1"); the message names the item and the value.
+
+    Notes
+    -----
+    The published files are read as they are: a trailing comma before a
+    closing ``}`` or ``]`` (the Paraphrase and VariErrNLI metadata) is
+    accepted, and nothing else outside strict JSON.
 
     Examples
     --------
@@ -274,28 +442,38 @@ def load_lewidi(
     data = _read(path)
     ids = [str(k) for k in data]
     records = list(data.values())
-    if not all(isinstance(r, dict) for r in records):
-        raise ValueError(f"{path}: every item must be a JSON object.")
+    for item_id, record in zip(ids, records):
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{path}: item {item_id!r} is {_shown(record)} (a JSON "
+                f"{type(record).__name__}); every item must be a JSON object of "
+                "fields (text, annotators, annotations, soft_label, ...)."
+            )
     multilabel = any(
         isinstance(r.get("soft_label"), dict)
         and any(isinstance(v, dict) for v in r["soft_label"].values())
         for r in records
     )
 
-    formats, rows = set(), []
+    formats, rows = {}, []
     try:
         for item_id, record in zip(ids, records):
             fmt, pairs = _item_annotations(item_id, record, multilabel)
             if fmt is not None:
-                formats.add(fmt)
+                formats.setdefault(fmt, item_id)
             rows.extend((item_id, who, label) for who, label in pairs)
         soft = _soft_label_table(ids, records, multilabel)
     except ValueError as exc:
         # The record-level messages name the item; add the file.
         raise ValueError(f"{path}: {exc}") from exc
     if len(formats) > 1:
-        raise ValueError(f"{path} mixes the 2023 and 2025 annotation formats.")
-    fmt = formats.pop() if formats else None
+        raise ValueError(
+            f"{path} mixes the 2023 and 2025 annotation formats: item "
+            f"{formats['2023']!r} gives its annotations as a comma-separated "
+            f"string (2023), item {formats['2025']!r} as an object "
+            "{annotator: label} (2025)."
+        )
+    fmt = next(iter(formats)) if formats else None
     ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
 
     if multilabel:
@@ -338,11 +516,14 @@ def load_lewidi(
 
     n_annotators = ann.groupby("item", sort=False)["annotator"].nunique()
     n_annotators = n_annotators.reindex(ids, fill_value=0)
+    gap = None
     if counts is not None and soft is not None:
         denom = n_annotators if multilabel else counts.sum(axis=1)
         share = counts.div(denom.replace(0, np.nan), axis=0).fillna(0.0)
         gap = (share - soft.reindex(columns=counts.columns, fill_value=0.0)).abs()
-        bad = gap.max(axis=1) > SOFT_LABEL_TOL
+        # items without annotations have no share to compare with
+        gap = gap.max(axis=1).where(denom > 0)
+        bad = gap > SOFT_LABEL_TOL
         if bad.any():
             warnings.warn(
                 f"{path.name}: for {int(bad.sum())} items the soft label differs "
@@ -351,6 +532,10 @@ def load_lewidi(
                 UserWarning,
                 stacklevel=2,
             )
+
+    if soft is not None and not multilabel:
+        annotated = n_annotators.to_numpy() > 0 if counts is not None else None
+        soft = _renormalise_soft_only(path, soft, annotated)
 
     texts = [r.get("text") for r in records]
     if all(isinstance(t, dict) for t in texts):
@@ -371,6 +556,8 @@ def load_lewidi(
         },
         index=pd.Index(ids, name="item"),
     )
+    if gap is not None:
+        item_info["soft_label_gap"] = gap.to_numpy()
     if any("hard_label" in r for r in records):
         item_info["hard_label"] = [
             None if r.get("hard_label") is None else _class_key(r["hard_label"])
@@ -378,6 +565,9 @@ def load_lewidi(
         ]
     meta = _meta_path(path, annotators_meta)
     annotators = None if meta is None else _read_meta(meta, ann["annotator"].unique())
+    n_unknown = 0
+    if annotators is not None:
+        annotators, n_unknown = _with_unknown(annotators, ann["annotator"].unique())
     tasks = {r.get("annotation task") for r in records} - {None}
     task = tasks.pop() if len(tasks) == 1 else None
     return Bunch(
@@ -400,6 +590,11 @@ def load_lewidi(
             f"LeWiDi data set {path.name} ({fmt or 'no annotations'} format): "
             f"{len(ids)} items, {len(classes)} {'labels' if multilabel else 'classes'}"
             f", {ann['annotator'].nunique()} annotators"
+            + (
+                f" ({n_unknown} not in the annotator metadata: group {UNKNOWN_GROUP!r})"
+                if n_unknown
+                else ""
+            )
             + (f"; task: {task}" if task else "")
             + "."
         ),

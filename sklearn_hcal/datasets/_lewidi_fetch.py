@@ -28,6 +28,8 @@ LEWIDI_2025 = {
     "par": ("Paraphrase", "Paraphrase"),
     "varierrnli": ("VariErrNLI", "VariErrNLI"),
 }
+#: The splits published for every LeWiDi 2025 set.
+LEWIDI_2025_SPLITS = ("train", "dev", "test")
 _ALIASES = {"paraphrase": "par", "multipico": "mp", "varierr": "varierrnli"}
 LEWIDI_2025_URL = (
     "https://raw.githubusercontent.com/Le-Wi-Di/le-wi-di.github.io/main/"
@@ -187,7 +189,9 @@ def fetch_lewidi(
     Raises
     ------
     ValueError
-        For an unknown ``name`` without ``url``.
+        For an unknown ``name`` without ``url``, or a ``split`` other than
+        ``"train"``, ``"dev"`` and ``"test"`` for the 2025 sets (before any
+        download).
     FileNotFoundError
         If the file is not cached and ``download_if_missing=False``.
     OSError
@@ -206,6 +210,13 @@ def fetch_lewidi(
         raise ValueError(
             f"{name!r} is not one of the LeWiDi 2025 sets {sorted(LEWIDI_2025)}; "
             "pass url= (and ideally sha256=) of its harmonised JSON file."
+        )
+    if known and split not in LEWIDI_2025_SPLITS:
+        # checked before any download: a split that was never published would
+        # otherwise surface as an HTTP 404, i.e. as a network problem
+        raise ValueError(
+            f"split={split!r} is not a LeWiDi 2025 split; the task publishes "
+            f"{list(LEWIDI_2025_SPLITS)} for {name!r}."
         )
     folder = get_data_home(data_home) / _FOLDER / key
     if known:

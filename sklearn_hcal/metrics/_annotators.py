@@ -118,9 +118,14 @@ def _pairs(annotations, predictions, item, annotator, label):
                 f"Multi-label columns {cols} must hold 0/1 indicators: {exc}"
             ) from exc
         for arr, name in ((t, "annotations"), (p, "predictions")):
-            if np.any((arr < 0) | (arr > 1)):
+            bad = (arr < 0) | (arr > 1) | np.isnan(arr)
+            if np.any(bad):
+                i, j = np.argwhere(bad)[0]
+                who, what = merged[item].tolist()[i], merged[annotator].tolist()[i]
                 raise ValueError(
-                    f"{name}' multi-label columns must lie in [0, 1] (0/1 labels)."
+                    f"{name}' multi-label columns must hold 0/1 indicators: item "
+                    f"{who!r}, annotator {what!r}, label {cols[j]!r} is "
+                    f"{arr[i, j]:g}."
                 )
     else:
         t = _normalised(merged[cols[0]].to_numpy())

@@ -12,7 +12,9 @@ columns or ``labels=``, aligned first as every metric does):
   name (never by position), so a DataFrame ``["agree", "neutral",
   "disagree"]`` can be evaluated on the scale ``disagree < neutral < agree``.
   Without ``order``, numeric class names that are not monotone in column
-  order (e.g. columns ``[3, 1, 2]``) are ambiguous and raise.
+  order (e.g. columns ``[3, 1, 2]``) are ambiguous and raise, and so do
+  class names that are not numbers (words carry no order) when there are
+  more than two classes (with two, both orders give the same value).
 * ``values`` -- the position of each class on the scale, in scale order
   (numbers, strictly monotone), or ``"classes"`` to use the numeric class
   names themselves. Only the Wasserstein distance uses spacing; the ranked
@@ -62,6 +64,14 @@ def _scale_permutation(classes, order):
             raise ValueError(f"order must be 1-D, got shape {order.shape}.")
         return column_order(classes, order, name="y_true/y_prob", target_name="order")
     numeric = _numeric(classes)
+    if numeric is None and len(classes) > 2:
+        # Words carry no order: the column order would be a guess (a scale
+        # "never" .. "always" in alphabetical columns scores as another scale).
+        raise ValueError(
+            f"The classes {np.asarray(classes).tolist()} are not numbers, so "
+            "their scale order is unknown; pass order= (the classes in scale "
+            "order, e.g. order=['never', 'sometimes', 'always'])."
+        )
     if numeric is not None and len(numeric) > 2:
         steps = np.diff(numeric)
         if not (np.all(steps > 0) or np.all(steps < 0)):

@@ -30,6 +30,7 @@ from sklearn_hcal.metrics import (
     wasserstein_distance,
 )
 
+ORDINAL = (wasserstein_distance, ranked_probability_score_loss)
 MULTICLASS = [
     soft_cross_entropy,
     manhattan_distance,
@@ -200,8 +201,8 @@ def test_ordinal_order_matches_named_columns_by_name():
     scale = ["disagree", "neutral", "agree"]
     Y = pd.DataFrame([[2, 0, 2], [0, 1, 3]], columns=scale)
     P = pd.DataFrame([[0.0, 1.0, 0.0], [0.1, 0.2, 0.7]], columns=scale)
-    ref = wasserstein_distance(Y, P)
-    rps = ranked_probability_score_loss(Y, P)
+    ref = wasserstein_distance(Y, P, order=scale)
+    rps = ranked_probability_score_loss(Y, P, order=scale)
     shuffled = ["agree", "disagree", "neutral"]
     assert wasserstein_distance(Y[shuffled], P[shuffled], order=scale) == (
         pytest.approx(ref, rel=1e-15)
@@ -209,8 +210,9 @@ def test_ordinal_order_matches_named_columns_by_name():
     assert ranked_probability_score_loss(
         Y[shuffled], P[shuffled], order=scale
     ) == pytest.approx(rps, rel=1e-15)
-    # without order the shuffled columns are another scale: another answer
-    assert wasserstein_distance(Y[shuffled], P[shuffled]) != pytest.approx(ref)
+    # without order words carry no scale: refused, not read in column order
+    with pytest.raises(ValueError, match="order="):
+        wasserstein_distance(Y[shuffled], P[shuffled])
     # labels= names the columns of an array y_prob
     assert wasserstein_distance(
         Y[shuffled], P[scale].to_numpy(), labels=scale, order=scale
@@ -243,6 +245,7 @@ def test_wasserstein_values_validation():
             pd.DataFrame(Y, columns=list("abc")),
             pd.DataFrame(P, columns=list("abc")),
             values="classes",
+            order=list("abc"),
         )
 
 
@@ -365,10 +368,14 @@ def test_counts_probabilities_and_labels_agree(metric):
     cols = ["x", "y", "z"]
     frame_y = pd.DataFrame(Y, columns=cols)
     frame_p = pd.DataFrame(P, columns=cols)
-    assert metric(frame_y, frame_p[["z", "x", "y"]]) == pytest.approx(ref, rel=1e-12)
-    assert metric(frame_y, P[:, [2, 0, 1]], labels=["z", "x", "y"]) == pytest.approx(
+    # words carry no scale order: the ordinal metrics are told it
+    kw = {"order": cols} if metric in ORDINAL else {}
+    assert metric(frame_y, frame_p[["z", "x", "y"]], **kw) == pytest.approx(
         ref, rel=1e-12
     )
+    assert metric(
+        frame_y, P[:, [2, 0, 1]], labels=["z", "x", "y"], **kw
+    ) == pytest.approx(ref, rel=1e-12)
     with pytest.raises(ValueError):
         metric(frame_y, pd.DataFrame(P, columns=["x", "y", "w"]))
 
@@ -383,7 +390,10 @@ def test_one_dimensional_labels_map_by_name(metric):
         with pytest.raises(ValueError, match="y_true are the same"):
             metric(y, P, labels=["a", "b", "c"])
         return
-    assert metric(y, P, labels=["a", "b", "c"]) == pytest.approx(metric(onehot, P))
+    kw = {"order": ["a", "b", "c"]} if metric in ORDINAL else {}
+    assert metric(y, P, labels=["a", "b", "c"], **kw) == pytest.approx(
+        metric(onehot, P)
+    )
 
 
 @pytest.mark.parametrize("metric", MULTICLASS)

@@ -79,16 +79,9 @@ def test_ordinal_columns_read_order_and_values_from_metric_params():
         _scipy_wasserstein(p_hat, Q, np.array([0.0, 1, 2, 4])), rel=1e-12
     )
     assert got.loc["m", "rps"] == pytest.approx(_loop_rps(p_hat, Q), rel=1e-12)
-    # without order= the column (alphabetical) order is the scale: another number
-    positional = human_calibration_report(Y, {"m": P}, metrics=["wasserstein"])
-    x = np.arange(4.0)
-    p_cols = Y.to_numpy(dtype=float) / Y.to_numpy().sum(1, keepdims=True)
-    assert positional.loc["m", "wasserstein"] == pytest.approx(
-        _scipy_wasserstein(p_cols, P, x), rel=1e-12
-    )
-    assert positional.loc["m", "wasserstein"] != pytest.approx(
-        got.loc["m", "wasserstein"], rel=1e-3
-    )
+    # without order= words carry no scale: refused, not read alphabetically
+    with pytest.raises(ValueError, match="order="):
+        human_calibration_report(Y, {"m": P}, metrics=["wasserstein"])
 
 
 def test_ordinal_columns_with_numeric_classes_and_bad_scales():
@@ -119,7 +112,7 @@ def test_ordinal_columns_with_numeric_classes_and_bad_scales():
             Y,
             P,
             metrics=["wasserstein"],
-            metric_params={"wasserstein": {"values": [0, 2, 1, 3]}},
+            metric_params={"wasserstein": {"values": [0, 2, 1, 3], "order": SCALE}},
         )
 
 
