@@ -27,41 +27,11 @@ from sklearn_hcal import metrics as M
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import HUMAN_SCORERS, get_human_scorer
 from sklearn_hcal.model_selection import cross_val_predict_proba
+from tests._tables import DISAGREEMENT, EXPECTED
 
-DISAGREEMENT_NAMES = [
-    "neg_disagreement_squared_loss",
-    "neg_disagreement_calibration_loss",
-    "neg_disagreement_calibration_error",
-]
-# name -> (metric, sign), stated independently of the registry.
-METRIC_OF = {
-    "neg_distribution_calibration_error": ("distribution_calibration_error", -1),
-    "neg_entropy_calibration_error": ("entropy_calibration_error", -1),
-    "ranking_calibration_score": ("ranking_calibration_score", 1),
-    "neg_jensen_shannon_distance": ("jensen_shannon_distance", -1),
-    "neg_kl_divergence": ("kl_divergence", -1),
-    "neg_histogram_log_loss": ("histogram_log_loss", -1),
-    "majority_accuracy": ("majority_accuracy_score", 1),
-    "neg_expected_calibration_error": ("expected_calibration_error", -1),
-    "neg_classwise_expected_calibration_error": (
-        "classwise_expected_calibration_error",
-        -1,
-    ),
-    "neg_expected_squared_loss": ("expected_squared_loss", -1),
-    "neg_epistemic_loss": ("epistemic_loss", -1),
-    "neg_calibration_loss": ("calibration_loss", -1),
-    "neg_calibration_error": ("calibration_error", -1),
-    "neg_dispersion_loss": ("dispersion_loss", -1),
-    "neg_disagreement_squared_loss": ("disagreement_squared_loss", -1),
-    "neg_disagreement_calibration_loss": ("disagreement_calibration_loss", -1),
-    "neg_disagreement_calibration_error": ("disagreement_calibration_error", -1),
-    # human label variation (LeWiDi, Kurniawan et al. 2025)
-    "neg_soft_cross_entropy": ("soft_cross_entropy", -1),
-    "neg_manhattan_distance": ("manhattan_distance", -1),
-    "soft_accuracy": ("soft_accuracy_score", 1),
-    "soft_micro_f1": ("soft_micro_f1_score", 1),
-    "po_jsd": ("po_jsd_score", 1),
-}
+DISAGREEMENT_NAMES = list(DISAGREEMENT)
+# name -> (metric, sign), the shared table stated independently of the registry.
+METRIC_OF = {**EXPECTED, **DISAGREEMENT}
 
 
 def _hand_score(name, Y, P):
