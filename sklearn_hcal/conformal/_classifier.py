@@ -112,7 +112,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         ``"majority"``: the most frequent label (first of the tied classes).
     n_labels : int, default=10
         Labels drawn per item for ``"monte_carlo"`` (``m`` in the paper).
-    score : {"lac", "aps"}, default="lac"
+    conformity_score : {"lac", "aps"}, default="lac"
         Non-conformity score: ``"lac"`` ``1 − π_k(x)`` (smallest sets);
         ``"aps"`` the probability mass of the classes at least as probable
         as ``k`` (adaptive sets, non-randomised).
@@ -184,7 +184,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "calibration": [StrOptions({"monte_carlo", "exact", "majority"})],
         "n_labels": [Interval(Integral, 1, None, closed="left")],
-        "score": [StrOptions(set(CONFORMITY_SCORES))],
+        "conformity_score": [StrOptions(set(CONFORMITY_SCORES))],
         "correction": [StrOptions({"ecdf"}), None],
         "holdout": [Interval(Real, 0, 1, closed="neither")],
         "input": [StrOptions({"auto", "logits", "proba"})],
@@ -199,7 +199,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         confidence_level=0.9,
         calibration="monte_carlo",
         n_labels=10,
-        score="lac",
+        conformity_score="lac",
         correction=None,
         holdout=0.5,
         input="auto",
@@ -210,7 +210,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         self.confidence_level = confidence_level
         self.calibration = calibration
         self.n_labels = n_labels
-        self.score = score
+        self.conformity_score = conformity_score
         self.correction = correction
         self.holdout = holdout
         self.input = input
@@ -235,6 +235,11 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
             if reset:
                 self.input_type_ = read_input_type(X, self.input)
             Z = scores_from_input(X, self.input_type_, fitted_input=self.input)
+            if self.input_type_ == "proba":
+                # the probabilities themselves, not softmax(log(.)) of them:
+                # the round trip moves them by rounding errors
+                P = np.asarray(X, dtype=np.float64)
+                return P / P.sum(axis=1, keepdims=True)
             return softmax(Z)
         estimator = self.estimator_ if not reset else self.estimator
         if hasattr(estimator, "predict_proba"):
@@ -322,7 +327,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(classes)
         self.n_classes_ = int(P.shape[1])
         p_hat = Y / Y.sum(axis=1, keepdims=True)
-        S = conformity_scores(P, self.score)
+        S = conformity_scores(P, self.conformity_score)
         rng = _generator(self.random_state)
         n = S.shape[0]
         if self.correction == "ecdf":
@@ -410,7 +415,8 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        P = self.predict_proba(X)  # checks that self is fitted
+        return self.classes_[P.argmax(axis=1)]
 
     def predict_pvalues(self, X) -> np.ndarray:
         """Conformal p-value of every class (after the correction, if any).
@@ -427,7 +433,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         pvalues : ndarray of shape (n_samples, n_classes)
         """
         return self._pvalues_of_scores(
-            conformity_scores(self.predict_proba(X), self.score)
+            conformity_scores(self.predict_proba(X), self.conformity_score)
         )
 
     def predict_set(self, X) -> np.ndarray:

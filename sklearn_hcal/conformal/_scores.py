@@ -72,8 +72,11 @@ def conformity_scores(P, score: str = "lac") -> np.ndarray:
     [[0.5, 0.8, 1.0]]
     """
     P = np.asarray(P, dtype=np.float64)
+    # Rounded to 12 decimals: scores equal in exact arithmetic (the APS score
+    # of a least probable class is 1 = Σ π) then tie, whatever the summation
+    # order, so sets do not depend on rounding errors.
     if score == "lac":
-        return 1.0 - P
+        return np.round(1.0 - P, 12)
     if score == "aps":
-        return _aps(P)
+        return np.round(_aps(P), 12)
     raise ValueError(f"score must be one of {CONFORMITY_SCORES}, got {score!r}.")

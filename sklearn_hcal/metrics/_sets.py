@@ -29,6 +29,7 @@ import pandas as pd
 
 from .._targets import check_target, resolve_targets, select_target
 from ..utils._compat import StrOptions, validate_params
+from ..utils._pipeline import get_method
 from ._scorer_objects import _func_name, _HumanScorer
 
 __all__ = [
@@ -290,7 +291,11 @@ def size_stratified_coverage_score(y_true, y_set, *, counts=None, labels=None) -
 
 
 class _SetScorer(_HumanScorer):
-    """A scorer of prediction sets: calls ``predict_set``, passes ``classes_``."""
+    """A scorer of prediction sets: calls ``predict_set``, passes ``classes_``.
+
+    ``predict_set`` is looked up through Pipelines (their final step), which
+    do not expose methods scikit-learn does not know.
+    """
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
         self._warn_overlap(
@@ -301,7 +306,13 @@ class _SetScorer(_HumanScorer):
             ),
             kwargs=kwargs,
         )
-        sets = method_caller(estimator, "predict_set", X)
+        predict_set = get_method(estimator, "predict_set")  # through Pipelines
+        if predict_set is None:
+            raise AttributeError(
+                f"{type(estimator).__name__} has no predict_set (neither itself "
+                "nor the final step of a Pipeline)."
+            )
+        sets = predict_set(X)
         scoring_kwargs = {**self._kwargs, **kwargs}
         classes = getattr(estimator, "classes_", None)
         if classes is not None and "labels" not in scoring_kwargs:

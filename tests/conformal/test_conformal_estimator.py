@@ -1,0 +1,172 @@
+"""HumanConformalClassifier as a scikit-learn estimator."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_hcal.conformal import HumanConformalClassifier
+from sklearn_hcal.datasets import make_label_histograms
+from sklearn_hcal.metrics import (
+    aggregated_coverage_score,
+    majority_coverage_score,
+    make_deferral_scorer,
+    make_set_scorer,
+    mean_set_size,
+)
+from sklearn_hcal.utils._pipeline import get_method
+from tests._calibrator_checks import expected_failed_checks
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y, Q = make_label_histograms(
+        900, n_classes=3, n_annotations=5, n_features=4, random_state=0
+    )
+    clf = LogisticRegression().fit(X[:300], Y[:300].argmax(axis=1))
+    return X, Y, Q, clf
+
+
+def test_frozen_classifier_and_named_histograms(data):
+    X, Y, _, clf = data
+    names = ["a", "b", "c"]
+    clf_named = LogisticRegression().fit(X[:300], np.array(names)[Y[:300].argmax(1)])
+    H = pd.DataFrame(Y[300:600], columns=names)[["c", "a", "b"]]  # another order
+    cp = HumanConformalClassifier(FrozenEstimator(clf_named), random_state=0)
+    cp.fit(X[300:600], H)
+    assert list(cp.classes_) == names
+    same = HumanConformalClassifier(FrozenEstimator(clf_named), random_state=0)
+    same.fit(X[300:600], Y[300:600])
+    assert np.array_equal(cp.predict_set(X[600:]), same.predict_set(X[600:]))
+    assert cp.n_features_in_ == 4
+    assert np.allclose(cp.predict_proba(X[600:]), clf_named.predict_proba(X[600:]))
+    assert np.array_equal(cp.predict(X[600:]), clf_named.predict(X[600:]))
+
+
+def test_pickle_and_clone(data):
+    X, Y, _, clf = data
+    cp = HumanConformalClassifier(FrozenEstimator(clf), n_labels=5, random_state=1)
+    cp.fit(X[300:600], Y[300:600])
+    again = pickle.loads(pickle.dumps(cp))
+    assert np.array_equal(again.predict_set(X[600:]), cp.predict_set(X[600:]))
+    fresh = clone(cp)
+    assert not hasattr(fresh, "threshold_")
+    fresh.fit(X[300:600], Y[300:600])
+    assert fresh.threshold_ == cp.threshold_  # same random_state, same draws
+
+
+def test_pipeline_and_cross_validate_with_scorers(data):
+    X, Y, _, _ = data
+    pipe_clf = make_pipeline(StandardScaler(), LogisticRegression())
+    pipe_clf.fit(X[:300], Y[:300].argmax(axis=1))
+    # the conformal classifier as the last step of a Pipeline: its input
+    # there is the classifier's log-probabilities
+    cp = make_pipeline(
+        FunctionTransformer(np.log),
+        HumanConformalClassifier(calibration="exact", input="logits"),
+    )
+    Xp = pipe_clf.predict_proba(X[300:])
+    cp.fit(Xp, Y[300:])
+    alone = HumanConformalClassifier(calibration="exact").fit(Xp, Y[300:])
+    pipe_p = get_method(cp, "predict_pvalues")(Xp)
+    assert np.allclose(pipe_p, alone.predict_pvalues(Xp), atol=0.01)
+    scorer = make_set_scorer("aggregated_coverage_score")
+    assert scorer(cp, Xp, Y[300:]) == pytest.approx(
+        aggregated_coverage_score(Y[300:], cp[-1].predict_set(np.log(Xp)))
+    )
+    scoring = {
+        "coverage": make_set_scorer("aggregated_coverage_score"),
+        "majority": make_set_scorer("majority_coverage_score"),
+        "size": make_set_scorer("mean_set_size"),
+        "aurc": make_deferral_scorer("aurc_loss"),
+    }
+    est = HumanConformalClassifier(FrozenEstimator(pipe_clf), random_state=0)
+    res = cross_validate(
+        est, X[300:], Y[300:], cv=KFold(3), scoring=scoring, error_score="raise"
+    )
+    # each fold's scorers equal the metrics on its test part
+    folds = list(KFold(3).split(X[300:]))
+    for f, (train, test) in enumerate(folds):
+        fitted = clone(est).fit(X[300:][train], Y[300:][train])
+        sets = fitted.predict_set(X[300:][test])
+        Yt = Y[300:][test]
+        assert res["test_coverage"][f] == pytest.approx(
+            aggregated_coverage_score(Yt, sets)
+        )
+        assert res["test_majority"][f] == pytest.approx(
+            majority_coverage_score(Yt, sets)
+        )
+        assert res["test_size"][f] == pytest.approx(-mean_set_size(Yt, sets))
+    assert np.all(res["test_coverage"] > 0.8)
+
+
+def test_metadata_routing_counts(data):
+    import sklearn
+
+    X, Y, _, clf = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = make_set_scorer("aggregated_coverage_score").set_score_request(
+            counts=True
+        )
+        est = HumanConformalClassifier(FrozenEstimator(clf), random_state=0)
+        est.set_fit_request(counts=True)  # calibrate on the histograms too
+        res = cross_validate(
+            est,
+            X[300:],
+            Y[300:].argmax(axis=1),
+            cv=KFold(3),
+            scoring=scorer,
+            params={"counts": Y[300:]},
+        )
+    assert np.all(res["test_score"] > 0.8)
+
+
+def test_unfrozen_classifier_refused(data):
+    X, Y, _, clf = data
+    with pytest.raises(ValueError, match="FrozenEstimator"):
+        HumanConformalClassifier(LogisticRegression()).fit(X[:50], Y[:50])
+
+
+def test_bad_inputs(data):
+    X, Y, _, clf = data
+    P = clf.predict_proba(X[300:400])
+    with pytest.raises(ValueError, match="holdout"):
+        HumanConformalClassifier(correction="ecdf", holdout=0.1).fit(P[:3], Y[:3])
+    with pytest.raises(ValueError, match="confidence_level"):
+        HumanConformalClassifier(confidence_level=1.0).fit(P, Y[300:400])
+    with pytest.raises(ValueError, match="class"):
+        HumanConformalClassifier().fit(P, Y[300:400, :2])
+    with pytest.raises(ValueError, match="samples"):
+        HumanConformalClassifier().fit(P, Y[300:350])
+    cp = HumanConformalClassifier().fit(P, Y[300:400])
+    with pytest.raises(ValueError, match="features"):
+        cp.predict_set(P[:, :2])
+
+
+def test_confidence_level_monotone(data):
+    X, Y, _, clf = data
+    cp = HumanConformalClassifier(FrozenEstimator(clf), calibration="exact")
+    sizes = [
+        cp.set_params(confidence_level=c)
+        .fit(X[300:600], Y[300:600])
+        .predict_set(X[600:])
+        .sum()
+        for c in (0.5, 0.8, 0.9, 0.95)
+    ]
+    assert sizes == sorted(sizes)
+
+
+@parametrize_with_checks(
+    [HumanConformalClassifier(n_labels=3, random_state=0)],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
