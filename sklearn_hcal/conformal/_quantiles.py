@@ -97,7 +97,8 @@ def weighted_pvalues(cal_scores, cal_weights, test_scores, n_items) -> np.ndarra
     test_scores = np.asarray(test_scores, dtype=np.float64)
     # first calibration score >= s: every score from there on counts
     where = np.searchsorted(sorted_scores, test_scores, side="left")
-    return (1.0 + tail[where]) / (n_items + 1.0)
+    # the weights sum to n in exact arithmetic; their float sum may pass it
+    return np.minimum((1.0 + tail[where]) / (n_items + 1.0), 1.0)
 
 
 def pvalue_threshold(cal_scores, cal_weights, n_items, alpha) -> float:
