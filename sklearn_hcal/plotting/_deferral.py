@@ -6,7 +6,7 @@ import numpy as np
 
 from ..metrics._deferral import aurc_loss, deferral_score, risk_coverage_curve
 from ..utils._pipeline import disagreement_method, get_method
-from ._base import _get_axes
+from ._base import _check_matplotlib, _get_axes
 
 _RISK_LABELS = {
     "disagreement": "P(a random annotator disagrees with the model)",
@@ -129,6 +129,7 @@ class RiskCoverageDisplay:
         -------
         display : RiskCoverageDisplay
         """
+        _check_matplotlib()  # before any metric, as scikit-learn's displays
         kw = {"y_score": y_score, "risk": risk, "counts": counts, "labels": labels}
         coverage, sel, _ = risk_coverage_curve(y_true, y_prob, **kw)
         aurc = aurc_loss(y_true, y_prob, **kw)
@@ -167,6 +168,7 @@ class RiskCoverageDisplay:
         -------
         display : RiskCoverageDisplay
         """
+        _check_matplotlib()
         label = type(estimator).__name__
         proba = get_method(estimator, "predict_proba")
         if proba is None:

@@ -89,6 +89,10 @@ def test_pipeline_and_cross_validate_with_scorers(data):
         "aurc": make_deferral_scorer("aurc_loss"),
     }
     est = HumanConformalClassifier(FrozenEstimator(pipe_clf), random_state=0)
+    fitted = clone(est).fit(X[300:600], Y[300:600])
+    for scorer in scoring.values():
+        again = pickle.loads(pickle.dumps(scorer))
+        assert again(fitted, X[600:], Y[600:]) == scorer(fitted, X[600:], Y[600:])
     res = cross_validate(
         est, X[300:], Y[300:], cv=KFold(3), scoring=scoring, error_score="raise"
     )

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -131,6 +132,11 @@ def test_scorer_in_cross_validate():
         scoring=scoring,
         error_score="raise",
     )
+    again = pickle.loads(pickle.dumps(scoring["r80"]))  # e.g. for n_jobs > 1
+    assert again(FrozenEstimator(clf), X[100:], Y[100:]) == pytest.approx(
+        scoring["r80"](FrozenEstimator(clf), X[100:], Y[100:])
+    )
+    assert "coverage=0.8" in repr(again)
     for f, (_, test) in enumerate(KFold(2).split(X[100:])):
         P = clf.predict_proba(X[100:][test])
         Yt = Y[100:][test]

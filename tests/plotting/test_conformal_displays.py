@@ -91,3 +91,14 @@ def test_risk_coverage_display(data):
             clf, X[400:], Y[400:], deferral="disagreement"
         )
     plt.close(disp.figure_)
+
+
+@pytest.mark.parametrize("display", [ConformalCoverageDisplay, RiskCoverageDisplay])
+def test_missing_matplotlib_names_the_extra(monkeypatch, display):
+    import sys
+
+    Y = np.array([[3, 1], [1, 3], [2, 2]])
+    P = np.array([[0.7, 0.3], [0.4, 0.6], [0.5, 0.5]])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r"sklearn-hcal\[plot\]"):
+        display.from_predictions(Y, P)
