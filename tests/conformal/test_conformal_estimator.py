@@ -174,3 +174,26 @@ def test_confidence_level_monotone(data):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_one_label_per_item_is_standard_conformal(data):
+    # with one annotation per item, every calibration is the majority one
+    X, Y, _, clf = data
+    labels = Y[300:600].argmax(axis=1)
+    sets = [
+        HumanConformalClassifier(FrozenEstimator(clf), calibration=c, random_state=0)
+        .fit(X[300:600], labels)
+        .predict_set(X[600:])
+        for c in ("majority", "monte_carlo", "exact")
+    ]
+    assert np.array_equal(sets[0], sets[1]) and np.array_equal(sets[0], sets[2])
+
+
+def test_pvalues_do_not_depend_on_the_level(data):
+    X, Y, _, clf = data
+    cp = HumanConformalClassifier(FrozenEstimator(clf), calibration="exact")
+    p80 = cp.set_params(confidence_level=0.8).fit(X[300:600], Y[300:600])
+    p80 = p80.predict_pvalues(X[600:])
+    cp.set_params(confidence_level=0.95).fit(X[300:600], Y[300:600])
+    assert np.array_equal(p80, cp.predict_pvalues(X[600:]))
+    assert np.array_equal(cp.predict_set(X[600:]), p80 > 0.05)

@@ -154,3 +154,28 @@ def test_disagreement_scorer_needs_predict_disagreement():
     clf = LogisticRegression().fit(X, Y.argmax(axis=1))
     with pytest.raises(ValueError, match="predict_disagreement"):
         make_deferral_scorer(deferral="disagreement")(clf, X, Y)
+
+
+class _DisagreementLogistic(LogisticRegression):
+    """A logistic regression that also predicts annotator disagreement."""
+
+    def predict_disagreement(self, X):
+        P = self.predict_proba(X)
+        return 0.5 * (1 - (P**2).sum(axis=1)) + 0.01 * np.abs(X[:, 0])
+
+
+def test_disagreement_deferral_through_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((200, 2))
+    Z = X @ np.array([[1.0, -1.0], [0.5, 0.0]])
+    Y = rng.multinomial(4, np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True))
+    pipe = make_pipeline(StandardScaler(), _DisagreementLogistic())
+    pipe.fit(X, Y.argmax(axis=1))
+    phi = pipe[-1].predict_disagreement(pipe[:-1].transform(X))
+    scorer = make_deferral_scorer("aurc_loss", deferral="disagreement")
+    assert scorer(pipe, X, Y) == pytest.approx(
+        -aurc_loss(Y, pipe.predict_proba(X), y_score=phi)
+    )
