@@ -152,8 +152,18 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
 
     See Also
     --------
+    sklearn_hcal.plotting.ConformalCoverageDisplay : Coverage and set size
+        against the level.
     sklearn_hcal.metrics.aggregated_coverage_score : Coverage of the human
         distribution by a set.
+
+    Notes
+    -----
+    ``fit`` takes no ``sample_weight``: weighted items would need weighted
+    conformal prediction, another quantile with other guarantees. The
+    p-values do not depend on ``confidence_level``, so changing it needs no
+    refit in principle (``predict_pvalues(X) > α`` gives the set at any
+    level).
 
     References
     ----------
