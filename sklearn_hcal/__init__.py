@@ -20,6 +20,7 @@ _PUBLIC = {
     "AlphaCalibrator": ".calibration",
     "MCDropoutClassifier": ".calibration",
     "TestTimeAugmentationClassifier": ".calibration",
+    "HumanConformalClassifier": ".conformal",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

@@ -38,6 +38,7 @@ NAMESPACES = [
     "sklearn_hcal.model_selection",
     "sklearn_hcal.plotting",
     "sklearn_hcal.cli",
+    "sklearn_hcal.conformal",
 ]
 # Namespaces with a generated page per public name (``sklearn_hcal.calibration``
 # re-exports objects documented under ``sklearn_hcal``).
@@ -50,6 +51,7 @@ EXPECTED_EXAMPLES = {
     "plot_nlp_pipeline.py",
     "plot_metadata_routing.py",
     "plot_lewidi_evaluation.py",
+    "plot_conformal_deferral.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.

@@ -67,6 +67,19 @@ _PUBLIC = {
     "perspectivist_error_rate": "._annotators",
     "perspectivist_absolute_distance": "._annotators",
     "annotator_report": "._annotators",
+    # prediction sets (conformal prediction, Stutz et al. 2023)
+    "aggregated_coverage_score": "._sets",
+    "majority_coverage_score": "._sets",
+    "mean_set_size": "._sets",
+    "coverage_by_set_size": "._sets",
+    "size_stratified_coverage_score": "._sets",
+    "make_set_scorer": "._sets",
+    # deferral by predicted disagreement: risk-coverage curves
+    "deferral_score": "._deferral",
+    "risk_coverage_curve": "._deferral",
+    "aurc_loss": "._deferral",
+    "risk_at_coverage_loss": "._deferral",
+    "make_deferral_scorer": "._deferral",
     # reports
     "instance_calibration_errors": "._tables",
     "loss_decomposition": "._tables",

@@ -16,7 +16,10 @@ of the three papers the package implements:
 * :class:`CalibrationDispersionDisplay` -- calibration-dispersion map
   (Mimori et al. 2021, Fig. 5a);
 * :class:`AgreementBinDisplay` -- a metric per bin of human agreement (Nie et
-  al. 2020, ChaosNLI Figs. 4-5).
+  al. 2020, ChaosNLI Figs. 4-5);
+* :class:`ConformalCoverageDisplay` -- coverage of the human distribution and
+  set size of conformal prediction sets against the level (Stutz et al. 2023);
+* :class:`RiskCoverageDisplay` -- risk-coverage curve of deferral to people.
 
 matplotlib is optional (``pip install "sklearn-hcal[plot]"``); importing this
 module does not import it, building a figure does.
@@ -32,6 +35,8 @@ _PUBLIC = {
     "DisagreementReliabilityDisplay": "._disagreement",
     "CalibrationDispersionDisplay": "._calibration_map",
     "AgreementBinDisplay": "._agreement",
+    "ConformalCoverageDisplay": "._conformal",
+    "RiskCoverageDisplay": "._deferral",
 }
 
 __all__ = sorted(_PUBLIC)
