@@ -186,9 +186,10 @@ def run_demo(
     ----------
     out : str or path, default=None
         Folder for the tables (``mimori``, ``baan``, ``chaosnli`` as ``.csv``
-        and ``.md``, plus ``report.md`` with all three and the notes) and the
-        figures; created if needed, and checked to be writable before
-        training (``ValueError`` otherwise). None writes nothing.
+        and ``.md``, plus ``report.md`` with all three and the notes, and
+        ``report.html``, the whole report in one file) and the figures;
+        created if needed, and checked to be writable before training
+        (``ValueError`` otherwise). None writes nothing.
     quick : bool, default=False
         A seconds-long smoke run: 4 epochs, 20 bootstrap resamples, 5 MC-dropout
         members (instead of 40, 1000 and 20).
@@ -284,6 +285,7 @@ def run_demo(
     if out is not None:
         with writing_to(out, "out="):
             result.files = _write_tables(Path(out), result)
+            result.files.append(_write_html(Path(out), result, figures))
             if figures:
                 result.figures, result.figures_skipped = _save_figures(
                     Path(out), result
@@ -357,6 +359,26 @@ def _save_figures(out: Path, result: Bunch) -> tuple[list[str], str | None]:
         dotted=("Raw", "Raw+ts", "MC-dropout"),
     )
     return paths, None
+
+
+def _write_html(out: Path, result: Bunch, figures: bool) -> str:
+    """``report.html``: the tables, the legend, the figures and the notes."""
+    from ..report import CalibrationReport
+    from ._figures import plotting_unavailable
+
+    path = out / "report.html"
+    preds = result.predictions
+    CalibrationReport(
+        result.report,
+        y_true=result.test_counts,
+        predictions={name: p[0] for name, p in preds.items()},
+        disagreement={name: p[1] for name, p in preds.items()},
+        # EL of the prior and of the posterior on the remaining labels
+        aliases={"el_prior": "el", "el_posterior": "el"},
+        notes=result.notes,
+        title="hcal demo: Mix-Digits, one training label per item",
+    ).to_html(path, figures=figures and plotting_unavailable() is None)
+    return str(path)
 
 
 def format_summary(result: Bunch) -> str:

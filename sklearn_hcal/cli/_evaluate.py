@@ -145,6 +145,14 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         metavar="DIR",
         help="also save figures to DIR (needs matplotlib and sklearn_hcal.plotting)",
     )
+    ev.add_argument(
+        "--html",
+        default=None,
+        metavar="FILE",
+        help="also write the report as one self-contained HTML file: data "
+        "summary, table with intervals, legend of the metrics and figures "
+        "(figures need matplotlib)",
+    )
     ev.set_defaults(handler=_cmd_evaluate)
 
 
@@ -239,6 +247,12 @@ def _cmd_evaluate(args) -> int:
         # before the (possibly long) report: a folder that cannot be written
         # is an error now, not after the table
         prepare_output_dir(args.plots, "--plots")
+    if args.html is not None:
+        if os.path.isdir(args.html):
+            from ._main import UsageError
+
+            raise UsageError(f"--html {args.html}: is a folder; give a file name")
+        prepare_output_dir(os.path.dirname(args.html) or ".", "--html")
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
     sys.stdout.write(
@@ -246,6 +260,8 @@ def _cmd_evaluate(args) -> int:
     )
     if args.plots is not None:
         _evaluate_plots(args.plots, hist, predictions)
+    if args.html is not None:
+        _evaluate_html(args.html, report, hist, predictions)
     return 0
 
 
@@ -263,3 +279,19 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
         paths = save_figures(folder, hist.values, predictions)
     for path in paths:
         sys.stderr.write(f"hcal: wrote {path}\n")
+
+
+def _evaluate_html(path: str, report, hist, predictions) -> None:
+    from ..report import CalibrationReport
+    from ._output import writing_to
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    with writing_to(os.path.dirname(path) or ".", "--html"):
+        CalibrationReport(
+            report,
+            y_true=hist.values,
+            predictions=predictions,
+            labels=hist.classes,
+            title=f"hcal evaluate {os.path.basename(hist.path)}",
+        ).to_html(path)
+    sys.stderr.write(f"hcal: wrote {path}\n")

@@ -32,6 +32,8 @@ STYLE = """
 .hcal-report div.scroll { overflow-x: auto; max-width: 100%; }
 .hcal-report div.figures { display: flex; flex-wrap: wrap; gap: 0 1.5em; }
 .hcal-report figure { flex: 0 1 auto; max-width: 48em; }
+.hcal-report figure.wide { flex-basis: 100%; max-width: 100%; overflow-x: auto; }
+.hcal-report figure.wide img { max-width: none; }
 .hcal-report dl.summary { display: grid; grid-template-columns: max-content auto;
   gap: 0.15em 1em; margin: 0.4em 0; }
 .hcal-report dl.summary dt { font-weight: bold; }
@@ -105,8 +107,11 @@ def fragment(
             parts.append(f"<p>{escape(figures_note)}</p>")
         parts.append('<div class="figures">')
         for stem, uri, width, height, caption in figures:
+            # A figure wider than a screen keeps its size and scrolls: shrunk
+            # to fit, the many panels of ten classes could not be read.
+            wide = ' class="wide"' if width > 1000 else ""
             parts.append(
-                f'<figure id="figure-{escape(stem)}"><img src="{uri}" '
+                f'<figure id="figure-{escape(stem)}"{wide}><img src="{uri}" '
                 f'width="{width}" height="{height}" alt="{escape(caption)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"
             )
