@@ -28,6 +28,8 @@ STYLE = """
 .hcal-report caption { caption-side: bottom; text-align: left;
   font-size: 0.9em; color: #444; padding-top: 0.3em; }
 .hcal-report .arrow { font-weight: bold; }
+.hcal-report table.legend td:nth-child(2),
+.hcal-report table.legend td:nth-child(3) { white-space: nowrap; }
 .hcal-report .ci { font-size: 0.85em; color: #555; }
 .hcal-report div.scroll { overflow-x: auto; max-width: 100%; }
 .hcal-report div.figures { display: flex; flex-wrap: wrap; gap: 0 1.5em; }
