@@ -37,6 +37,7 @@ NAMESPACES = [
     "sklearn_hcal.datasets",
     "sklearn_hcal.model_selection",
     "sklearn_hcal.plotting",
+    "sklearn_hcal.report",
     "sklearn_hcal.cli",
 ]
 # Namespaces with a generated page per public name (``sklearn_hcal.calibration``
@@ -50,6 +51,7 @@ EXPECTED_EXAMPLES = {
     "plot_nlp_pipeline.py",
     "plot_metadata_routing.py",
     "plot_lewidi_evaluation.py",
+    "plot_report_notebook.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.
