@@ -18,6 +18,7 @@ from sklearn.utils import Bunch
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._progress import Progress
 from . import _experiment
+from ._demo_report import write_html_report
 from ._output import markdown_table, prepare_output_dir, writing_to
 
 __all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
@@ -285,7 +286,7 @@ def run_demo(
     if out is not None:
         with writing_to(out, "out="):
             result.files = _write_tables(Path(out), result)
-            result.files.append(_write_html(Path(out), result, figures))
+            result.files.append(write_html_report(Path(out), result, figures))
             if figures:
                 result.figures, result.figures_skipped = _save_figures(
                     Path(out), result
@@ -359,26 +360,6 @@ def _save_figures(out: Path, result: Bunch) -> tuple[list[str], str | None]:
         dotted=("Raw", "Raw+ts", "MC-dropout"),
     )
     return paths, None
-
-
-def _write_html(out: Path, result: Bunch, figures: bool) -> str:
-    """``report.html``: the tables, the legend, the figures and the notes."""
-    from ..report import CalibrationReport
-    from ._figures import plotting_unavailable
-
-    path = out / "report.html"
-    preds = result.predictions
-    CalibrationReport(
-        result.report,
-        y_true=result.test_counts,
-        predictions={name: p[0] for name, p in preds.items()},
-        disagreement={name: p[1] for name, p in preds.items()},
-        # EL of the prior and of the posterior on the remaining labels
-        aliases={"el_prior": "el", "el_posterior": "el"},
-        notes=result.notes,
-        title="hcal demo: Mix-Digits, one training label per item",
-    ).to_html(path, figures=figures and plotting_unavailable() is None)
-    return str(path)
 
 
 def format_summary(result: Bunch) -> str:
