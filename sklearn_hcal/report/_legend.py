@@ -57,7 +57,7 @@ def legend_rows(columns, aliases=None) -> list[dict]:
         else:
             description, source, name = metric.description, metric.source, metric.name
             proper = PROPER[getattr(metric, "proper", None)]
-            if metric.column != column:
+            if column in (aliases or {}):
                 description = f"{description} (as {metric.column})"
         rows.append(
             {

@@ -212,6 +212,13 @@ def test_wrapped_table_without_data():
     assert legend.loc["extra", "description"] == "not a metric of the registry"
     legend = CalibrationReport(table.assign(jsd_2=1.0), aliases={"jsd_2": "jsd"})
     assert legend.legend().loc["jsd_2", "direction"] == "lower is better"
+    jsd = _registry.get_metric("jsd")
+    assert legend.legend().loc["jsd_2", "description"] == f"{jsd.description} (as jsd)"
+    # the command line's --names long tables: the long names are the metrics
+    long = table.rename(columns=lambda c: _registry.get_metric(c).name)
+    legend = CalibrationReport(long).legend()
+    assert legend.loc["jensen_shannon_distance", "description"] == jsd.description
+    assert legend.loc["majority_accuracy_score", "direction"] == "higher is better"
 
 
 def test_per_annotator_table_and_counts_in_summary():
