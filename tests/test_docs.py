@@ -37,6 +37,7 @@ NAMESPACES = [
     "sklearn_hcal.datasets",
     "sklearn_hcal.model_selection",
     "sklearn_hcal.plotting",
+    "sklearn_hcal.report",
     "sklearn_hcal.cli",
     "sklearn_hcal.conformal",
 ]
@@ -52,6 +53,7 @@ EXPECTED_EXAMPLES = {
     "plot_metadata_routing.py",
     "plot_lewidi_evaluation.py",
     "plot_conformal_deferral.py",
+    "plot_report_notebook.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.

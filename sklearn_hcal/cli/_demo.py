@@ -18,6 +18,7 @@ from sklearn.utils import Bunch
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._progress import Progress
 from . import _experiment
+from ._demo_report import write_html_report
 from ._output import markdown_table, prepare_output_dir, writing_to
 
 __all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
@@ -186,9 +187,10 @@ def run_demo(
     ----------
     out : str or path, default=None
         Folder for the tables (``mimori``, ``baan``, ``chaosnli`` as ``.csv``
-        and ``.md``, plus ``report.md`` with all three and the notes) and the
-        figures; created if needed, and checked to be writable before
-        training (``ValueError`` otherwise). None writes nothing.
+        and ``.md``, plus ``report.md`` with all three and the notes, and
+        ``report.html``, the whole report in one file) and the figures;
+        created if needed, and checked to be writable before training
+        (``ValueError`` otherwise). None writes nothing.
     quick : bool, default=False
         A seconds-long smoke run: 4 epochs, 20 bootstrap resamples, 5 MC-dropout
         members (instead of 40, 1000 and 20).
@@ -284,6 +286,7 @@ def run_demo(
     if out is not None:
         with writing_to(out, "out="):
             result.files = _write_tables(Path(out), result)
+            result.files.append(write_html_report(Path(out), result, figures))
             if figures:
                 result.figures, result.figures_skipped = _save_figures(
                     Path(out), result

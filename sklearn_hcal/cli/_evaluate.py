@@ -167,6 +167,14 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         help="with a LeWiDi .json truth: round each item's value and the mean to "
         "5 decimals, as the LeWiDi 2025 scorer does (the leaderboard's numbers)",
     )
+    ev.add_argument(
+        "--html",
+        default=None,
+        metavar="FILE",
+        help="also write the report as one self-contained HTML file: data "
+        "summary, table with intervals, legend of the metrics and figures "
+        "(figures need matplotlib)",
+    )
     ev.set_defaults(handler=_cmd_evaluate)
 
 
@@ -311,6 +319,12 @@ def _cmd_evaluate(args) -> int:
         # before the (possibly long) report: a folder that cannot be written
         # is an error now, not after the table
         prepare_output_dir(args.plots, "--plots")
+    if args.html is not None:
+        if os.path.isdir(args.html):
+            from ._main import UsageError
+
+            raise UsageError(f"--html {args.html}: is a folder; give a file name")
+        prepare_output_dir(os.path.dirname(args.html) or ".", "--html")
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
     sys.stdout.write(
@@ -318,6 +332,8 @@ def _cmd_evaluate(args) -> int:
     )
     if args.plots is not None:
         _evaluate_plots(args.plots, hist, predictions)
+    if args.html is not None:
+        _evaluate_html(args.html, report, hist, predictions)
     return 0
 
 
@@ -334,6 +350,7 @@ def _cmd_evaluate_lewidi(args) -> int:
             ("--metrics", args.metrics is not None),
             ("--bootstrap", args.bootstrap),
             ("--plots", args.plots is not None),
+            ("--html", args.html is not None),
             ("--ties", args.ties is not None),
         )
         if used
@@ -367,3 +384,19 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
         paths = save_figures(folder, hist.values, predictions)
     for path in paths:
         sys.stderr.write(f"hcal: wrote {path}\n")
+
+
+def _evaluate_html(path: str, report, hist, predictions) -> None:
+    from ..report import CalibrationReport
+    from ._output import writing_to
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    with writing_to(os.path.dirname(path) or ".", "--html"):
+        CalibrationReport(
+            report,
+            y_true=hist.values,
+            predictions=predictions,
+            labels=hist.classes,
+            title=f"hcal evaluate {os.path.basename(hist.path)}",
+        ).to_html(path)
+    sys.stderr.write(f"hcal: wrote {path}\n")

@@ -1,12 +1,12 @@
 """Figures of the command line (``hcal evaluate --plots``, ``hcal demo``).
 
-Drawn with the displays of :mod:`sklearn_hcal.plotting`; matplotlib is
-imported only here, when figures are asked for.
+Drawn by :func:`sklearn_hcal.report._figures.draw_figures` (the figures of
+the HTML report) with the displays of :mod:`sklearn_hcal.plotting`;
+matplotlib is imported only when figures are asked for.
 """
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +16,9 @@ __all__ = ["plotting_unavailable", "save_figures"]
 
 def plotting_unavailable() -> str | None:
     """Why figures cannot be drawn (None when they can)."""
-    import importlib.util
+    from ..report._figures import plotting_unavailable
 
-    if importlib.util.find_spec("matplotlib") is None:
-        return "matplotlib is not installed (pip install 'sklearn-hcal[plot]')"
-    if importlib.util.find_spec("sklearn_hcal.plotting") is None:
-        return "sklearn_hcal.plotting is not available"
-    return None
+    return plotting_unavailable()
 
 
 def save_figures(
@@ -68,66 +64,16 @@ def save_figures(
     reason = plotting_unavailable()
     if reason is not None:
         raise ImportError(reason)
-    from ..metrics import predicted_disagreement
-    from ..plotting import (
-        CalibrationDispersionDisplay,
-        DisagreementReliabilityDisplay,
-        InstanceErrorDisplay,
-        MajorityReliabilityDisplay,
-    )
+    from ..report._figures import draw_figures
     from ..utils._optional import import_optional
 
     plt = import_optional("matplotlib.pyplot")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    integer = bool(np.all(np.mod(Y, 1) == 0))
-    pairs = integer and bool(np.any(Y.sum(axis=1) >= 2))
-    if disagreement is None:
-        # clipped to [0, 1]: a float32 one-hot row gives 1 - sum q^2 = -4e-16
-        disagreement = {n: predicted_disagreement(P) for n, P in probabilities.items()}
-    # Methods that share their class probabilities (α-calibration keeps f)
-    # would draw the same curve twice in the class-probability figures.
-    distinct = {}
-    for name, P in probabilities.items():
-        if not any(np.array_equal(P, Q) for Q in distinct.values()):
-            distinct[name] = P
     paths = []
-
-    def save(fig, stem):
+    for stem, fig in draw_figures(Y, probabilities, disagreement, dotted=dotted):
         path = folder / f"{stem}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         paths.append(str(path))
-
-    # The reliability diagrams keep no title: their legend sits above the axes.
-    with warnings.catch_warnings():
-        # Single-annotation and similar notes were given with the tables.
-        warnings.simplefilter("ignore", UserWarning)
-        if pairs:
-            ax = None
-            for name, phi in disagreement.items():
-                disp = DisagreementReliabilityDisplay.from_predictions(
-                    Y,
-                    phi,
-                    name=name,
-                    ax=ax,
-                    show_counts=ax is None,
-                    linestyle=":" if name in dotted else "-",
-                )
-                ax = disp.ax_
-            save(disp.figure_, "disagreement_reliability")
-        if integer:
-            disp = CalibrationDispersionDisplay.from_predictions(Y, distinct)
-            disp.ax_.set_title("Calibration-dispersion map (Mimori et al. 2021)")
-            save(disp.figure_, "calibration_dispersion")
-        ax = None
-        for name, P in distinct.items():
-            disp = MajorityReliabilityDisplay.from_predictions(
-                Y, P, name=name, ax=ax, show_counts=ax is None
-            )
-            ax = disp.ax_
-        save(disp.figure_, "majority_reliability")
-        disp = InstanceErrorDisplay.from_predictions(Y, distinct, kind="dist_ce")
-        disp.ax_.set_title("Instance-level DistCE (Baan et al. 2022)")
-        save(disp.figure_, "instance_errors")
     return paths

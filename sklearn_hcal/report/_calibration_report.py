@@ -1,0 +1,459 @@
+"""``CalibrationReport``: the metric table for people, in a notebook or a file.
+
+The numbers are those of :func:`~sklearn_hcal.metrics.human_calibration_report`
+(its DataFrame is kept unchanged in :attr:`CalibrationReport.table`); this
+object only lays them out: intervals in the value's cell, the best value of
+each column marked, direction arrows and a legend from the metric registry
+(:mod:`sklearn_hcal.report._legend`), and -- when it holds the data -- a
+summary of the labels and the figures of :mod:`sklearn_hcal.plotting`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..utils._compat import Interval, validate_params
+from . import _html
+from ._figures import CAPTIONS, draw_figures, plotting_unavailable, png_data_uri
+from ._legend import legend_rows
+from ._table import cell_texts, metric_columns, plain_table_html, table_html
+
+__all__ = ["CalibrationReport"]
+
+_TITLE = "Human-calibration report"
+
+
+class CalibrationReport:
+    """A human-calibration report with a rich display and a single-file HTML form.
+
+    In a notebook (Jupyter, sphinx-gallery) the object renders as the metric
+    table with each bootstrap interval in its value's cell (``value [low,
+    high]``), a direction arrow per column (↑ higher is better, ↓ lower is
+    better), the best model of each column in bold with a ``★``, and a legend
+    generated from the metric registry: what each metric measures, its
+    direction, whether it is a proper score, and the paper it comes from.
+    :meth:`to_html` writes the same, with a summary of the data and the
+    figures, as one HTML file that loads nothing from anywhere (figures are
+    embedded PNG images; no script).
+
+    Build it with :meth:`from_predictions` (computes the table and keeps the
+    data for the summary and the figures), or wrap a table that
+    :func:`~sklearn_hcal.metrics.human_calibration_report` returned (then the
+    file has no figures unless ``y_true`` and ``predictions`` are given too).
+    The table itself stays a plain DataFrame: use :attr:`table` for
+    computations.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A :func:`~sklearn_hcal.metrics.human_calibration_report` table: one
+        row per classifier, a column per metric ``m``, followed by ``m_low``
+        and ``m_high`` when bootstrapped. Columns may be short names
+        (``jsd``), long names (``jensen_shannon_distance``) or scorer names.
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,), \
+default=None
+        The human labels the table was computed from (label histograms, rows
+        of human probabilities or 1-D labels): the data summary and figures.
+    predictions : dict of str to array-like of shape (n_samples, n_classes), \
+default=None
+        The classifiers' probabilities, by name (needed with ``y_true``).
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of the predictions, as for the report.
+    disagreement : dict of str to array-like of shape (n_samples,), default=None
+        A classifier's own predicted disagreement ``φ`` for the disagreement
+        figure (default ``1 − Σ_k q_k²``).
+    annotator_table : DataFrame, default=None
+        A per-annotator or per-group table
+        (:func:`~sklearn_hcal.metrics.annotator_report`), shown as is.
+    aliases : dict of str to str, default=None
+        Columns that report a registry metric under another name, e.g.
+        ``{"el_prior": "el"}``: they get its direction and legend line.
+        Other columns that are not registry metrics are shown without a
+        direction.
+    notes : list of str, default=None
+        Paragraphs shown after the figures.
+    title : str, default=None
+        The heading (default "Human-calibration report").
+    digits : int, default=4
+        Decimals of every number, as in the command line's tables.
+
+    See Also
+    --------
+    sklearn_hcal.metrics.human_calibration_report : The table's numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.report import CalibrationReport
+    >>> Y = np.array([[8, 2], [5, 5], [1, 9], [7, 3]])
+    >>> report = CalibrationReport.from_predictions(
+    ...     Y, {"oracle": Y / 10, "uniform": np.full((4, 2), 0.5)},
+    ...     metrics=["accuracy", "jsd"], n_bootstrap=50, random_state=0)
+    >>> list(report.table.columns)  # the DataFrame of human_calibration_report
+    ['accuracy', 'accuracy_low', 'accuracy_high', 'jsd', 'jsd_low', 'jsd_high']
+    >>> print(report.formatted(digits=2))  # what the displays show
+                         accuracy                jsd
+    classifier
+    oracle      1.00 [1.00, 1.00]  0.00 [0.00, 0.00]
+    uniform     0.75 [0.49, 0.99]  0.17 [0.05, 0.26]
+    >>> report.legend().loc["jsd", "direction"]
+    'lower is better'
+    >>> html = report.to_html()  # a complete page; to_html("r.html") writes it
+    >>> html.startswith("<!DOCTYPE html>"), "<script" in html
+    (True, False)
+    """
+
+    def __init__(
+        self,
+        table,
+        *,
+        y_true=None,
+        predictions=None,
+        labels=None,
+        disagreement=None,
+        annotator_table=None,
+        aliases=None,
+        notes=None,
+        title=None,
+        digits=4,
+    ):
+        self.table = table
+        self.y_true = y_true
+        self.predictions = predictions
+        self.labels = labels
+        self.disagreement = disagreement
+        self.annotator_table = annotator_table
+        self.aliases = aliases
+        self.notes = notes
+        self.title = title
+        self.digits = digits
+
+    @classmethod
+    @validate_params(
+        {
+            "y_true": ["array-like"],
+            "predictions": [Mapping, "array-like"],
+            "counts": ["array-like", None],
+            "annotator_table": [pd.DataFrame, None],
+            "title": [str, None],
+            "digits": [Interval(numbers.Integral, 0, None, closed="left")],
+        },
+        prefer_skip_nested_validation=False,
+    )
+    def from_predictions(
+        cls,
+        y_true,
+        predictions,
+        *,
+        counts=None,
+        labels=None,
+        annotator_table=None,
+        title=None,
+        digits=4,
+        **report_params,
+    ):
+        """Compute the report and keep the data for the summary and figures.
+
+        Parameters
+        ----------
+        y_true, predictions, counts, labels
+            As for :func:`~sklearn_hcal.metrics.human_calibration_report`.
+        annotator_table, title, digits
+            See the class parameters.
+        **report_params
+            The other keyword arguments of
+            :func:`~sklearn_hcal.metrics.human_calibration_report`
+            (``metrics``, ``metric_params``, ``disagreement``,
+            ``n_bootstrap``, ``confidence_level``, ``ci_method``,
+            ``random_state``, ``n_jobs``, ``verbose``).
+
+        Returns
+        -------
+        report : CalibrationReport
+        """
+        from ..metrics import human_calibration_report
+        from ..metrics._report import as_prediction_dict
+
+        if report_params.get("return_bootstrap"):
+            raise ValueError(
+                "return_bootstrap is not a parameter of from_predictions; call "
+                "human_calibration_report(..., return_bootstrap=True) for the "
+                "replicates and wrap its table in CalibrationReport(table, ...)."
+            )
+        table = human_calibration_report(
+            y_true, predictions, counts=counts, labels=labels, **report_params
+        )
+        return cls(
+            table,
+            y_true=y_true if counts is None else counts,
+            predictions=as_prediction_dict(predictions),
+            labels=labels,
+            disagreement=report_params.get("disagreement"),
+            annotator_table=annotator_table,
+            title=title,
+            digits=digits,
+        )
+
+    # ------------------------------------------------------------------ #
+    # the pieces
+    # ------------------------------------------------------------------ #
+    def _check(self) -> None:
+        if not isinstance(self.table, pd.DataFrame):
+            raise ValueError(
+                "table must be a DataFrame returned by human_calibration_report, "
+                f"got {type(self.table).__name__}."
+            )
+        digits = self.digits
+        if not isinstance(digits, numbers.Integral) or isinstance(digits, bool):
+            raise ValueError(f"digits must be a non-negative integer, got {digits!r}.")
+        if digits < 0:
+            raise ValueError(f"digits must be a non-negative integer, got {digits}.")
+        if (self.y_true is None) != (self.predictions is None):
+            raise ValueError(
+                "y_true and predictions go together: pass both (for the data "
+                "summary and the figures) or neither."
+            )
+        if self.annotator_table is not None and not isinstance(
+            self.annotator_table, pd.DataFrame
+        ):
+            raise ValueError(
+                "annotator_table must be a DataFrame (annotator_report's), got "
+                f"{type(self.annotator_table).__name__}."
+            )
+
+    def formatted(self, digits: int | None = None) -> pd.DataFrame:
+        """The table as text: ``value [low, high]`` per metric column.
+
+        Parameters
+        ----------
+        digits : int, default=None
+            Decimals; by default the report's ``digits``.
+
+        Returns
+        -------
+        cells : DataFrame of str
+            One row per classifier, one column per metric (the interval
+            bounds are in the cells).
+        """
+        self._check()
+        return cell_texts(self.table, self.digits if digits is None else digits)
+
+    def legend(self) -> pd.DataFrame:
+        """The legend, one row per metric column, from the metric registry.
+
+        Returns
+        -------
+        legend : DataFrame
+            Index: the columns; columns ``metric`` (the long name),
+            ``direction`` ("higher is better", "lower is better" or "no
+            better side"), ``proper`` ("yes", "no" or "–" when the registry
+            does not say), ``description`` and ``source``.
+        """
+        self._check()
+        rows = legend_rows(metric_columns(self.table), self.aliases)
+        frame = pd.DataFrame(rows).set_index("column")
+        return frame.drop(columns="arrow")
+
+    def _data(self):
+        """``(Y, {name: P}, {name: φ}, class names, n)``, in Y's class order."""
+        from ..metrics._report import (
+            as_prediction_dict,
+            check_prediction,
+            validate_human,
+        )
+
+        preds = as_prediction_dict(self.predictions)
+        names = list(preds)
+        human, first = validate_human(
+            self.y_true, preds[names[0]], None, self.labels, y_prob_name="predictions"
+        )
+        aligned = {}
+        for i, name in enumerate(names):
+            source = (
+                first
+                if i == 0
+                else check_prediction(human, preds[name], name, self.labels)
+            )
+            aligned[name] = np.vstack([b.P for b in source.pair.blocks()])
+        Y = np.asarray(human.Y, dtype=np.float64)
+        classes = human.pair.classes
+        class_names = None if classes is None else [str(c) for c in classes]
+        phi = None
+        if self.disagreement:
+            from ..metrics import predicted_disagreement
+
+            phi = {
+                name: np.asarray(self.disagreement.get(name), dtype=np.float64)
+                if name in self.disagreement
+                else predicted_disagreement(P)
+                for name, P in aligned.items()
+            }
+        return Y, aligned, phi, class_names, human
+
+    def _summary(self, human=None, class_names=None) -> list:
+        table = self.table
+        items = []
+        n_samples = (
+            human.n_samples if human is not None else table.attrs.get("n_samples")
+        )
+        if n_samples is not None:
+            items.append(("items", f"{n_samples:,}"))
+        if human is not None:
+            k = human.n_classes
+            named = f" ({', '.join(class_names)})" if class_names else ""
+            items.append(("classes", f"{k}{named}"))
+            if human.is_counts:
+                n = np.asarray(human.n, dtype=np.float64)
+                lo, hi = int(n.min()), int(n.max())
+                text = (
+                    f"{lo} on every item"
+                    if lo == hi
+                    else f"{lo} to {hi} (mean {n.mean():.2f}); "
+                    f"{int(np.sum(n >= 2)):,} items have 2 or more"
+                )
+            else:
+                text = "none known: the human labels are rows of probabilities"
+            items.append(("annotations per item", text))
+        names = [str(i) for i in table.index]
+        items.append(("classifiers", f"{len(names)} ({', '.join(names)})"))
+        annot = self.annotator_table
+        if annot is not None:
+            if "n_annotators" in annot.columns:
+                items.append(("annotator groups", f"{len(annot):,}"))
+                items.append(("annotators", f"{int(annot['n_annotators'].sum()):,}"))
+            else:
+                items.append(("annotators", f"{len(annot):,}"))
+        items.append(("intervals", self._interval_words()))
+        return items
+
+    def _interval_words(self) -> str:
+        attrs = self.table.attrs
+        n_boot = attrs.get("n_bootstrap")
+        has_bounds = any(str(c).endswith("_low") for c in self.table.columns)
+        if not has_bounds:
+            return "none (no bootstrap)"
+        if not n_boot:
+            return "in brackets"
+        level = attrs.get("confidence_level")
+        method = str(attrs.get("ci_method") or "").replace("_", "-")
+        level = f"{level:.0%} " if level else ""
+        return (
+            f"{level}{method} bootstrap intervals over the items in brackets "
+            f"({n_boot:,} resamples, the same for every classifier)"
+        )
+
+    def _caption(self) -> str:
+        words = "★ best of its column; ↑ higher is better, ↓ lower is better."
+        if any(str(c).endswith("_low") for c in self.table.columns):
+            interval = self._interval_words()
+            return f"{interval[0].upper()}{interval[1:]}. {words}"
+        return words
+
+    def _body(self, *, figures: bool, anchors: bool, heading: str) -> str:
+        self._check()
+        human = class_names = None
+        shown, note = [], None
+        if self.y_true is not None:
+            Y, aligned, phi, class_names, human = self._data()
+            if figures:
+                shown, note = self._figures(Y, aligned, phi, class_names)
+        annotators = None
+        if self.annotator_table is not None:
+            annotators = plain_table_html(self.annotator_table, digits=self.digits)
+        return _html.fragment(
+            title=self.title or _TITLE,
+            summary=self._summary(human, class_names),
+            table=table_html(
+                self.table,
+                digits=self.digits,
+                aliases=self.aliases,
+                caption=self._caption(),
+                links=anchors,
+            ),
+            legend=_html.legend_html(
+                legend_rows(metric_columns(self.table), self.aliases), anchors=anchors
+            ),
+            figures=shown,
+            figures_note=note,
+            annotators=annotators,
+            notes=list(self.notes or ()),
+            heading=heading,
+        )
+
+    @staticmethod
+    def _figures(Y, aligned, phi, class_names):
+        reason = plotting_unavailable()
+        if reason is not None:
+            warnings.warn(
+                f"The HTML report has no figures: {reason}.", UserWarning, stacklevel=4
+            )
+            return [], f"No figures: {reason}."
+        from ..utils._optional import import_optional
+
+        plt = import_optional("matplotlib.pyplot")
+        shown = []
+        for stem, fig in draw_figures(
+            Y, aligned, phi, marginals=True, class_names=class_names
+        ):
+            try:
+                uri, width, height = png_data_uri(fig)
+            finally:
+                plt.close(fig)
+            shown.append((stem, uri, width, height, CAPTIONS[stem]))
+        return shown, None
+
+    # ------------------------------------------------------------------ #
+    # the displays
+    # ------------------------------------------------------------------ #
+    def _repr_html_(self) -> str:
+        # The notebook display: no figures (they belong in the file), no ids
+        # (several reports share a notebook page).
+        return self._body(figures=False, anchors=False, heading="h3")
+
+    def __repr__(self) -> str:
+        try:
+            text = self.formatted().to_string()
+        except ValueError:
+            return f"{type(self).__name__}(<invalid table>)"
+        return f"{type(self).__name__}\n{text}"
+
+    def to_html(self, path=None, *, figures: bool = True):
+        """The report as one self-contained HTML page.
+
+        The page holds a summary of the data (when the report has it), the
+        metric table, the legend, the figures as embedded PNG images, the
+        per-annotator table and the notes. It loads nothing: no script, no
+        style or font from another host (its Content-Security-Policy forbids
+        any fetch), and reads the same without JavaScript.
+
+        Parameters
+        ----------
+        path : str or path-like, default=None
+            Where to write it (UTF-8); None returns the text.
+        figures : bool, default=True
+            Draw the figures (needs matplotlib; without it the page says so
+            and a ``UserWarning`` is raised). Ignored without data.
+
+        Returns
+        -------
+        html : str or None
+            The page when ``path`` is None, else None.
+        """
+        from .. import __version__
+
+        body = self._body(figures=figures, anchors=True, heading="h2")
+        page = _html.document(
+            body,
+            title=self.title or _TITLE,
+            footer=f"Written by sklearn-hcal {__version__}.",
+        )
+        if path is None:
+            return page
+        Path(path).write_text(page, encoding="utf-8")
+        return None

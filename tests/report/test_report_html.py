@@ -1,0 +1,275 @@
+"""CalibrationReport: the notebook display, the HTML file and the registry.
+
+The browser checks of the file are in ``test_html_browser.py``.
+"""
+
+import base64
+import io
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_hcal.cli import main
+from sklearn_hcal.metrics import _registry, annotator_report, human_calibration_report
+from sklearn_hcal.report import CalibrationReport
+from tests.report._html_parse import read_tables
+
+pytest.importorskip("matplotlib")
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    Q = rng.dirichlet([1.0, 1.0, 1.0], size=n)
+    Y = np.array([rng.multinomial(5, q) for q in Q])
+    noisy = Q + rng.uniform(0, 0.5, Q.shape)
+    preds = {
+        "oracle": Q,
+        "noisy": noisy / noisy.sum(1, keepdims=True),
+        "uniform": np.full(Q.shape, 1 / 3),
+    }
+    return Y, preds
+
+
+@pytest.fixture(scope="module")
+def boot_report():
+    Y, preds = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return CalibrationReport.from_predictions(
+            Y, preds, n_bootstrap=40, random_state=0
+        )
+
+
+def _metric_rows(html):
+    """``{row name: [cell text, ...]}`` and the header of the metric table."""
+    rows = read_tables(html).tables["metrics"]
+    header = [text for text, _ in rows[0]]
+    body = {r[0][0]: r[1:] for r in rows[1:]}
+    return header, body
+
+
+def test_notebook_shows_the_dataframe_values_to_the_printed_precision(boot_report):
+    table = boot_report.table
+    metrics = [c for c in table.columns if not c.endswith(("_low", "_high"))]
+    for digits in (4, 2):
+        boot_report.digits = digits
+        header, body = _metric_rows(boot_report._repr_html_())
+        # header: the index name, then each metric with its arrow
+        assert [h.split()[0] for h in header[1:]] == metrics
+        for name in table.index:
+            for cell, metric in zip(body[name], metrics):
+                text = cell[0].replace("★", "")
+                value, low, high = (
+                    table.at[name, metric],
+                    table.at[name, f"{metric}_low"],
+                    table.at[name, f"{metric}_high"],
+                )
+                expected = f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+                assert " ".join(text.split()) == expected, (name, metric)
+    boot_report.digits = 4
+
+
+def test_best_model_marked_by_the_registry_direction():
+    index = pd.Index(["a", "b", "c"], name="classifier")
+    table = pd.DataFrame(
+        {
+            "accuracy": [0.5, 0.7, 0.7],  # higher is better: b and c tie
+            "jsd": [0.3, 0.1, 0.2],  # lower is better: b
+            "ent_ce_signed": [-0.1, 0.0, 0.2],  # a signed error: no best
+            "not_a_metric": [1.0, 2.0, 3.0],
+        },
+        index=index,
+    )
+    _, body = _metric_rows(CalibrationReport(table)._repr_html_())
+    best = {
+        name: [c for c, (_, cls) in zip(table.columns, cells) if cls == "best"]
+        for name, cells in body.items()
+    }
+    assert best == {"a": [], "b": ["accuracy", "jsd"], "c": ["accuracy"]}
+    # one classifier is the best of nothing
+    _, body = _metric_rows(CalibrationReport(table.iloc[:1])._repr_html_())
+    assert all(cls != "best" for _, cls in body["a"])
+
+
+def test_legend_lines_come_from_the_registry(boot_report):
+    legend = read_tables(boot_report._repr_html_()).tables["legend"]
+    lines = {row[0][0]: " ".join(t for t, _ in row) for row in legend[1:]}
+    table = boot_report.table
+    columns = [c for c in table.columns if not c.endswith(("_low", "_high"))]
+    assert list(lines) == columns
+    for column in columns:
+        metric = _registry.get_metric(column)
+        line = lines[column]
+        assert metric.description in line and metric.source in line
+        words = "higher is better" if metric.greater_is_better else "lower is better"
+        assert words in line
+        proper = {True: "yes", False: "no", None: "–"}[getattr(metric, "proper", None)]
+        assert f"proper score: {proper}" in line
+    frame = boot_report.legend()
+    assert list(frame.index) == columns
+    assert frame.loc["accuracy", "direction"] == "higher is better"
+
+
+def test_file_is_self_contained(boot_report):
+    html = boot_report.to_html()
+    reader = read_tables(html)
+    assert "<script" not in html.lower() and "@import" not in html
+    assert "url(" not in html and "<link" not in html.lower()
+    # no reference to another host: no scheme, no protocol-relative address
+    assert not re.search(r"(?i)\b(?:https?|ftp|wss?):", html)
+    assert not re.search(r"""(?:src|href|action)\s*=\s*["']?//""", html)
+    for tag, attrs in reader.tags:
+        if "href" in attrs:
+            assert attrs["href"].startswith("#"), (tag, attrs)
+        if "src" in attrs:
+            assert attrs["src"].startswith("data:image/png;base64,"), tag
+    # the figures: reliability, disagreement reliability, instance errors,
+    # human-model marginals (and the calibration-dispersion map)
+    ids = {attrs.get("id") for tag, attrs in reader.tags if tag == "figure"}
+    assert ids == {
+        "figure-majority_reliability",
+        "figure-disagreement_reliability",
+        "figure-instance_errors",
+        "figure-marginals",
+        "figure-calibration_dispersion",
+    }
+    from matplotlib.image import imread
+
+    for img in reader.images:
+        data = base64.b64decode(img["src"].split(",", 1)[1])
+        pixels = imread(io.BytesIO(data), format="png")
+        assert pixels.shape[:2] == (int(img["height"]), int(img["width"]))
+        assert pixels[..., :3].std() > 0.05  # not a blank image
+    # the data summary
+    assert "<dt>items</dt><dd>300</dd>" in html
+    assert "<dt>annotations per item</dt><dd>5 on every item</dd>" in html
+
+
+def test_registered_metric_appears_in_all_three_outputs(tmp_path, capsys):
+    metric = _registry.Metric(
+        name="test_top_probability",
+        column="test_top",
+        function=None,
+        greater_is_better=True,
+        description="mean largest predicted probability (a metric of a test)",
+        source="the report tests",
+        per_item=lambda block, **kwargs: block.P.max(axis=1),
+    )
+    _registry.metrics()  # the declared metrics first
+    _registry.register(metric)
+    try:
+        Y, preds = _data(n=60)
+        expected = {name: P.max(axis=1).mean() for name, P in preds.items()}
+        report = CalibrationReport.from_predictions(
+            Y, preds, metrics=["jsd", "test_top"]
+        )
+        for html in (report._repr_html_(), report.to_html(figures=False)):
+            header, body = _metric_rows(html)
+            assert header[2] == "test_top ↑"
+            for name, value in expected.items():
+                assert body[name][1][0].split()[0] == f"{value:.4f}"
+            assert metric.description in html and metric.source in html
+        # the command line: its table and its HTML file
+        np.save(tmp_path / "y.npy", Y)
+        args = ["evaluate", str(tmp_path / "y.npy"), "--metrics", "jsd,test_top"]
+        for name, P in preds.items():
+            np.save(tmp_path / f"{name}.npy", P)
+            args += ["--pred", f"{name}={tmp_path / name}.npy"]
+        html_path = tmp_path / "out" / "report.html"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            assert main(args + ["--html", str(html_path)]) == 0
+        out = capsys.readouterr().out
+        assert "| prediction | jsd | test_top |" in out
+        for name, value in expected.items():
+            assert re.search(rf"\| {name} \| [0-9.]+ \| {value:.4f} \|", out)
+        html = html_path.read_text(encoding="utf-8")
+        assert metric.description in html
+        header, body = _metric_rows(html)
+        assert header[2] == "test_top ↑"
+        assert "figure-instance_errors" in html
+    finally:
+        _registry._REGISTRY.pop("test_top", None)
+    assert "test_top" not in _registry.metrics()
+
+
+def test_wrapped_table_without_data():
+    Y, preds = _data(n=50)
+    table = human_calibration_report(Y, preds, metrics=["jsd", "accuracy"])
+    report = CalibrationReport(table)
+    html = report.to_html()
+    assert "<img" not in html and "Figures" not in html
+    assert "<dt>items</dt><dd>50</dd>" in html
+    assert "<dt>intervals</dt><dd>none (no bootstrap)</dd>" in html
+    assert report.formatted().shape == (3, 2)
+    assert repr(report).startswith("CalibrationReport\n")
+    # a column the registry does not know: no direction, said so
+    legend = CalibrationReport(table.assign(extra=1.0)).legend()
+    assert legend.loc["extra", "direction"] == "no better side"
+    assert legend.loc["extra", "description"] == "not a metric of the registry"
+    legend = CalibrationReport(table.assign(jsd_2=1.0), aliases={"jsd_2": "jsd"})
+    assert legend.legend().loc["jsd_2", "direction"] == "lower is better"
+    jsd = _registry.get_metric("jsd")
+    assert legend.legend().loc["jsd_2", "description"] == f"{jsd.description} (as jsd)"
+    # the command line's --names long tables: the long names are the metrics
+    long = table.rename(columns=lambda c: _registry.get_metric(c).name)
+    legend = CalibrationReport(long).legend()
+    assert legend.loc["jensen_shannon_distance", "description"] == jsd.description
+    assert legend.loc["majority_accuracy_score", "direction"] == "higher is better"
+
+
+def test_per_annotator_table_and_counts_in_summary():
+    ann = pd.DataFrame(
+        {"item": [0, 0, 1, 1], "annotator": ["A", "B"] * 2, "label": [0, 1, 1, 1]}
+    )
+    pred = ann.assign(label=[0, 0, 1, 0])
+    Y, preds = _data(n=40)
+    for groups, words in ((None, "annotators</dt><dd>2<"), ({"A": 1, "B": 1}, "")):
+        table = annotator_report(ann, pred, groups=groups)
+        html = CalibrationReport.from_predictions(
+            Y, preds, metrics=["jsd"], annotator_table=table
+        ).to_html(figures=False)
+        plain = read_tables(html).tables["plain"]
+        assert [t for t, _ in plain[0]] == [table.index.name, *table.columns]
+        assert len(plain) == len(table) + 1
+        assert words in html
+    assert "annotator groups</dt><dd>1<" in html
+
+
+def test_bad_arguments():
+    Y, preds = _data(n=20)
+    table = human_calibration_report(Y, preds, metrics=["jsd"])
+    with pytest.raises(ValueError, match="y_true and predictions go together"):
+        CalibrationReport(table, y_true=Y).to_html()
+    with pytest.raises(ValueError, match="table must be a DataFrame"):
+        CalibrationReport(table.to_numpy())._repr_html_()
+    with pytest.raises(ValueError, match="digits must be a non-negative integer"):
+        CalibrationReport(table, digits=-1).formatted()
+    with pytest.raises(ValueError, match="return_bootstrap"):
+        CalibrationReport.from_predictions(Y, preds, return_bootstrap=True)
+    with pytest.raises(ValueError, match="digits"):
+        CalibrationReport.from_predictions(Y, preds, digits=-2)
+
+
+def test_without_matplotlib_the_file_says_so(monkeypatch):
+    Y, preds = _data(n=30)
+    report = CalibrationReport.from_predictions(Y, preds, metrics=["jsd"])
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    with pytest.warns(UserWarning, match="no figures: matplotlib is not installed"):
+        html = report.to_html()
+    assert "No figures: matplotlib is not installed" in html and "<img" not in html
+
+
+def test_cli_html_refuses_a_folder(tmp_path, capsys):
+    Y, preds = _data(n=20)
+    np.save(tmp_path / "y.npy", Y)
+    np.save(tmp_path / "p.npy", preds["noisy"])
+    code = main(
+        ["evaluate", str(tmp_path / "y.npy"), "--pred", str(tmp_path / "p.npy")]
+        + ["--html", str(tmp_path)]
+    )
+    assert code == 2
+    assert "--html" in capsys.readouterr().err
