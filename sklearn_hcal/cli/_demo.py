@@ -270,7 +270,9 @@ def run_demo(
     if n_threads is not None:
         torch.set_num_threads(int(n_threads))
     try:
-        result = _run(config, prog, stream is None)
+        # the report's bootstrap bar goes on from the demo's clock
+        with prog.shared_clock():
+            result = _run(config, prog, stream is None)
     finally:
         torch.set_num_threads(previous_threads)
     result.config = config
