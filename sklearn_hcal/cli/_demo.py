@@ -19,6 +19,7 @@ from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._progress import Progress
 from . import _experiment
 from ._output import markdown_table, prepare_output_dir, writing_to
+from ._terminal import fit_table, legend_lines, terminal_width
 
 __all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
 
@@ -55,6 +56,15 @@ DEMO_TABLES = {
         ("dist_ce", "DistCE"),
     ],
     "chaosnli": [("jsd", "JSD"), ("kl", "KL")],
+}
+
+#: Legend of the columns that are not report metrics (the others come from
+#: the metric registry).
+_OWN_LEGEND = {
+    "el_prior": "debiased EL of the prediction on the 9 test labels left after "
+    "removing one (see the notes); lower is better",
+    "el_posterior": "debiased EL of predict_posterior given the removed label, "
+    "on the same 9 labels; lower is better",
 }
 
 _TITLES = {
@@ -95,6 +105,87 @@ def _tables(report, with_ci: bool) -> dict:
     return tables
 
 
+def legend_entries() -> list[tuple[str, str]]:
+    """``(header, text)`` for every column header of the demo's tables, once.
+
+    The text of a report metric is its registry description and direction
+    (:func:`~sklearn_hcal.cli._terminal.metric_legend`).
+    """
+    from ._terminal import metric_legend
+
+    entries, seen = [], set()
+    for spec in DEMO_TABLES.values():
+        for column, header in spec:
+            if header in seen:
+                continue
+            seen.add(header)
+            text = _OWN_LEGEND.get(column) or metric_legend(column)
+            entries.append((header, text))
+    return entries
+
+
+def _temperature_note(info: Bunch) -> str | None:
+    """Why temperature scaling moves KL one way and EL, JSD, DistCE another.
+
+    Temperature scaling minimises the histogram log loss of the validation
+    labels, i.e. their mean KL(p̂ ‖ q) up to a constant: a proper score,
+    minimised in expectation by the true distribution, so KL is the column
+    the fit improves. EL (the debiased squared distance to the true Q) is
+    proper too, but weighs errors otherwise; one temperature is the best for
+    both only when the network's only error is its temperature. JSD and
+    DistCE are not proper: against a 10-label histogram, spikier than the
+    true Q, their expectation is smallest for a prediction sharper than Q.
+    The note states the run's numbers and explains only what they show.
+    """
+    report = getattr(info, "report", None)
+    if report is None or not {"Raw", "Raw+ts"} <= set(report.index):
+        return None
+    raw, ts = report.loc["Raw"], report.loc["Raw+ts"]
+    names = {"kl": "KL", "el": "EL", "jsd": "JSD", "dist_ce": "DistCE"}
+
+    def change(col):
+        return f"{names[col]} {raw[col]:.4f} → {ts[col]:.4f}"
+
+    T = info.temperature
+    text = (
+        f"Temperature scaling (T = {T:.3f}) fits T by the histogram log loss "
+        "of the validation labels, which (with the same number of labels per "
+        "item) is their mean KL(p̂ ‖ q) up to a constant: a proper score, whose "
+        "expectation is smallest for the true distribution"
+        + (
+            f". So KL is the column it improves: {change('kl')} on the test split."
+            if ts["kl"] < raw["kl"]
+            else f"; on the test split {change('kl')}."
+        )
+    )
+    worse = [c for c in ("el", "jsd", "dist_ce") if ts[c] > raw[c]]
+    if not worse:
+        return text
+    text += f" It worsens {', '.join(change(c) for c in worse)}."
+    if "el" in worse:
+        text += (
+            " EL, the debiased squared distance to the true Q, is proper too, "
+            "but it weighs errors differently: the log loss punishes a small "
+            "probability on a class people chose without bound, the squared "
+            "loss does not, so one temperature is the best for both only when "
+            "the network's only error is its temperature."
+        )
+    if "jsd" in worse or "dist_ce" in worse:
+        oracle = report.loc["Oracle"] if "Oracle" in report.index else None
+        text += (
+            " JSD and DistCE are not proper: they compare q with the 10-label "
+            "histogram p̂, which is spikier than the true Q, so their expectation "
+            "is smallest for a prediction sharper than Q"
+            + (
+                f" (the Oracle, q = Q, scores JSD {oracle['jsd']:.4f}, not 0)"
+                if oracle is not None
+                else ""
+            )
+            + (", and they penalise the softening (T > 1)." if T > 1 else ".")
+        )
+    return text
+
+
 def _notes(info: Bunch) -> list[str]:
     c = info.config
     alpha = ", ".join(
@@ -121,6 +212,7 @@ def _notes(info: Bunch) -> list[str]:
         "Lower is better except Acc and RankCS. EL, CE and the disagreement "
         "columns are Mimori et al.'s debiased estimators (15 bins); Acc and ECE are "
         "against the majority of the 10 test labels.",
+        *filter(None, [_temperature_note(info)]),
         "φ (disagreement probability) = predict_disagreement for α-calibrated and "
         "MC-dropout methods, 1 − Σq² for Raw and Raw+ts, 1 − ΣQ² for the Oracle.",
         "α-calibration leaves the class probabilities unchanged, so a method and "
@@ -337,6 +429,7 @@ def _write_tables(out: Path, result: Bunch) -> list[str]:
         md_path.write_text(result.markdown[key] + "\n", encoding="utf-8")
         files += [str(csv_path), str(md_path)]
         sections += [f"## {_TITLES[key]}", "", result.markdown[key], ""]
+    sections += ["## Columns", ""] + legend_lines(legend_entries(), None) + [""]
     sections += ["## Notes", ""] + [f"* {note}" for note in result.notes]
     report = out / "report.md"
     report.write_text("\n".join(sections) + "\n", encoding="utf-8")
@@ -361,13 +454,19 @@ def _save_figures(out: Path, result: Bunch) -> tuple[list[str], str | None]:
     return paths, None
 
 
-def format_summary(result: Bunch) -> str:
-    """The three tables and the notes as Markdown text (what ``hcal demo`` prints).
+def format_summary(result: Bunch, width: int | None = None) -> str:
+    """The three tables, a legend of their columns and the notes as Markdown
+    text (what ``hcal demo`` prints).
 
     Parameters
     ----------
     result : Bunch
         The return value of :func:`run_demo`.
+    width : int, default=None
+        Maximum line width (``hcal demo`` passes the terminal's): a table
+        wider than that is transposed, then split into blocks of columns
+        (:func:`~sklearn_hcal.cli._terminal.fit_table`), and legend lines
+        are wrapped. None: the tables as written to the files.
 
     Returns
     -------
@@ -375,8 +474,19 @@ def format_summary(result: Bunch) -> str:
     """
     parts = []
     for key in DEMO_TABLES:
-        parts += [f"## {_TITLES[key]}", "", result.markdown[key], ""]
-    parts += [f"* {note}" for note in result.notes]
+        if width:
+            table = fit_table(
+                result.tables[key],
+                DEMO_TABLES[key],
+                width=width,
+                index_name="method",
+                transposed_name="column",
+            )
+        else:
+            table = result.markdown[key]
+        parts += [f"## {_TITLES[key]}", "", table, ""]
+    parts += legend_lines(legend_entries(), width) + [""]
+    parts += legend_lines([(None, note) for note in result.notes], width)
     return "\n".join(parts)
 
 
@@ -482,7 +592,7 @@ def _cmd_demo(args) -> int:
         figures=not args.no_figures,
         progress=not args.quiet,
     )
-    sys.stdout.write(format_summary(result) + "\n")
+    sys.stdout.write(format_summary(result, width=terminal_width()) + "\n")
     if result.figures_skipped and not args.quiet:
         sys.stderr.write(f"hcal: figures skipped: {result.figures_skipped}\n")
     return 0

@@ -140,6 +140,15 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         help="decimals in the Markdown table (default: 4)",
     )
     ev.add_argument(
+        "--width",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="maximum line width of the Markdown output (default: the "
+        "terminal's width, 80 when not a terminal): a wider table is "
+        "transposed, then split into blocks of columns; 0 for no limit",
+    )
+    ev.add_argument(
         "--plots",
         default=None,
         metavar="DIR",
@@ -232,7 +241,8 @@ def _report(args, hist, predictions):
 
 
 def _cmd_evaluate(args) -> int:
-    from ._output import prepare_output_dir, render
+    from ._output import prepare_output_dir
+    from ._terminal import render_for_terminal
 
     hist, predictions = _load_inputs(args)
     if args.plots is not None:
@@ -241,9 +251,10 @@ def _cmd_evaluate(args) -> int:
         prepare_output_dir(args.plots, "--plots")
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
-    sys.stdout.write(
-        render(report, fmt=args.format, layout=layout, digits=args.digits) + "\n"
+    text = render_for_terminal(
+        report, fmt=args.format, layout=layout, digits=args.digits, width=args.width
     )
+    sys.stdout.write(text + "\n")
     if args.plots is not None:
         _evaluate_plots(args.plots, hist, predictions)
     return 0

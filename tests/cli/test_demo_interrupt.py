@@ -11,8 +11,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+
+import sklearn_hcal
 
 pytest.importorskip("torch")
 pytest.importorskip("skorch")
@@ -35,6 +38,9 @@ def _default_sigint():
 def test_sigint_during_training_exits_130_and_writes_no_table(tmp_path):
     out = tmp_path / "demo"
     env = dict(os.environ, MPLBACKEND="Agg")
+    # the package under test, whatever the working folder
+    root = str(Path(sklearn_hcal.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     proc = subprocess.Popen(
         [
             sys.executable,
