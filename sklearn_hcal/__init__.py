@@ -20,6 +20,7 @@ _PUBLIC = {
     "AlphaCalibrator": ".calibration._alpha",
     "MCDropoutClassifier": ".calibration._ensemble",
     "TestTimeAugmentationClassifier": ".calibration._ensemble",
+    "predict_disagreement": ".utils._pipeline",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

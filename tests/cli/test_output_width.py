@@ -20,7 +20,7 @@ from sklearn.utils import Bunch
 
 import sklearn_hcal
 from sklearn_hcal.cli import main
-from sklearn_hcal.cli._demo import _temperature_note
+from sklearn_hcal.cli._demo_notes import temperature_note
 from sklearn_hcal.cli._terminal import fit_table, render_for_terminal
 from sklearn_hcal.metrics import _registry
 from sklearn_hcal.metrics._registry import Metric, get_metric
@@ -239,7 +239,7 @@ def test_temperature_note_says_which_scores_are_proper():
     # The full demo's numbers (seed 0): KL improves, EL, JSD, DistCE worsen.
     raw = {"kl": 0.3513, "el": 0.0829, "jsd": 0.1489, "dist_ce": 0.1217}
     ts = {"kl": 0.3057, "el": 0.0852, "jsd": 0.2101, "dist_ce": 0.1651}
-    note = _temperature_note(_info(raw, ts))
+    note = temperature_note(_info(raw, ts))
     assert "T = 1.500" in note
     assert "KL 0.3513 → 0.3057" in note
     assert "It worsens EL 0.0829 → 0.0852, JSD 0.1489 → 0.2101, DistCE" in note
@@ -247,7 +247,7 @@ def test_temperature_note_says_which_scores_are_proper():
     assert "(T > 1)" in note
     # A run where the temperature improves every column explains nothing more.
     better = {"kl": 0.30, "el": 0.08, "jsd": 0.14, "dist_ce": 0.12}
-    note = _temperature_note(_info(raw, better))
+    note = temperature_note(_info(raw, better))
     assert "worsens" not in note and "not proper" not in note
 
 
