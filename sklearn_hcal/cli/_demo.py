@@ -16,6 +16,7 @@ from pathlib import Path
 from sklearn.utils import Bunch
 
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._interrupt import reraise_interrupt
 from ..utils._progress import Progress
 from . import _experiment
 from ._demo_notes import demo_notes, legend_entries
@@ -260,7 +261,13 @@ def run_demo(
 def _run(config: dict, prog: Progress, to_stderr: bool) -> Bunch:
     """The experiment with this run's settings, evaluated into the tables."""
     callback = _epoch_progress_callback(prog, config["max_epochs"])
-    fitted = _experiment.fit_methods(config, prog, callbacks=[("progress", callback)])
+    # skorch's fit loop swallows Ctrl-C and returns a half-trained model:
+    # fit_methods stops right after the CNN's training; this block also
+    # covers the calibrators (AlphaCalibrator's Adam solver is a skorch net)
+    with reraise_interrupt():
+        fitted = _experiment.fit_methods(
+            config, prog, callbacks=[("progress", callback)]
+        )
     prog.message("predicting on the test split")
     predicted = _experiment.predict_methods(fitted, config["seed"])
     B = config["n_bootstrap"]
