@@ -257,7 +257,8 @@ def metric_legend(name: str) -> str | None:
 
     None for a name the registry does not know (e.g. a column the caller
     computed itself). The words come from the declaration
-    (``Metric.description``, ``Metric.greater_is_better``).
+    (``Metric.description``, ``Metric.greater_is_better``; "no better side"
+    for a metric declared without a scorer's sign, a signed error).
 
     Examples
     --------
@@ -266,6 +267,8 @@ def metric_legend(name: str) -> str | None:
     'epistemic loss (debiased); lower is better'
     >>> metric_legend("jensen_shannon_distance")
     'mean Jensen-Shannon distance (natural log); lower is better'
+    >>> metric_legend("ent_ce_signed")
+    'signed EntCE: mean H(q) − H(p̂), > 0 under-confident; no better side'
     """
     from ..metrics._registry import get_metric
 
@@ -273,6 +276,8 @@ def metric_legend(name: str) -> str | None:
         metric = get_metric(name)
     except ValueError:
         return None
+    if metric.scorer is False:  # a signed error: neither side is better
+        return f"{metric.description}; no better side"
     better = "higher" if metric.greater_is_better else "lower"
     return f"{metric.description}; {better} is better"
 

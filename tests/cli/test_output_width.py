@@ -188,6 +188,9 @@ def test_legend_directions_follow_the_papers(capsys, two_models, no_columns):
     assert legend["rank_cs"].endswith("; higher is better")
     for name in ("el", "cl", "ce", "dl", "jsd", "kl", "dist_ce"):
         assert legend[name].endswith("; lower is better"), name
+    # a signed error (> 0: under-confident) has no better side
+    signed = _legend(_evaluate(capsys, [*two_models, "--metrics", "ent_ce_signed"]))
+    assert signed["ent_ce_signed"].endswith("; no better side")
 
 
 def test_a_new_metric_gets_its_legend_without_another_edit(monkeypatch):
