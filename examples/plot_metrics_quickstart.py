@@ -25,6 +25,8 @@ This example scores three simple predictors against those histograms:
 # :func:`~sklearn_hcal.datasets.fetch_chaosnli` downloads the official archive
 # once into the data home (the ``HCAL_DATA`` environment variable, else
 # ``~/hcal_data``), checks its sha256 and reads it from there afterwards.
+# Offline, point ``HCAL_DATA`` at a folder that holds ``chaosnli_v1.0/``; the
+# error of a missing file says where it was looked for.
 
 # sphinx_gallery_start_ignore
 # Offline runs from a checkout: use the shared copy of the data next to the

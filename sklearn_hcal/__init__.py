@@ -21,6 +21,7 @@ _PUBLIC = {
     "MCDropoutClassifier": ".calibration",
     "TestTimeAugmentationClassifier": ".calibration",
     "HumanConformalClassifier": ".conformal",
+    "predict_disagreement": ".utils._pipeline",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

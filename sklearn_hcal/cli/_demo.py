@@ -16,10 +16,13 @@ from pathlib import Path
 from sklearn.utils import Bunch
 
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._interrupt import reraise_interrupt
 from ..utils._progress import Progress
 from . import _experiment
+from ._demo_notes import demo_notes, legend_entries
 from ._demo_report import write_html_report
 from ._output import markdown_table, prepare_output_dir, writing_to
+from ._terminal import fit_table, legend_lines, terminal_width
 
 __all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
 
@@ -94,50 +97,6 @@ def _tables(report, with_ci: bool) -> dict:
             cols += [col, f"{col}_low", f"{col}_high"] if with_ci else [col]
         tables[key] = report[cols].copy()
     return tables
-
-
-def _notes(info: Bunch) -> list[str]:
-    c = info.config
-    alpha = ", ".join(
-        f"{name} {value:.3g}" for name, value in info.median_concentration.items()
-    )
-    ci = (
-        f"{int(_CONFIDENCE * 100)}% bias-corrected bootstrap intervals over test items "
-        f"({c['n_bootstrap']} resamples, the same items for every method) in "
-        "brackets."
-        if c["n_bootstrap"]
-        else "No bootstrap (n_bootstrap=0)."
-    )
-    return [
-        f"Mix-Digits (scikit-learn's 8×8 digits, a third of the items mixed), "
-        f"seed {c['seed']}: {info.n_items['train']} training items with 1 label, "
-        f"{info.n_items['valid']} validation items with {c['val_annotations']} "
-        f"labels, {info.n_items['test']} test items with 10 labels.",
-        f"SmallCNN (dropout {_experiment.DROPOUT}) trained {c['max_epochs']} "
-        f"epochs on the single labels (Adam, lr {_experiment.LR}); temperature "
-        f"T = {info.temperature:.3f}; "
-        f"MC dropout with {c['mc_samples']} members; median α0 on the test items: "
-        f"{alpha}.",
-        ci,
-        "Lower is better except Acc and RankCS. EL, CE and the disagreement "
-        "columns are Mimori et al.'s debiased estimators (15 bins); Acc and ECE are "
-        "against the majority of the 10 test labels.",
-        "φ (disagreement probability) = predict_disagreement for α-calibrated and "
-        "MC-dropout methods, 1 − Σq² for Raw and Raw+ts, 1 − ΣQ² for the Oracle.",
-        "α-calibration leaves the class probabilities unchanged, so a method and "
-        "its +α version share every column but L̂_φD, CE_φD and EL post.",
-        "Intervals are bias-corrected: a resample keeps each item's labels, so the "
-        "replicates of the debiased binned estimators (CE, CE_φD) centre on the "
-        "plug-in value and are shifted back by that bias. RankCS (strict ties, "
-        "Baan et al.'s code) is near 0 for a model: "
-        "a full ranking of 10 classes rarely matches the tie order of a 10-label "
-        "histogram.",
-        "EL prior / EL post.: one label is removed at random from each test "
-        "histogram and given to predict_posterior; prior and posterior are scored "
-        "(debiased EL) on the remaining 9 labels. Raw and Raw+ts have no posterior: "
-        "their posterior is their prior (the α0 → ∞ limit of Dir(α0·q), the same "
-        "limit that gives φ = 1 − Σq²). The Oracle's posterior is the true Q.",
-    ]
 
 
 def _check_device(device: str):
@@ -272,11 +231,13 @@ def run_demo(
     if n_threads is not None:
         torch.set_num_threads(int(n_threads))
     try:
-        result = _run(config, prog, stream is None)
+        # the report's bootstrap bar goes on from the demo's clock
+        with prog.shared_clock():
+            result = _run(config, prog, stream is None)
     finally:
         torch.set_num_threads(previous_threads)
     result.config = config
-    result.notes = _notes(result)
+    result.notes = demo_notes(result, _CONFIDENCE)
     result.markdown = {
         key: markdown_table(result.tables[key], DEMO_TABLES[key], index_name="method")
         for key in DEMO_TABLES
@@ -303,7 +264,13 @@ def run_demo(
 def _run(config: dict, prog: Progress, to_stderr: bool) -> Bunch:
     """The experiment with this run's settings, evaluated into the tables."""
     callback = _epoch_progress_callback(prog, config["max_epochs"])
-    fitted = _experiment.fit_methods(config, prog, callbacks=[("progress", callback)])
+    # skorch's fit loop swallows Ctrl-C and returns a half-trained model:
+    # fit_methods stops right after the CNN's training; this block also
+    # covers the calibrators (AlphaCalibrator's Adam solver is a skorch net)
+    with reraise_interrupt():
+        fitted = _experiment.fit_methods(
+            config, prog, callbacks=[("progress", callback)]
+        )
     prog.message("predicting on the test split")
     predicted = _experiment.predict_methods(fitted, config["seed"])
     B = config["n_bootstrap"]
@@ -338,6 +305,8 @@ def _write_tables(out: Path, result: Bunch) -> list[str]:
         md_path.write_text(result.markdown[key] + "\n", encoding="utf-8")
         files += [str(csv_path), str(md_path)]
         sections += [f"## {_TITLES[key]}", "", result.markdown[key], ""]
+    legend = legend_lines(legend_entries(DEMO_TABLES), None)
+    sections += ["## Columns", ""] + legend + [""]
     sections += ["## Notes", ""] + [f"* {note}" for note in result.notes]
     report = out / "report.md"
     report.write_text("\n".join(sections) + "\n", encoding="utf-8")
@@ -362,13 +331,19 @@ def _save_figures(out: Path, result: Bunch) -> tuple[list[str], str | None]:
     return paths, None
 
 
-def format_summary(result: Bunch) -> str:
-    """The three tables and the notes as Markdown text (what ``hcal demo`` prints).
+def format_summary(result: Bunch, width: int | None = None) -> str:
+    """The three tables, a legend of their columns and the notes as Markdown
+    text (what ``hcal demo`` prints).
 
     Parameters
     ----------
     result : Bunch
         The return value of :func:`run_demo`.
+    width : int, default=None
+        Maximum line width (``hcal demo`` passes the terminal's): a table
+        wider than that is transposed, then split into blocks of columns
+        (:func:`~sklearn_hcal.cli._terminal.fit_table`), and legend lines
+        are wrapped. None: the tables as written to the files.
 
     Returns
     -------
@@ -376,8 +351,19 @@ def format_summary(result: Bunch) -> str:
     """
     parts = []
     for key in DEMO_TABLES:
-        parts += [f"## {_TITLES[key]}", "", result.markdown[key], ""]
-    parts += [f"* {note}" for note in result.notes]
+        if width:
+            table = fit_table(
+                result.tables[key],
+                DEMO_TABLES[key],
+                width=width,
+                index_name="method",
+                transposed_name="column",
+            )
+        else:
+            table = result.markdown[key]
+        parts += [f"## {_TITLES[key]}", "", table, ""]
+    parts += legend_lines(legend_entries(DEMO_TABLES), width) + [""]
+    parts += legend_lines([(None, note) for note in result.notes], width)
     return "\n".join(parts)
 
 
@@ -483,7 +469,7 @@ def _cmd_demo(args) -> int:
         figures=not args.no_figures,
         progress=not args.quiet,
     )
-    sys.stdout.write(format_summary(result) + "\n")
+    sys.stdout.write(format_summary(result, width=terminal_width()) + "\n")
     if result.figures_skipped and not args.quiet:
         sys.stderr.write(f"hcal: figures skipped: {result.figures_skipped}\n")
     return 0

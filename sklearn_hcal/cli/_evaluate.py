@@ -142,6 +142,15 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         help="decimals in the Markdown table (default: 4)",
     )
     ev.add_argument(
+        "--width",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="maximum line width of the Markdown output (default: the "
+        "terminal's width, 80 when not a terminal): a wider table is "
+        "transposed, then split into blocks of columns; 0 for no limit",
+    )
+    ev.add_argument(
         "--plots",
         default=None,
         metavar="DIR",
@@ -310,7 +319,8 @@ def _report(args, hist, predictions):
 
 def _cmd_evaluate(args) -> int:
     from ._lewidi import is_lewidi_truth
-    from ._output import prepare_output_dir, render
+    from ._output import prepare_output_dir
+    from ._terminal import render_for_terminal
 
     if is_lewidi_truth(args.counts):
         return _cmd_evaluate_lewidi(args)
@@ -327,9 +337,10 @@ def _cmd_evaluate(args) -> int:
         prepare_output_dir(os.path.dirname(args.html) or ".", "--html")
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
-    sys.stdout.write(
-        render(report, fmt=args.format, layout=layout, digits=args.digits) + "\n"
+    text = render_for_terminal(
+        report, fmt=args.format, layout=layout, digits=args.digits, width=args.width
     )
+    sys.stdout.write(text + "\n")
     if args.plots is not None:
         _evaluate_plots(args.plots, hist, predictions)
     if args.html is not None:
@@ -340,7 +351,7 @@ def _cmd_evaluate(args) -> int:
 def _cmd_evaluate_lewidi(args) -> int:
     from ._lewidi import lewidi_report
     from ._main import UsageError
-    from ._output import render
+    from ._terminal import render_for_terminal
 
     unused = [
         flag
@@ -364,9 +375,10 @@ def _cmd_evaluate_lewidi(args) -> int:
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
     # the rounded values have 5 decimals: the default 4 would hide the last
     digits = max(args.digits, 5) if args.official_rounding else args.digits
-    sys.stdout.write(
-        render(report, fmt=args.format, layout=layout, digits=digits) + "\n"
+    text = render_for_terminal(
+        report, fmt=args.format, layout=layout, digits=digits, width=args.width
     )
+    sys.stdout.write(text + "\n")
     return 0
 
 

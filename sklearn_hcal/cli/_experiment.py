@@ -93,6 +93,7 @@ def fit_methods(config: dict, progress, callbacks=()) -> Bunch:
     from .. import SmallCNN, make_soft_label_net
     from ..calibration import AlphaCalibrator, MCDropoutClassifier, TemperatureScaler
     from ..datasets import make_mixed_digits
+    from ..utils._interrupt import reraise_interrupt
 
     seed, device = config["seed"], config["device"]
     progress.message("building Mix-Digits (scikit-learn's 8x8 digits, no download)")
@@ -119,7 +120,9 @@ def fit_methods(config: dict, progress, callbacks=()) -> Bunch:
         random_state=seed,
         callbacks=list(callbacks),
     )
-    net.fit(train.images, train.counts)
+    # skorch swallows Ctrl-C and returns a half-trained network: stop instead
+    with reraise_interrupt():
+        net.fit(train.images, train.counts)
     Xv, Yv = valid.images, valid.counts
     progress.message("calibrating on the validation split: temperature scaling")
     ts = TemperatureScaler(FrozenEstimator(net)).fit(Xv, Yv)

@@ -101,6 +101,15 @@ def _use_cached(
     return False
 
 
+def _data_home_source(data_home) -> str:
+    """Which rule chose the data home, for messages."""
+    if data_home is not None:
+        return "(the data_home argument)"
+    if "HCAL_DATA" in os.environ:
+        return "(the HCAL_DATA environment variable)"
+    return "(~/hcal_data: the HCAL_DATA environment variable is not set)"
+
+
 def _download(url: str, folder: Path, *, timeout: float) -> Path:
     """Stream ``url`` into a new temporary file in ``folder`` and return it.
 
@@ -271,7 +280,19 @@ def fetch_chaosnli(
     ):
         return load_chaosnli(subset, path=folder)
 
-    archive = _download(url or CHAOSNLI_URL, home, timeout=timeout)
+    try:
+        archive = _download(url or CHAOSNLI_URL, home, timeout=timeout)
+    except OSError as exc:
+        # Offline is the common case: say where the data is looked for and
+        # how to point there, not urllib's traceback.
+        raise OSError(
+            f"{exc}. ChaosNLI file {fname!r} is not in {str(folder)!r}, under "
+            f"the data home {_data_home_source(data_home)}; fetch_chaosnli "
+            "downloads it there once. Offline, set the HCAL_DATA environment "
+            f"variable (or data_home=) to a folder holding {CHAOSNLI_FOLDER}/"
+            f"{fname}, or read a copy of the file with load_chaosnli(subset, "
+            "path=folder)."
+        ) from None
     try:
         _extract_verified(archive, CHAOSNLI_SHA256, folder)
     finally:

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 
 __all__ = [
+    "predict_disagreement",
     "disagreement_method",
     "final_estimator",
     "get_method",
@@ -196,4 +197,86 @@ def warn_point_disagreement(label: str, *, user: str, stacklevel: int = 1) -> No
         "ask for it explicitly.",
         UserWarning,
         stacklevel=stacklevel + 1,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# The public helper: a model's own φ, whether or not it sits in a Pipeline
+# --------------------------------------------------------------------------- #
+def predict_disagreement(estimator, X):
+    """A model's predicted probability that two annotators disagree.
+
+    ``estimator.predict_disagreement(X)``, also when ``estimator`` is a
+    :class:`~sklearn.pipeline.Pipeline` (nested or not) whose final step has
+    the method -- :class:`~sklearn_hcal.AlphaCalibrator`,
+    :class:`~sklearn_hcal.MCDropoutClassifier`,
+    :class:`~sklearn_hcal.TestTimeAugmentationClassifier` --: ``X`` goes
+    through the earlier steps' ``transform`` first, as in the Pipeline's own
+    ``predict_proba``. A Pipeline exposes only scikit-learn's standard
+    methods, so ``pipe.predict_disagreement`` does not exist; this is what
+    the disagreement scorers and Displays call.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A model with ``predict_disagreement``, or a Pipeline ending with one.
+    X : array-like
+        Items, as ``estimator.predict_proba`` takes them.
+
+    Returns
+    -------
+    phi : ndarray of shape (n_samples,)
+        ``α0/(α0+1)·(1 − Σ_k f_k²)`` for an α-calibrated model (Mimori et
+        al. 2021, eq. 19), the members' mean ``1 − Σ_k f_k²`` for an
+        ensemble (eq. 72).
+
+    Raises
+    ------
+    ValueError
+        When no component of ``estimator`` has ``predict_disagreement``
+        (the point prediction's ``1 − Σ q²`` is
+        :func:`~sklearn_hcal.metrics.predicted_disagreement` of
+        ``predict_proba``), or when one has it out of reach (behind a
+        ``GridSearchCV``, or in a Pipeline step that is not the last).
+
+    See Also
+    --------
+    sklearn_hcal.metrics.predicted_disagreement : ``φ`` from probabilities.
+    sklearn_hcal.metrics.disagreement_squared_loss : Scores ``φ``.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_hcal import AlphaCalibrator, predict_disagreement
+    >>> from sklearn_hcal.datasets import make_label_histograms
+    >>> X, Y, _ = make_label_histograms(300, 3, 5, n_features=4, random_state=0)
+    >>> pipe = make_pipeline(
+    ...     StandardScaler(), AlphaCalibrator(LogisticRegression(), random_state=0)
+    ... ).fit(X, Y)
+    >>> phi = predict_disagreement(pipe, X)
+    >>> phi.shape
+    (300,)
+    >>> bool(((phi >= 0) & (phi <= 1)).all())
+    True
+    """
+    label = type(estimator).__name__
+    method = get_method(estimator, "predict_disagreement")
+    if method is not None:
+        return method(X)
+    owner = hidden_owner(estimator, "predict_disagreement")
+    if owner is not None:
+        raise ValueError(
+            f"estimator: {type(owner).__name__}, a component of {label}, has "
+            "predict_disagreement but it is out of reach (only the final step "
+            "of a Pipeline is looked through). Pass that component (e.g. the "
+            "fitted step or best_estimator_), or make it the final step."
+        )
+    raise ValueError(
+        f"estimator: {label} has no predict_disagreement (neither it nor the "
+        "final step of its Pipeline): it predicts class probabilities only. "
+        "Wrap it in AlphaCalibrator to learn its disagreement, or take the "
+        "point prediction's 1 - sum(q**2) with "
+        "sklearn_hcal.metrics.predicted_disagreement(estimator.predict_proba(X))."
     )

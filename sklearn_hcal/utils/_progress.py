@@ -6,8 +6,13 @@ with results a program prints; warnings go through :func:`warnings.warn`.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from contextvars import ContextVar
+
+# The start of the run a Progress belongs to (see Progress.shared_clock).
+_RUN_START: ContextVar[float | None] = ContextVar("hcal_run_start", default=None)
 
 
 def report_progress(message: str, verbose: int, level: int = 1) -> None:
@@ -24,16 +29,33 @@ class Progress:
     a pipe, pytest's capture) only complete lines are written: the stage
     messages and one line per quarter of a long step. Used by the report's
     bootstrap (``verbose``) and by the command line.
+
+    The time stamps count from ``start`` (a :func:`time.perf_counter`
+    value); by default from the start of the Progress whose
+    :meth:`shared_clock` block it is created in, else from now. So the
+    bootstrap's bar inside a longer run (``hcal demo``) goes on from the
+    run's clock instead of restarting at 0.
     """
 
-    def __init__(self, stream=None, enabled: bool = True) -> None:
+    def __init__(self, stream=None, enabled: bool = True, start=None) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.enabled = enabled
         isatty = getattr(self.stream, "isatty", None)
         self.tty = bool(isatty()) if callable(isatty) else False
         self._open_bar = False
         self._last_quarter = -1
-        self._start = time.perf_counter()
+        if start is None:
+            start = _RUN_START.get()
+        self._start = time.perf_counter() if start is None else float(start)
+
+    @contextlib.contextmanager
+    def shared_clock(self):
+        """Progress objects created in this block count from this one's start."""
+        token = _RUN_START.set(self._start)
+        try:
+            yield self
+        finally:
+            _RUN_START.reset(token)
 
     def _stamp(self) -> str:
         return f"[{time.perf_counter() - self._start:6.1f}s]"
