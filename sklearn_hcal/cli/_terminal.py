@@ -276,10 +276,9 @@ def metric_legend(name: str) -> str | None:
         metric = get_metric(name)
     except ValueError:
         return None
-    if metric.scorer is False:  # a signed error: neither side is better
+    if metric.direction is None:  # a signed error: neither side is better
         return f"{metric.description}; no better side"
-    better = "higher" if metric.greater_is_better else "lower"
-    return f"{metric.description}; {better} is better"
+    return f"{metric.description}; {metric.direction} is better"
 
 
 def legend_lines(entries, width: int | None) -> list[str]:

@@ -178,6 +178,17 @@ class Metric:
         object.__setattr__(self, "kwargs", MappingProxyType(dict(self.kwargs)))
 
     @property
+    def direction(self) -> str | None:
+        """``"higher"`` or ``"lower"`` (which side is better), or None for a
+        metric declared without a scorer (a signed error has no better side).
+
+        The one rule that the command line's legend, the HTML report and the
+        notebook display print."""
+        if self.scorer is False:
+            return None
+        return "higher" if self.greater_is_better else "lower"
+
+    @property
     def scorer_name(self) -> str | None:
         """The scorer's name, or None when the metric has no scorer."""
         if self.function is None or self.scorer is False:

@@ -38,9 +38,7 @@ def metric_of(column: str, aliases=None):
 
 def direction(metric) -> str | None:
     """``"higher"``, ``"lower"``, or None (no metric, or no better side)."""
-    if metric is None or metric.scorer is False:
-        return None
-    return "higher" if metric.greater_is_better else "lower"
+    return None if metric is None else metric.direction
 
 
 def legend_rows(columns, aliases=None) -> list[dict]:

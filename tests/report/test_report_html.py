@@ -183,9 +183,15 @@ def test_registered_metric_appears_in_all_three_outputs(tmp_path, capsys):
             warnings.simplefilter("ignore", UserWarning)
             assert main(args + ["--html", str(html_path)]) == 0
         out = capsys.readouterr().out
-        assert "| prediction | jsd | test_top |" in out
+        rows = [
+            [cell.strip() for cell in line.strip("|").split("|")]
+            for line in out.splitlines()
+            if line.startswith("|")
+        ]
+        assert rows[0] == ["prediction", "jsd", "test_top"]
         for name, value in expected.items():
-            assert re.search(rf"\| {name} \| [0-9.]+ \| {value:.4f} \|", out)
+            assert [name, f"{value:.4f}"] == [r for r in rows if r[0] == name][0][::2]
+        assert "* test_top: " + metric.description in out  # the legend line
         html = html_path.read_text(encoding="utf-8")
         assert metric.description in html
         header, body = _metric_rows(html)
