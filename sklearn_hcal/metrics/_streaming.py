@@ -729,13 +729,37 @@ def _dask_call(function, args, kwargs):
     return _dask_metric(function, params)
 
 
+#: Why the functions that are not registry metrics have no chunk-wise form,
+#: and what to use instead.
+_NOT_CHUNKWISE = {
+    "metrics_by_agreement": "its agreement bins are quantiles (or the range) "
+    "of the human entropies of all the items, which no sum over chunks "
+    "gives. Compute the arrays (x.compute(), or a numpy memory map), or give "
+    "each agreement bin its own MetricState",
+    "instance_calibration_errors": "it returns one row per item, not a "
+    "reduction. Apply it to each block with dask.array.map_blocks, or compute "
+    "the arrays",
+    "disagreement_probability": "it returns one value per item. Apply it to "
+    "each block with dask.array.map_blocks",
+    "predicted_disagreement": "it returns one value per item. Apply it to "
+    "each block with dask.array.map_blocks",
+    "loss_decomposition": "it is a table of registry metrics: "
+    "human_calibration_report(y_true, y_prob, metrics=['sq_loss', 'el', "
+    "'el_plugin', 'il', 'il_plugin', 'cl', 'cl_plugin', 'dl', 'dl_plugin', "
+    "'ce', 'ce_plugin']) accepts dask arrays and gives the same terms",
+}
+
+
 def _base_metric(function):
     for m in _registry.metrics().values():
         if m.function is function and not m.kwargs:
             return m
+    why = _NOT_CHUNKWISE.get(
+        function.__name__,
+        "it is not a sum over items. Compute the arrays first (x.compute())",
+    )
     raise ValueError(
-        f"{function.__name__} does not reduce over items chunk-wise; compute its "
-        "dask inputs first (x.compute())."
+        f"{function.__name__} cannot be computed chunk-wise on dask arrays: {why}."
     )
 
 
