@@ -639,16 +639,16 @@ def _as_row_blocks(arrays: dict, da):
         if not is_dask_array(value):
             value = value.to_numpy() if hasattr(value, "to_numpy") else value
             value = np.asarray(_host(value))
-        if value.shape[0] != ref.shape[0]:
-            raise ValueError(
-                f"{ref_name} and {key} have different numbers of samples: "
-                f"{ref.shape[0]} and {value.shape[0]}."
-            )
         if value.ndim > 2:
             raise ValueError(
                 f"{key} has {value.ndim} dimensions; with dask arrays pass 1-D or "
                 "2-D arrays (for an ensemble, its predicted disagreement "
                 "computed per block with dask.array.map_blocks)."
+            )
+        if value.shape[0] != ref.shape[0]:
+            raise ValueError(
+                f"{ref_name} and {key} have different numbers of samples: "
+                f"{ref.shape[0]} and {value.shape[0]}."
             )
         chunks = (rows,) + tuple(value.shape[1:])
         if is_dask_array(value):
