@@ -14,6 +14,7 @@ _PUBLIC = {
     "SoftLabelNetClassifier": "._skorch",
     "SmallCNN": "._skorch",
     "skorch_logits": "._skorch",
+    "HumanMetricsCallback": "._skorch_callbacks",
     "TemperatureScaler": ".calibration._temperature",
     "VectorScaler": ".calibration._scaling",
     "MatrixScaler": ".calibration._scaling",
