@@ -74,7 +74,7 @@ _PUBLIC = {
     "human_calibration_report": "._report",
     # chunk-wise evaluation: mergeable states (dask arrays use them too)
     "MetricState": "._streaming",
-    "report_from_states": "._streaming",
+    "report_from_states": "._streaming_report",
     # scorers
     "make_human_scorer": "._scorer",
     "get_human_scorer": "._scorer",

@@ -5,7 +5,7 @@ functions with :func:`validate_params` from here instead of scikit-learn's.
 It is scikit-learn's decorator (the same ``InvalidParameterError`` and the
 same ``_skl_parameter_constraints`` that the registry reads) plus one check:
 when an input is a :class:`dask.array.Array`, the call is computed chunk-wise
-by :mod:`sklearn_hcal.metrics._streaming` (a metric state per block, reduced
+by :mod:`sklearn_hcal.metrics._streaming_dask` (a metric state per block, reduced
 by merging) instead of materialising the data. For every other input the
 function runs as it is, with nothing but a type check added.
 
@@ -62,7 +62,7 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
         @functools.wraps(validated)
         def wrapper(*args, **kwargs):
             if _has_dask(args, kwargs):
-                from ._streaming import _dask_call
+                from ._streaming_dask import _dask_call
 
                 return _dask_call(wrapper, args, kwargs)
             return validated(*args, **kwargs)

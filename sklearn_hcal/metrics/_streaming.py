@@ -14,22 +14,18 @@ items of the whole set, and the ``"quantile"`` bins of
 :func:`metrics_by_agreement` are quantiles of all items. Both raise a
 ``ValueError`` naming the alternative when given dask arrays.
 
-:func:`_dask_call` computes the metric functions and
-:func:`human_calibration_report` on :class:`dask.array.Array` inputs: one
-state per block of rows, reduced by merging in a tree, on whatever scheduler
-dask uses (threads, or a ``dask.distributed`` client). It is reached through
-the decorator of :mod:`sklearn_hcal.metrics._dispatch`.
+:mod:`sklearn_hcal.metrics._streaming_dask` computes the metric functions
+and :func:`human_calibration_report` on :class:`dask.array.Array` inputs
+with these states: one per block of rows, reduced by merging in a tree.
 """
 
 from __future__ import annotations
 
 import copy
-import inspect
 import warnings
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from .._validation import (
     _check_pair,
@@ -39,32 +35,17 @@ from .._validation import (
     column_order,
     frame_names,
 )
-from ..utils._compat import validate_parameter_constraints
 from . import _engine, _registry
 from ._cells import cell_sums
-from ._dispatch import is_dask_array
+from ._streaming_inputs import _host, _labels_only
 
-__all__ = ["MetricState", "report_from_states"]
+__all__ = ["MetricState"]
 
 #: Columns whose debiased estimator skips items with a single annotation
 #: (the report warns once about them, and so does :meth:`MetricState.compute`).
 _DEBIASED = ("el", "dl", "il")
 #: Elements (items × slots) per sub-block of a binned group's statistics.
 _GROUP_ELEMENTS = 2**14
-
-
-def _host(x):
-    """A torch tensor (CPU or CUDA) as a numpy array; anything else as it is."""
-    if x is None or not type(x).__module__.startswith("torch"):
-        return x
-    if not hasattr(x, "detach"):
-        return x
-    import torch
-
-    t = x.detach()
-    if t.is_floating_point() and t.dtype not in (torch.float32, torch.float64):
-        t = t.to(torch.float64)  # float16 / bfloat16 have no exact numpy twin
-    return t.cpu().numpy()
 
 
 class MetricState:
@@ -514,330 +495,3 @@ class MetricState:
     def __repr__(self) -> str:
         names = "default" if self._names is None else [c.name for c in self._columns]
         return f"MetricState({names}, n_samples_={self.n_samples_})"
-
-
-def _labels_only(y_true, counts, labels) -> _Pair:
-    """The human labels of a chunk without probabilities (φ given instead)."""
-    from ._disagreement_kernels import _disagreement_histograms
-
-    name = "y_true" if counts is None else "counts"
-    human = y_true if counts is None else counts
-    Y, n = _disagreement_histograms(human, name=name, labels=labels)
-    classes = labels if labels is not None else frame_names(human, name=name)
-    return _Pair(Y, None, n, True, classes=classes)
-
-
-def report_from_states(states, name=None) -> pd.DataFrame:
-    """A report table from the states of several classifiers.
-
-    Parameters
-    ----------
-    states : MetricState or dict of str to MetricState
-        One state per classifier, updated with the same items (the same
-        human labels); a single state is reported under ``name``.
-    name : str, default=None
-        The row name of a single state (default ``"model"``).
-
-    Returns
-    -------
-    report : DataFrame of shape (n_classifiers, n_metrics)
-        As :func:`human_calibration_report` without bootstrap: index
-        ``"classifier"``, one column per metric, ``attrs["n_samples"]``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_hcal.metrics import MetricState, report_from_states
-    >>> Y = np.array([[8, 2], [5, 5], [1, 9], [7, 3]])
-    >>> states = {
-    ...     "oracle": MetricState(["accuracy", "dist_ce"]),
-    ...     "uniform": MetricState(["accuracy", "dist_ce"]),
-    ... }
-    >>> for chunk in (slice(0, 2), slice(2, 4)):
-    ...     _ = states["oracle"].update(Y[chunk], Y[chunk] / 10)
-    ...     _ = states["uniform"].update(Y[chunk], np.full((2, 2), 0.5))
-    >>> report_from_states(states).round(3)
-                accuracy  dist_ce
-    classifier
-    oracle          1.00    0.000
-    uniform         0.75    0.225
-    """
-    from ._report import as_prediction_dict
-
-    named = as_prediction_dict(states, name, what="states")
-    for key, state in named.items():
-        if not isinstance(state, MetricState):
-            raise ValueError(
-                f"states[{key!r}] must be a MetricState, got {type(state).__name__}."
-            )
-    values = {key: state._values() for key, state in named.items()}
-    first = next(iter(named))
-    n_samples = {key: state.n_samples_ for key, state in named.items()}
-    if len(set(n_samples.values())) > 1:
-        raise ValueError(
-            "The states have seen different numbers of items "
-            f"({n_samples}); a report compares classifiers on the same items."
-        )
-    columns = list(values[first])
-    for key, vals in values.items():
-        if list(vals) != columns:
-            raise ValueError(
-                f"states[{key!r}] computes {list(vals)} but states[{first!r}] "
-                f"computes {columns}; give every classifier the same metrics."
-            )
-    report = pd.DataFrame(
-        [[vals[c] for c in columns] for vals in values.values()],
-        index=pd.Index(list(values), name="classifier"),
-        columns=columns,
-    )
-    report.attrs.update(
-        n_samples=n_samples[first],
-        n_bootstrap=0,
-        confidence_level=None,
-        ci_method=None,
-    )
-    return report
-
-
-# --------------------------------------------------------------------------- #
-# dask arrays
-# --------------------------------------------------------------------------- #
-def _import_dask():
-    from ..utils._optional import import_optional
-
-    return import_optional("dask"), import_optional("dask.array")
-
-
-def _block_state(template: MetricState, y_true, y_prob, counts, y_disagreement):
-    """The state of one block of rows (a task of the dask graph)."""
-    state = template._empty()
-    rows = next(a for a in (counts, y_true) if a is not None).shape[0]
-    if rows == 0:
-        return state
-    return state.update(y_true, y_prob, counts=counts, y_disagreement=y_disagreement)
-
-
-def _merge_two(a: MetricState, b: MetricState) -> MetricState:
-    return a.merge(b)
-
-
-def _as_row_blocks(arrays: dict, da):
-    """The inputs as dask arrays with the same row chunks, whole rows per block."""
-    present = {k: v for k, v in arrays.items() if v is not None}
-    ref_name, ref = next((k, v) for k, v in present.items() if is_dask_array(v))
-    if any(np.isnan(c) for c in ref.chunks[0]):
-        raise ValueError(
-            f"{ref_name} has unknown chunk sizes (e.g. from a dask DataFrame); call "
-            f"{ref_name}.compute_chunk_sizes() first."
-        )
-    rows = ref.chunks[0]
-    out = {}
-    for key, value in arrays.items():
-        if value is None:
-            out[key] = None
-            continue
-        if not is_dask_array(value):
-            value = value.to_numpy() if hasattr(value, "to_numpy") else value
-            value = np.asarray(_host(value))
-        if value.ndim > 2:
-            raise ValueError(
-                f"{key} has {value.ndim} dimensions; with dask arrays pass 1-D or "
-                "2-D arrays (for an ensemble, its predicted disagreement "
-                "computed per block with dask.array.map_blocks)."
-            )
-        if value.shape[0] != ref.shape[0]:
-            raise ValueError(
-                f"{ref_name} and {key} have different numbers of samples: "
-                f"{ref.shape[0]} and {value.shape[0]}."
-            )
-        chunks = (rows,) + tuple(value.shape[1:])
-        if is_dask_array(value):
-            value = value.rechunk(chunks)
-        else:
-            value = da.from_array(value, chunks=chunks)
-        out[key] = value
-    return out
-
-
-def _fix_label_classes(template: MetricState, human, y_prob, da) -> MetricState:
-    """With 1-D dask labels and no ``labels=``, the sorted distinct labels of
-    all the items are the classes (a block may miss one)."""
-    if template.labels is not None or human.ndim != 1 or y_prob is None:
-        return template
-    classes = np.asarray(da.unique(human).compute())
-    n_columns = 2 if y_prob.ndim == 1 else y_prob.shape[1]
-    if classes.shape[0] != n_columns:
-        raise ValueError(
-            f"y_true holds {classes.shape[0]} distinct labels {classes.tolist()} "
-            f"but y_prob has {n_columns} columns, so which column is which class "
-            "is ambiguous; pass labels= (the class of each column of y_prob)."
-        )
-    out = template._empty()
-    out.labels = classes
-    return out
-
-
-def _dask_state(template, y_true=None, y_prob=None, counts=None, y_disagreement=None):
-    """A ``dask.delayed`` state of all the rows: block states merged in a tree."""
-    dask, da = _import_dask()
-    arrays = _as_row_blocks(
-        {
-            "y_true": y_true if counts is None else None,
-            "counts": counts,
-            "y_prob": y_prob,
-            "y_disagreement": y_disagreement,
-        },
-        da,
-    )
-    human = arrays["counts"] if counts is not None else arrays["y_true"]
-    template = _fix_label_classes(template, human, arrays["y_prob"], da)
-    blocks = {
-        k: None if v is None else list(v.to_delayed().ravel())
-        for k, v in arrays.items()
-    }
-    n_blocks = len(blocks["counts"] if counts is not None else blocks["y_true"])
-    task = dask.delayed(_block_state, pure=True)
-    merge = dask.delayed(_merge_two, pure=True)
-    parts = [
-        task(
-            template,
-            *(
-                None if blocks[k] is None else blocks[k][i]
-                for k in ("y_true", "y_prob", "counts", "y_disagreement")
-            ),
-        )
-        for i in range(n_blocks)
-    ]
-    while len(parts) > 1:
-        merged = [merge(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
-        parts = merged + ([parts[-1]] if len(parts) % 2 else [])
-    return parts[0]
-
-
-def _dask_call(function, args, kwargs):
-    """A metric function (or the report) on dask arrays, chunk-wise."""
-    bound = inspect.signature(function).bind(*args, **kwargs)
-    bound.apply_defaults()
-    params = dict(bound.arguments)
-    constraints = getattr(function, "_skl_parameter_constraints", None)
-    if constraints:
-        validate_parameter_constraints(
-            constraints, params, caller_name=function.__qualname__
-        )
-    if function.__name__ == "human_calibration_report":
-        return _dask_report(**params)
-    return _dask_metric(function, params)
-
-
-#: Why the functions that are not registry metrics have no chunk-wise form,
-#: and what to use instead.
-_NOT_CHUNKWISE = {
-    "metrics_by_agreement": "its agreement bins are quantiles (or the range) "
-    "of the human entropies of all the items, which no sum over chunks "
-    "gives. Compute the arrays (x.compute(), or a numpy memory map), or give "
-    "each agreement bin its own MetricState",
-    "instance_calibration_errors": "it returns one row per item, not a "
-    "reduction. Apply it to each block with dask.array.map_blocks, or compute "
-    "the arrays",
-    "disagreement_probability": "it returns one value per item. Apply it to "
-    "each block with dask.array.map_blocks",
-    "predicted_disagreement": "it returns one value per item. Apply it to "
-    "each block with dask.array.map_blocks",
-    "loss_decomposition": "it is a table of registry metrics: "
-    "human_calibration_report(y_true, y_prob, metrics=['sq_loss', 'el', "
-    "'el_plugin', 'il', 'il_plugin', 'cl', 'cl_plugin', 'dl', 'dl_plugin', "
-    "'ce', 'ce_plugin']) accepts dask arrays and gives the same terms",
-}
-
-
-def _base_metric(function):
-    for m in _registry.metrics().values():
-        if m.function is function and not m.kwargs:
-            return m
-    why = _NOT_CHUNKWISE.get(
-        function.__name__,
-        "it is not a sum over items. Compute the arrays first (x.compute())",
-    )
-    raise ValueError(
-        f"{function.__name__} cannot be computed chunk-wise on dask arrays: {why}."
-    )
-
-
-def _dask_metric(function, params: dict) -> float:
-    dask, _ = _import_dask()
-    metric = _base_metric(function)
-    if params.pop("sample_weight", None) is not None:
-        raise ValueError(
-            f"{function.__name__}: sample_weight is not supported with dask "
-            "arrays; weight the items by repeating them, or compute in memory."
-        )
-    y_true = params.pop("y_true")
-    counts = params.pop("counts", None)
-    labels = params.pop("labels", None)
-    if metric.response == "disagreement":
-        second = params.pop("y_disagreement")
-        two_d = np.ndim(second) == 2 and np.shape(second)[1] > 1
-        y_prob, phi = (second, None) if two_d else (None, second)
-    else:
-        y_prob, phi = params.pop("y_prob"), None
-    template = MetricState(
-        metric.column, metric_params={metric.column: params}, labels=labels
-    )
-    state = _dask_state(template, y_true, y_prob, counts, phi).compute()
-    value = state.compute()
-    if metric.stats is not None and metric.stats.name == "entropy_moments":
-        from ._pearson import _pearson_or_raise
-
-        # the function raises where the report's column is NaN
-        _pearson_or_raise(state._group_sums(metric.column), "normalised entropies")
-    return value
-
-
-def _dask_report(
-    y_true,
-    predictions,
-    *,
-    counts=None,
-    labels=None,
-    metrics=None,
-    metric_params=None,
-    disagreement=None,
-    n_bootstrap=0,
-    return_bootstrap=False,
-    **_,
-):
-    dask, _ = _import_dask()
-    from ._report import as_prediction_dict
-
-    if n_bootstrap > 0:
-        raise ValueError(
-            "n_bootstrap > 0 with dask arrays: the bootstrap resamples the items "
-            "of the whole set, which a chunk-wise evaluation never holds at once. "
-            "Pass n_bootstrap=0 for the point estimates, or load the arrays "
-            "(x.compute(), or a numpy memory map) for intervals."
-        )
-    preds = as_prediction_dict(predictions)
-    disagreement = {str(k): v for k, v in dict(disagreement or {}).items()}
-    unknown = [k for k in disagreement if k not in preds]
-    if unknown:
-        raise ValueError(
-            f"disagreement has entries for {unknown}, which are not in "
-            f"predictions ({list(preds)}); give each classifier's φ under its name."
-        )
-    template = MetricState(metrics, metric_params=metric_params, labels=labels)
-    delayed = [
-        _dask_state(template, y_true, value, counts, disagreement.get(name))
-        for name, value in preds.items()
-    ]
-    states = dask.compute(*delayed)
-    report = report_from_states(dict(zip(preds, states)))
-    if not return_bootstrap:
-        return report
-    replicates = pd.DataFrame(
-        np.empty((0, report.shape[1])),
-        index=pd.MultiIndex.from_product(
-            [[], list(preds)], names=["resample", "classifier"]
-        ),
-        columns=report.columns,
-    )
-    return report, replicates
