@@ -349,7 +349,8 @@ class MetricState:
             # the metric modules' warnings are given once, by compute()
             warnings.simplefilter("ignore", UserWarning)
             parts = _map_row_blocks(block_pass, human.n_samples, human.n_classes)
-            unanimous = human.unanimous
+            variation = any(c.metric.requires == "variation" for c in columns)
+            unanimous = human.unanimous if variation else True
         index = {name: j for j, name in enumerate(self._means)}
         for part in parts:
             for j, c in enumerate(means):
