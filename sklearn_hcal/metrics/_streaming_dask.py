@@ -28,6 +28,10 @@ from ._streaming_report import report_from_states
 
 __all__ = []
 
+#: Rows per block of an input held in memory when no other input is a dask
+#: array to take the blocks from.
+_ROWS = 2**17
+
 
 def _import_dask():
     from ..utils._optional import import_optional
@@ -51,6 +55,15 @@ def _merge_two(a: MetricState, b: MetricState) -> MetricState:
 def _as_row_blocks(arrays: dict, da):
     """The inputs as dask arrays with the same row chunks, whole rows per block."""
     present = {k: v for k, v in arrays.items() if v is not None}
+    if not any(map(is_dask_array, present.values())):
+        # a report's classifier held in memory next to others given as dask
+        # arrays: its rows are read in blocks too
+        key, value = next(iter(present.items()))
+        value = np.asarray(
+            _host(value.to_numpy() if hasattr(value, "to_numpy") else value)
+        )
+        present[key] = da.from_array(value, chunks=(_ROWS,) + value.shape[1:])
+        arrays = {**arrays, key: present[key]}
     ref_name, ref = next((k, v) for k, v in present.items() if is_dask_array(v))
     if any(np.isnan(c) for c in ref.chunks[0]):
         raise ValueError(

@@ -168,6 +168,11 @@ def test_report(data, client, where):
                 **kwargs,
             )
             _assert_frames(got, expected)
+        # labels in memory, one classifier in memory and one a dask array
+        _assert_frames(
+            _quiet(M.human_calibration_report, Y, {"model": P, "dask": Pd}),
+            _quiet(M.human_calibration_report, Y, {"model": P, "dask": P}),
+        )
         # probability rows: the default columns that need counts are left out
         rows = Y / Y.sum(axis=1, keepdims=True)
         _assert_frames(
