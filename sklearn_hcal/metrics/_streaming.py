@@ -37,7 +37,7 @@ from .._validation import (
 )
 from . import _engine, _registry
 from ._cells import cell_sums
-from ._streaming_inputs import _host, _labels_only
+from ._streaming_inputs import _host, _labels_only, _metric
 
 __all__ = ["MetricState"]
 
@@ -155,7 +155,7 @@ class MetricState:
         names = self._names
         if names is None:
             names = _registry.default_columns()
-        chosen = [_registry.get_metric(name) for name in names]
+        chosen = [_metric(name) for name in names]
         columns = [m.column for m in chosen]
         if len(set(columns)) != len(columns):
             raise ValueError(f"metrics names a column twice: {columns}.")

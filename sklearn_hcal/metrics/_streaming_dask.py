@@ -23,7 +23,7 @@ from ..utils._compat import validate_parameter_constraints
 from . import _registry
 from ._dispatch import is_dask_array
 from ._streaming import MetricState
-from ._streaming_inputs import _host
+from ._streaming_inputs import _NOT_CHUNKWISE, _host
 from ._streaming_report import report_from_states
 
 __all__ = []
@@ -167,27 +167,6 @@ def _dask_call(function, args, kwargs):
     if function.__name__ == "human_calibration_report":
         return _dask_report(**params)
     return _dask_metric(function, params)
-
-
-#: Why the functions that are not registry metrics have no chunk-wise form,
-#: and what to use instead.
-_NOT_CHUNKWISE = {
-    "metrics_by_agreement": "its agreement bins are quantiles (or the range) "
-    "of the human entropies of all the items, which no sum over chunks "
-    "gives. Compute the arrays (x.compute(), or a numpy memory map), or give "
-    "each agreement bin its own MetricState",
-    "instance_calibration_errors": "it returns one row per item, not a "
-    "reduction. Apply it to each block with dask.array.map_blocks, or compute "
-    "the arrays",
-    "disagreement_probability": "it returns one value per item. Apply it to "
-    "each block with dask.array.map_blocks",
-    "predicted_disagreement": "it returns one value per item. Apply it to "
-    "each block with dask.array.map_blocks",
-    "loss_decomposition": "it is a table of registry metrics: "
-    "human_calibration_report(y_true, y_prob, metrics=['sq_loss', 'el', "
-    "'el_plugin', 'il', 'il_plugin', 'cl', 'cl_plugin', 'dl', 'dl_plugin', "
-    "'ce', 'ce_plugin']) accepts dask arrays and gives the same terms",
-}
 
 
 def _base_metric(function):

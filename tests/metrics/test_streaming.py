@@ -236,6 +236,11 @@ def test_errors(data):
     Y, P = data
     with pytest.raises(ValueError, match="not a report metric"):
         MetricState(["kl", "nope"])
+    # what is not a sum over items says why and what to use instead
+    with pytest.raises(ValueError, match="no mergeable state: its agreement bins"):
+        MetricState("metrics_by_agreement")
+    with pytest.raises(ValueError, match="map_blocks"):
+        MetricState(["kl", "instance_calibration_errors"])
     with pytest.raises(ValueError, match="metric_params"):
         MetricState(["kl"], metric_params={"kl": {"bins": 3}})
     with pytest.raises(ValueError, match="seen no items"):
