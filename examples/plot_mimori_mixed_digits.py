@@ -66,9 +66,17 @@ plt.show()
 # ---------------------------------------
 # :func:`~sklearn_hcal.make_soft_label_net` returns a skorch classifier whose
 # ``fit`` takes label histograms (here one-hot: one label per item) and trains
-# with the soft cross-entropy.
-from sklearn_hcal import SmallCNN, make_soft_label_net
+# with the soft cross-entropy. :class:`~sklearn_hcal.HumanMetricsCallback`
+# scores the validation items (five labels each) every epoch and records the
+# human metrics in ``net.history`` under their scorer names, where skorch's
+# ``EarlyStopping`` or ``Checkpoint`` can monitor them. The validation pass
+# does not change the training: the weights are those of a net without it.
+from skorch.dataset import Dataset
+from skorch.helper import predefined_split
 
+from sklearn_hcal import HumanMetricsCallback, SmallCNN, make_soft_label_net
+
+valid_targets = (valid.counts / valid.counts.sum(1, keepdims=True)).astype(np.float32)
 net = make_soft_label_net(
     SmallCNN,
     module__n_classes=10,
@@ -76,10 +84,22 @@ net = make_soft_label_net(
     lr=3e-3,
     batch_size=64,
     random_state=0,
+    train_split=predefined_split(
+        Dataset(valid.images.astype(np.float32), valid_targets)
+    ),
+    callbacks=[
+        HumanMetricsCallback(["neg_kl_divergence", "neg_expected_calibration_error"])
+    ],
 )
 net.fit(train.images, train.counts)
 final_loss = net.history[-1, "train_loss"]
 print(f"training loss after {len(net.history)} epochs: {final_loss:.3f}")
+print("epoch  validation KL  validation ECE")
+for row in net.history[4::5]:
+    print(
+        f"{row['epoch']:5d}  {-row['neg_kl_divergence']:13.3f}"
+        f"  {-row['neg_expected_calibration_error']:14.3f}"
+    )
 
 # %%
 # 2. Temperature scaling on the validation histograms

@@ -22,6 +22,7 @@ _PUBLIC = {
     "TestTimeAugmentationClassifier": ".calibration",
     "HumanConformalClassifier": ".conformal",
     "predict_disagreement": ".utils._pipeline",
+    "HumanMetricsCallback": "._training",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

@@ -85,6 +85,9 @@ _PUBLIC = {
     "loss_decomposition": "._tables",
     "metrics_by_agreement": "._tables",
     "human_calibration_report": "._report",
+    # chunk-wise evaluation: mergeable states (dask arrays use them too)
+    "MetricState": "._streaming",
+    "report_from_states": "._streaming_report",
     # scorers
     "make_human_scorer": "._scorer",
     "get_human_scorer": "._scorer",

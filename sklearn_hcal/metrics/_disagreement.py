@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from .._validation import (
     _histograms,
 )
-from ..utils._compat import Interval, validate_params
+from ..utils._compat import Interval
 from ._disagreement_kernels import (  # noqa: F401 -- importable from here
     _block_disagreement_sq,
     _check_concentration,
@@ -50,6 +50,7 @@ from ._disagreement_kernels import (  # noqa: F401 -- importable from here
     _phi,
     _phi_rows,
 )
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 
 __all__ = [
     "disagreement_probability",

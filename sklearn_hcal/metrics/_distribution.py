@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from numbers import Real
 
-from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._compat import Interval, StrOptions
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import (  # noqa: F401 -- importable from here
     _block_entropies,
     _block_entropy_error,

@@ -28,8 +28,9 @@ from .._validation import (
     _check_pair,
     _Pair,
 )
-from ..utils._compat import Interval, validate_params
+from ..utils._compat import Interval
 from ._cells import cell_sums
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution import _pair_mean
 from ._hlv_kernels import (  # noqa: F401 (the kernels' import path)
     _block_entropy_correlation_cells,

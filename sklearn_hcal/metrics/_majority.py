@@ -16,8 +16,9 @@ from numbers import Integral
 
 import numpy as np
 
-from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._compat import Interval, StrOptions
 from ._cells import cell_sums
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution import _pair_mean, _validate_pair
 
 __all__ = [

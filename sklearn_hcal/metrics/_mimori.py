@@ -27,7 +27,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..utils._compat import Interval, check_sample_weight, validate_params
+from ..utils._compat import Interval, check_sample_weight
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._mimori_kernels import (  # noqa: F401 -- importable from here
     _bin_indices,

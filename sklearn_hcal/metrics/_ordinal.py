@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import _row_sums, column_order
-from ..utils._compat import StrOptions, validate_params
+from ..utils._compat import StrOptions
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution import _pair_mean
 from ._hlv import _COMMON, _check_named_pair, _class_names
 

@@ -19,10 +19,11 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from .._validation import _check_pair
-from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._compat import Interval, StrOptions
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
 from ._disagreement import _check_disagreement_inputs
+from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._engine import Human, Source, evaluate, resolve, warn_debiased
 
 __all__ = [

@@ -21,8 +21,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._validation import _check_pair
-from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._compat import Interval, StrOptions
 from ._disagreement import _check_disagreement_inputs, _phi_rows
+from ._dispatch import validate_params  # dask arrays: a clear error
 from ._distribution import (
     _block_entropies,
     _block_rank_match,

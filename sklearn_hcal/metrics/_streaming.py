@@ -1,0 +1,498 @@
+"""Mergeable metric states: the registry's metrics chunk by chunk.
+
+Every metric of the registry (:mod:`sklearn_hcal.metrics._registry`) is a
+function of sums over items: a mean-type metric of ``Σ num`` and ``Σ den``
+(its ``per_item`` hook), a binned one of per-cell sums (its :class:`Stats`
+group, :mod:`sklearn_hcal.metrics._cells`), a correlation of six moments.
+Sums add, so a :class:`MetricState` that holds them can be updated with one
+chunk of items after another, merged with a state of other items, and read
+at the end: the values are those of the whole set, whatever the chunking
+(equal to the in-memory functions to rounding, ~1e-15 relative).
+
+What cannot be a sum is not offered: the report's bootstrap resamples the
+items of the whole set, and the ``"quantile"`` bins of
+:func:`metrics_by_agreement` are quantiles of all items. Both raise a
+``ValueError`` naming the alternative when given dask arrays.
+
+:mod:`sklearn_hcal.metrics._streaming_dask` computes the metric functions
+and :func:`human_calibration_report` on :class:`dask.array.Array` inputs
+with these states: one per block of rows, reduced by merging in a tree.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._validation import (
+    _check_pair,
+    _map_row_blocks,
+    _Pair,
+    check_disagreement,
+    column_order,
+    frame_names,
+)
+from . import _engine, _registry
+from ._cells import cell_sums
+from ._streaming_inputs import _host, _labels_only, _metric
+
+__all__ = ["MetricState"]
+
+#: Columns whose debiased estimator skips items with a single annotation
+#: (the report warns once about them, and so does :meth:`MetricState.compute`).
+_DEBIASED = ("el", "dl", "il")
+#: Elements (items × slots) per sub-block of a binned group's statistics.
+_GROUP_ELEMENTS = 2**14
+
+
+class MetricState:
+    """Mergeable sufficient statistics of human-calibration metrics.
+
+    A state accumulates, chunk by chunk, the sums that the metrics of
+    :func:`human_calibration_report` are functions of: per-item sums for
+    the mean-type metrics and per-bin sums for the binned ones (ECE, Mimori
+    et al.'s CL/CE/DL, ...). :meth:`update` adds a chunk, :meth:`merge`
+    combines two states (of disjoint items: another worker, another file),
+    and :meth:`compute` gives the values of all the items seen, equal to
+    the in-memory metric functions in any chunking (to rounding).
+
+    Parameters
+    ----------
+    metrics : str or list of str, default=None
+        Report column names, long names or scorer names (see
+        :func:`human_calibration_report`). A single name makes
+        :meth:`compute` return a float; a list or ``None`` a dict. ``None``
+        = the report's default columns that the labels support (decided at
+        :meth:`compute`, on all the items seen).
+    metric_params : dict of str to dict, default=None
+        Keyword arguments of the metric functions per column, as for
+        :func:`human_calibration_report`.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``, as for the metric functions.
+        Without it the first :meth:`update` fixes the classes (a DataFrame's
+        column names, the sorted distinct 1-D labels, else positional), and
+        later chunks are matched to them by name; positional chunks are
+        read in that order.
+
+    Attributes
+    ----------
+    n_samples_ : int
+        Number of items seen.
+    classes_ : ndarray or None
+        The class names fixed by the first update (None: positional).
+    n_classes_ : int or None
+        Number of classes (None before the first update).
+
+    See Also
+    --------
+    human_calibration_report : The same values on data in memory, with
+        bootstrap intervals.
+    report_from_states : A report table from several states.
+
+    Notes
+    -----
+    Every metric of the registry is a sum over items, so every one is
+    mergeable; none needs the items at once. Requirements on the whole set
+    (integer counts, items with two annotations, labels that are not all
+    unanimous) are checked by :meth:`compute`, on all the items seen, as
+    the report checks them: a metric asked for by name raises when the data
+    do not provide them, a default one is left out.
+
+    The state holds O(number of bins) floats, so it can travel between
+    processes (it pickles) and be reduced in a tree by dask; the metric
+    functions do exactly that for :class:`dask.array.Array` inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics import MetricState, kl_divergence
+    >>> Y = np.array([[3, 1], [0, 4], [2, 2], [1, 3]])
+    >>> P = np.array([[0.7, 0.3], [0.1, 0.9], [0.5, 0.5], [0.2, 0.8]])
+    >>> a = MetricState("kl").update(Y[:1], P[:1])
+    >>> b = MetricState("kl").update(Y[1:], P[1:])
+    >>> bool(np.isclose(a.merge(b).compute(), kl_divergence(Y, P)))
+    True
+    >>> both = MetricState(["kl", "ece"]).update(Y, P)
+    >>> sorted(both.compute())
+    ['ece', 'kl']
+    """
+
+    def __init__(self, metrics=None, *, metric_params=None, labels=None):
+        if isinstance(metrics, str):
+            self._names, self._single = [metrics], True
+        elif metrics is None:
+            self._names, self._single = None, False
+        else:
+            self._names, self._single = list(metrics), False
+            if not self._names:
+                raise ValueError(
+                    "metrics is empty: at least one metric name is required."
+                )
+        if metric_params is not None and not isinstance(metric_params, Mapping):
+            raise ValueError(
+                "metric_params must be a dict of {column: {parameter: value}}, "
+                f"got {type(metric_params).__name__}."
+            )
+        self._metric_params = dict(metric_params or {})
+        self.labels = None if labels is None else np.asarray(labels)
+        self._cols = None
+        self._check_columns()
+        self._reset()
+
+    # ------------------------------------------------------------------ #
+    # columns
+    # ------------------------------------------------------------------ #
+    @property
+    def _columns(self) -> list:
+        if self._cols is None:
+            self._cols = self._resolve()
+        return self._cols
+
+    def _resolve(self) -> list:
+        names = self._names
+        if names is None:
+            names = _registry.default_columns()
+        chosen = [_metric(name) for name in names]
+        columns = [m.column for m in chosen]
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"metrics names a column twice: {columns}.")
+        by_column = {
+            _registry.get_metric(k, argument="metric_params").column: v
+            for k, v in self._metric_params.items()
+        }
+        for key in by_column:
+            if key not in columns:
+                raise ValueError(
+                    f"metric_params has parameters for {key!r}, which is not "
+                    f"among the state's metrics {columns}."
+                )
+        out = []
+        for m in chosen:
+            kwargs = m.resolve_kwargs(by_column.get(m.column))
+            params = m.stats.params if m.stats is not None else ()
+            out.append(_engine.Column(m, kwargs, {p: kwargs[p] for p in params}))
+        return out
+
+    def _check_columns(self) -> None:
+        columns = self._columns  # validates names and parameters now
+        self._means = [c.name for c in columns if c.metric.per_item is not None]
+        self._group_keys = list(_engine.groups_of(columns))
+
+    @property
+    def _spec(self) -> tuple:
+        """What two states must share to be merged (repr: params may be arrays)."""
+        return (
+            None if self._names is None else tuple(c.name for c in self._columns),
+            repr([(c.name, sorted(c.kwargs.items())) for c in self._columns]),
+        )
+
+    def _reset(self) -> None:
+        self.n_samples_ = 0
+        self.n_classes_ = None
+        self.classes_ = None
+        self._num = np.zeros(len(self._means))
+        self._den = np.zeros(len(self._means))
+        self._groups = {}
+        self._is_counts = True
+        self._unanimous = True
+        self._n_single = 0
+        self._n_pairs = 0
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_cols"] = None  # registry hooks are found again by name
+        return state
+
+    def _empty(self) -> MetricState:
+        """A state of the same metrics and no items."""
+        out = copy.copy(self)
+        out._reset()
+        return out
+
+    def _copy(self) -> MetricState:
+        out = copy.copy(self)
+        out._num, out._den = self._num.copy(), self._den.copy()
+        out._groups = {k: v.copy() for k, v in self._groups.items()}
+        return out
+
+    # ------------------------------------------------------------------ #
+    # update
+    # ------------------------------------------------------------------ #
+    def update(self, y_true=None, y_prob=None, *, counts=None, y_disagreement=None):
+        """Add a chunk of items.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_chunk, n_classes) or (n_chunk,)
+            Label histograms, rows of human probabilities, or 1-D labels; a
+            numpy array, a DataFrame or a torch tensor (CPU or CUDA).
+        y_prob : array-like of shape (n_chunk, n_classes) or (n_chunk,)
+            Predicted probabilities (a torch tensor too). May be omitted
+            when every metric of the state is a disagreement metric and
+            ``y_disagreement`` is given.
+        counts : array-like of shape (n_chunk, n_classes), default=None
+            Replaces ``y_true`` as the human histograms when given.
+        y_disagreement : array-like of shape (n_chunk,), default=None
+            The classifier's own predicted disagreement ``φ`` for the
+            disagreement metrics (default: ``1 − Σ_k q_k²`` of ``y_prob``).
+
+        Returns
+        -------
+        self : MetricState
+        """
+        y_true, y_prob = _host(y_true), _host(y_prob)
+        counts, y_disagreement = _host(counts), _host(y_disagreement)
+        if y_true is None and counts is None:
+            raise ValueError("y_true (or counts) is required: the human labels.")
+        pair, phi = self._validate(y_true, y_prob, counts, y_disagreement)
+        self._add_chunk(pair, phi)
+        return self
+
+    def _labels_for(self, y_prob):
+        if self.labels is not None:
+            return self.labels
+        if self.classes_ is not None and (
+            y_prob is None or frame_names(y_prob, name="y_prob") is None
+        ):
+            # the classes fixed by the first chunk name a positional chunk's
+            # columns (a chunk of 1-D labels may miss a class)
+            return self.classes_
+        return None
+
+    def _validate(self, y_true, y_prob, counts, y_disagreement):
+        labels = self._labels_for(y_prob)
+        needs_proba = any(c.metric.response == "proba" for c in self._columns)
+        if y_prob is None:
+            if needs_proba or y_disagreement is None:
+                raise ValueError(
+                    "y_prob is required: the state computes "
+                    f"{[c.name for c in self._columns]}, which compare "
+                    "predicted probabilities with the human labels (only the "
+                    "disagreement metrics can do with y_disagreement alone)."
+                )
+            pair = _labels_only(y_true, counts, labels)
+        else:
+            pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
+        phi = None
+        if y_disagreement is not None:
+            phi = check_disagreement(y_disagreement, name="y_disagreement")
+            if phi.shape[0] != pair.n_samples:
+                raise ValueError(
+                    "y_true and y_disagreement have different numbers of "
+                    f"samples: {pair.n_samples} and {phi.shape[0]}."
+                )
+        return self._aligned(pair), phi
+
+    def _aligned(self, pair: _Pair) -> _Pair:
+        """The chunk in the state's class order (fixing it on the first chunk)."""
+        if self.n_classes_ is None:
+            self.n_classes_ = pair.n_classes
+            self.classes_ = None if pair.classes is None else np.asarray(pair.classes)
+            return pair
+        if pair.n_classes != self.n_classes_:
+            raise ValueError(
+                f"This chunk has {pair.n_classes} classes but the state has "
+                f"{self.n_classes_} (fixed by its first chunk): every chunk needs "
+                "one column per class, including classes it has no item of."
+            )
+        if self.classes_ is None or pair.classes is None:
+            return pair
+        order = column_order(
+            pair.classes, self.classes_, name="this chunk", target_name="the state"
+        )
+        if order is None:
+            return pair
+        Y = np.asarray(pair.Y)[:, order]
+        P = None if pair.P is None else pair.probabilities()[:, order]
+        return _Pair(
+            Y, P, pair.n, pair.is_counts, renormalise=False, classes=self.classes_
+        )
+
+    def _computable(self, column, is_counts: bool) -> bool:
+        return is_counts or column.metric.requires not in ("counts", "pairs")
+
+    def _add_chunk(self, pair: _Pair, phi) -> None:
+        human = _engine.Human(pair)
+        source = _engine.Source(pair, phi)
+        columns = [c for c in self._columns if self._computable(c, pair.is_counts)]
+        means = [c for c in columns if c.metric.per_item is not None]
+        groups = _engine.groups_of(columns)
+        n_cells = _engine.n_cells_of(columns, human)
+        if any(c.metric.requires == "pairs" for c in columns):
+            human.mu  # noqa: B018 -- computed once, before the threads need it
+
+        def block_pass(sl):
+            block = _engine.ReportBlock(human, source, sl)
+            num, den = np.zeros(len(means)), np.zeros(len(means))
+            for j, c in enumerate(means):
+                n, d = _engine.per_item_values(c, block)
+                num[j] = n.sum()
+                den[j] = n.shape[0] if d is None else d.sum()
+            sums = {}
+            for key, (stats, params) in groups.items():
+                n_slots, width = n_cells[key]
+                step = max(256, _GROUP_ELEMENTS // n_slots)
+                total = 0.0
+                for start in range(sl.start, sl.stop, step):
+                    sub = _engine.ReportBlock(
+                        human, source, slice(start, min(start + step, sl.stop))
+                    )
+                    cell, values = stats.cells(sub, **params)
+                    total = total + cell_sums(cell, values, n_slots * width)
+                sums[key] = total
+            return num, den, sums
+
+        with warnings.catch_warnings():
+            # the metric modules' warnings are given once, by compute()
+            warnings.simplefilter("ignore", UserWarning)
+            parts = _map_row_blocks(block_pass, human.n_samples, human.n_classes)
+            variation = any(c.metric.requires == "variation" for c in columns)
+            unanimous = human.unanimous if variation else True
+        index = {name: j for j, name in enumerate(self._means)}
+        for part in parts:
+            for j, c in enumerate(means):
+                self._num[index[c.name]] += part[0][j]
+                self._den[index[c.name]] += part[1][j]
+            for key, sums in part[2].items():
+                self._groups[key] = self._groups.get(key, 0.0) + sums
+        n = np.asarray(pair.n)
+        self.n_samples_ += pair.n_samples
+        self._is_counts = self._is_counts and pair.is_counts
+        self._unanimous = self._unanimous and unanimous
+        self._n_single += int(np.count_nonzero(n < 2))
+        self._n_pairs += int(np.count_nonzero(n >= 2)) if pair.is_counts else 0
+
+    # ------------------------------------------------------------------ #
+    # merge and compute
+    # ------------------------------------------------------------------ #
+    def merge(self, other: MetricState) -> MetricState:
+        """The state of the items of both (a new state; both stay as they are).
+
+        Parameters
+        ----------
+        other : MetricState
+            A state of the same metrics and parameters, on other items.
+
+        Returns
+        -------
+        state : MetricState
+        """
+        if not isinstance(other, MetricState):
+            raise TypeError(f"other must be a MetricState, got {type(other).__name__}.")
+        if other._spec != self._spec:
+            raise ValueError(
+                "Only states of the same metrics with the same parameters can "
+                f"be merged; got {[c.name for c in self._columns]} and "
+                f"{[c.name for c in other._columns]} (or different metric_params)."
+            )
+        if other.n_samples_ == 0:
+            return self._copy()
+        if self.n_samples_ == 0:
+            return other._copy()
+        if other.n_classes_ != self.n_classes_:
+            raise ValueError(
+                f"The states have {self.n_classes_} and {other.n_classes_} classes."
+            )
+        out = self._copy()
+        if self.classes_ is not None and other.classes_ is not None:
+            if (
+                column_order(
+                    other.classes_, self.classes_, name="other", target_name="self"
+                )
+                is not None
+            ):
+                raise ValueError(
+                    f"The states name their classes in different orders "
+                    f"({other.classes_.tolist()} and {self.classes_.tolist()}); "
+                    "give both labels= in the same order."
+                )
+        elif out.classes_ is None:
+            out.classes_ = other.classes_
+        out._num = self._num + other._num
+        out._den = self._den + other._den
+        for key, sums in other._groups.items():
+            out._groups[key] = out._groups.get(key, 0.0) + sums
+        out.n_samples_ = self.n_samples_ + other.n_samples_
+        out._is_counts = self._is_counts and other._is_counts
+        out._unanimous = self._unanimous and other._unanimous
+        out._n_single = self._n_single + other._n_single
+        out._n_pairs = self._n_pairs + other._n_pairs
+        return out
+
+    def _supports(self, requirement: str) -> bool:
+        if requirement in ("distribution", "ordered"):
+            return True
+        if requirement == "counts":
+            return self._is_counts
+        if requirement == "variation":
+            return not self._unanimous
+        return self._is_counts and self._n_pairs > 0
+
+    def _values(self) -> dict:
+        if self.n_samples_ == 0:
+            raise ValueError(
+                "This MetricState has seen no items: call update() with a chunk first."
+            )
+        chosen = []
+        for c in self._columns:
+            if self._supports(c.metric.requires):
+                chosen.append(c)
+            elif self._names is not None:
+                raise ValueError(
+                    f"Metric {c.name!r} needs "
+                    f"{_registry.REQUIREMENTS[c.metric.requires]}; the human "
+                    "labels seen by this state do not provide them."
+                )
+        if self._n_single and any(
+            c.name in _DEBIASED and c.kwargs.get("debiased", True) for c in chosen
+        ):
+            warnings.warn(
+                f"{self._n_single} of {self.n_samples_} items have a single "
+                "annotation; the bias correction of the debiased epistemic and "
+                "dispersion losses needs n_i >= 2 and is skipped for them, so "
+                "the estimate is biased upwards.",
+                UserWarning,
+                stacklevel=3,
+            )
+        index = {name: j for j, name in enumerate(self._means)}
+        groups = _engine.groups_of(chosen)
+        terms = {
+            key: _engine.finish(stats, self._groups[key], self.n_samples_, params)
+            for key, (stats, params) in groups.items()
+        }
+        values = {}
+        for c in chosen:
+            if c.group is not None:
+                values[c.name] = float(c.value(terms[c.group]))
+                continue
+            j = index[c.name]
+            values[c.name] = (
+                float(self._num[j] / self._den[j]) if self._den[j] > 0 else np.nan
+            )
+        return values
+
+    def compute(self):
+        """The metrics of all the items seen.
+
+        Returns
+        -------
+        value : float or dict of str to float
+            A float for a state of one metric (``metrics`` a string), else
+            ``{column: value}`` in the order of the metrics.
+        """
+        values = self._values()
+        if self._single:
+            return next(iter(values.values()))
+        return values
+
+    def _group_sums(self, column: str):
+        """The sums of a binned column's group (for the functions' errors)."""
+        c = next(c for c in self._columns if c.name == column)
+        return self._groups[c.group]
+
+    def __repr__(self) -> str:
+        names = "default" if self._names is None else [c.name for c in self._columns]
+        return f"MetricState({names}, n_samples_={self.n_samples_})"
