@@ -6,6 +6,7 @@ shipped; tests that need it skip when it is absent and fail when
 """
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,22 @@ def require_data(*parts: str) -> Path:
         msg = f"shared data {path} is not available"
         if os.environ.get("HCAL_REQUIRE_DATA") == "1":
             pytest.fail(msg + " and HCAL_REQUIRE_DATA=1")
+        pytest.skip(msg)
+    return path
+
+
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
+
+
+def require_chromium() -> str:
+    """Path of a headless-capable Chromium; skip when absent, fail in CI."""
+    path = os.environ.get("HCAL_CHROMIUM") or next(
+        (p for p in map(shutil.which, _BROWSERS) if p), None
+    )
+    if path is None:
+        msg = "Chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI") == "true" or os.environ.get("HCAL_REQUIRE_DATA") == "1":
+            pytest.fail(msg + " and this is CI")
         pytest.skip(msg)
     return path
 

@@ -18,9 +18,7 @@ packages (``.ci/run`` installs it); without it the tests skip, except in CI
 """
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import warnings
 
@@ -29,10 +27,10 @@ import pytest
 
 from sklearn_hcal.metrics import _registry
 from sklearn_hcal.report import CalibrationReport
+from tests.conftest import require_chromium
 
 pytest.importorskip("matplotlib")
 
-_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
 _PROBE = """<script>
 window.__errors = [];
@@ -63,18 +61,6 @@ window.addEventListener('load', function () {
   document.body.appendChild(out);
 });
 </script>"""
-
-
-def _chromium() -> str:
-    path = os.environ.get("HCAL_CHROMIUM") or next(
-        (p for p in map(shutil.which, _BROWSERS) if p), None
-    )
-    if path is None:
-        msg = "Chromium is not installed (apt-get install chromium)"
-        if os.environ.get("CI") == "true" or os.environ.get("HCAL_REQUIRE_DATA") == "1":
-            pytest.fail(msg + " and this is CI")
-        pytest.skip(msg)
-    return path
 
 
 def _run(browser, page, tmp_path, *extra):
@@ -144,7 +130,7 @@ def report_file(tmp_path_factory):
 
 @pytest.mark.slow
 def test_report_in_headless_chromium(report_file, tmp_path):
-    browser = _chromium()
+    browser = require_chromium()
     page, report = report_file
     shot = tmp_path / "report.png"
     proc = _run(
@@ -186,7 +172,7 @@ def test_report_in_headless_chromium(report_file, tmp_path):
 
 @pytest.mark.slow
 def test_the_browser_checks_can_fail(tmp_path):
-    browser = _chromium()
+    browser = require_chromium()
     page = tmp_path / "control.html"
     page.write_text(
         "<!DOCTYPE html><html><head><title>control</title></head><body>"
