@@ -24,6 +24,7 @@ from . import (
     _row_sums,
     _shape_of,
     _to_array,
+    negative_tolerance,
     row_sum_tolerance,
 )
 from ._labels import labels_to_histograms
@@ -344,15 +345,21 @@ def _scan_probabilities(
                 f"but {n_classes} classes were expected{source}; pass an "
                 f"(n_samples, {n_classes}) array."
             )
+        neg_tol = negative_tolerance(arr.dtype)
+        clip = False
         for sl in _row_blocks(arr.shape[0]):
             block = arr[sl]
-            if block.min() < 0 or block.max() > 1:
-                row = sl.start + int(np.flatnonzero((block < 0) | (block > 1))[0])
+            low, high = block.min(), block.max()
+            if low < -neg_tol or high > 1 + neg_tol:
+                outside = (block < -neg_tol) | (block > 1 + neg_tol)
+                row = sl.start + int(np.flatnonzero(outside)[0])
                 raise ValueError(
                     f"{name} is 1-D (P(second class) of a binary problem), so its "
                     f"values must lie in [0, 1]; {rows(row)} is {arr[row].item()!r}."
                 )
-        return arr, columns, False
+            # within rounding of [0, 1]: clipped where the values are read
+            clip = clip or low < 0 or high > 1
+        return arr, columns, clip
     n_rows, n_cols = arr.shape
     if n_cols == 1:
         raise ValueError(
@@ -361,6 +368,7 @@ def _scan_probabilities(
             f"problem pass a 1-D {name} holding P(second class)."
         )
     tol = row_sum_tolerance(n_cols, arr.dtype)
+    neg_tol = negative_tolerance(arr.dtype)
 
     def scan(sl):
         # -> (non-finite cell, negative cell, (row, sum) of the first row
@@ -371,14 +379,18 @@ def _scan_probabilities(
             finite = np.isfinite(block)
             if not finite.all():
                 return _first_cell(~finite, sl.start), None, None, False
-        negative = None if block.min() >= 0 else _first_cell(block < 0, sl.start)
+        low = block.min()
+        negative = None
+        if low < -neg_tol:
+            negative = _first_cell(block < -neg_tol, sl.start)
         dev = np.abs(sums - 1.0)
         bad = dev > tol
         first = None
         if np.any(bad):
             local = int(np.flatnonzero(bad)[0])
             first = (sl.start + local, float(sums[local]))
-        return None, negative, first, bool(np.any(dev > ROW_SUM_TOL))
+        # an entry a rounding error below 0 is clipped where P is read
+        return None, negative, first, bool(low < 0 or np.any(dev > ROW_SUM_TOL))
 
     flags = _map_row_blocks(scan, n_rows, n_cols)
     nonfinite, negative, first_bad = _first_flags(flags, 3)
@@ -388,7 +400,8 @@ def _scan_probabilities(
     if negative is not None:
         raise ValueError(
             f"{name} must be non-negative probabilities; "
-            f"{_cell(arr, *negative, where, column_names)}."
+            f"{_cell(arr, *negative, where, column_names)} (entries within "
+            f"{neg_tol:g} below 0 are rounding errors, read as 0)."
         )
     if first_bad is not None:
         raise ValueError(
@@ -439,6 +452,9 @@ def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarr
         owned = True
     if renormalise is False:
         return block
+    if block.min() < 0:  # rounding errors, within negative_tolerance (scanned)
+        block = np.maximum(block, 0.0)
+        owned = True
     sums = _row_sums(block)
     off = np.abs(sums - 1.0) > ROW_SUM_TOL
     if off.any():
@@ -486,8 +502,9 @@ def check_probabilities(
     """
     arr, _, off = _scan_probabilities(P, name=name, n_classes=n_classes)
     if off:
-        out = np.empty((arr.shape[0], arr.shape[1]), dtype=np.float64)
-        for sl in _row_blocks(arr.shape[0], arr.shape[1]):
+        n_cols = 2 if arr.ndim == 1 else arr.shape[1]
+        out = np.empty((arr.shape[0], n_cols), dtype=np.float64)
+        for sl in _row_blocks(arr.shape[0], n_cols):
             out[sl] = _normalised_block(arr, sl, renormalise=True)
         return out
     if arr.dtype not in dtype:

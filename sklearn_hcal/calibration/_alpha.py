@@ -337,7 +337,8 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         """f from ``estimator=None`` input: probabilities as they are
         (renormalised, never passed through a softmax), else softmax(X)."""
         if self.input_type_ == "proba":
-            X = np.asarray(X, dtype=np.float64)
+            # an entry a rounding error below 0 (accepted as probabilities) is 0
+            X = np.maximum(np.asarray(X, dtype=np.float64), 0.0)
             return X / X.sum(axis=1, keepdims=True)
         return softmax(logits, axis=1)
 
@@ -396,11 +397,17 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 "The features g(X) contain NaN or infinity (first at row "
                 f"{int(bad[0]) % n})."
             )
-        if not np.any(Y.sum(axis=1) >= 2):
+        multi = Y.sum(axis=1) >= 2
+        if sample_weight is not None:
+            # an item of weight 0 is absent from the likelihood
+            multi &= np.asarray(sample_weight) > 0
+        if not np.any(multi):
+            weighted = "" if sample_weight is None else " and a positive sample_weight"
             warnings.warn(
-                "No item has two or more annotations: the Dirichlet-multinomial "
-                "likelihood of a single label does not depend on alpha0, so the "
-                "concentration cannot be learnt (alpha0 stays at 1).",
+                f"No item has two or more annotations{weighted}: the "
+                "Dirichlet-multinomial likelihood of a single label does not "
+                "depend on alpha0, so the concentration cannot be learnt (alpha0 "
+                "stays at 1).",
                 UserWarning,
                 stacklevel=5,
             )

@@ -27,6 +27,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation._weights import check_weight_values
 from ..utils._compat import Interval, check_sample_weight, validate_params
 from ._distribution_kernels import _pair_mean
 from ._mimori_kernels import (  # noqa: F401 -- importable from here
@@ -120,7 +121,9 @@ def expected_squared_loss(
     pair = _validate_counts(y_true, y_prob, counts, labels)
     w = None
     if sample_weight is not None:
-        w = check_sample_weight(sample_weight, pair.n, ensure_non_negative=True)
+        # the row and value of a bad weight first (scikit-learn names neither)
+        w = check_weight_values(sample_weight, pair.n_samples)
+        w = check_sample_weight(w, pair.n, ensure_non_negative=True)
         if w.sum() <= 0:
             raise ValueError("sample_weight must have a positive sum.")
     total = 0.0

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _row_sums, column_order
+from .._validation import _row_sums, check_class_names, column_order
 from ..utils._compat import StrOptions, validate_params
 from ._distribution import _pair_mean
 from ._hlv import _COMMON, _check_named_pair, _class_names
@@ -60,6 +60,8 @@ def _scale_permutation(classes, order):
         order = np.asarray(order)
         if order.ndim != 1:
             raise ValueError(f"order must be 1-D, got shape {order.shape}.")
+        # a repeated class is named as such, not as a mismatch of the classes
+        check_class_names(order, param="order", of="the scale")
         return column_order(classes, order, name="y_true/y_prob", target_name="order")
     numeric = _numeric(classes)
     if numeric is not None and len(numeric) > 2:
