@@ -398,6 +398,9 @@ register(
         greater_is_better=False,
         description="DistCE: mean total variation ½‖q − p̂‖₁",
         source="Baan et al. 2022, eq. 7",
+        # total variation to p̂ is an L1 loss: its expectation is best at a
+        # sharper q than q* (the median, not the mean, of the labels)
+        proper=False,
         per_item=lambda b: _tvd_per_item(b.p_hat, b.P),
         order=60,
         bounds=(0.0, 1.0),
@@ -411,6 +414,9 @@ register(
         greater_is_better=False,
         description="EntCE: mean |H(q) − H(p̂)| (nats)",
         source="Baan et al. 2022, eq. 5",
+        # only the entropy of q counts: any permutation of q* ties with it,
+        # and with noisy p̂ a lower-entropy q is preferred
+        proper=False,
         per_item=_block_entropy_error,
         order=50,
         bounds=(0.0, None),
@@ -424,6 +430,8 @@ register(
         greater_is_better=False,
         description="signed EntCE: mean H(q) − H(p̂), > 0 under-confident",
         source="Baan et al. 2022, eq. 5",
+        # a signed error, not a loss (no better side)
+        proper=None,
         per_item=_block_entropy_error,
         kwargs={"absolute": False},
         scorer=False,  # a signed error has no better side
@@ -437,6 +445,8 @@ register(
         greater_is_better=True,
         description="RankCS: fraction of items whose class ranking matches",
         source="Baan et al. 2022, eq. 6",
+        # only the ranking of the classes counts, not the probabilities
+        proper=False,
         per_item=_block_rank_match,
         order=40,
         bounds=(0.0, 1.0),
@@ -450,6 +460,9 @@ register(
         greater_is_better=False,
         description="mean Jensen-Shannon distance (natural log)",
         source="Nie et al. 2020 (ChaosNLI), eq. 2",
+        # JS distance to a noisy p̂ is not linear in p̂ (nor a Bregman
+        # divergence): its expectation prefers q sharper than q*
+        proper=False,
         per_item=lambda b, squared, base: _jsd_per_item(b.p_hat, b.P, base, squared),
         order=70,
         bounds=(0.0, None),
@@ -463,6 +476,9 @@ register(
         greater_is_better=False,
         description="mean KL(p̂ ‖ q), q floored at eps",
         source="Nie et al. 2020 (ChaosNLI), eq. 1",
+        # KL(p̂ ‖ q) = const − Σ p̂ log q: the log score, linear in p̂,
+        # so its expectation is best exactly at q = q*
+        proper=True,
         per_item=lambda b, eps: _kl_per_item(b.p_hat, b.P, eps),
         order=80,
         bounds=(0.0, None),
@@ -476,6 +492,8 @@ register(
         greater_is_better=False,
         description="negative log-likelihood per annotation",
         source="Mimori et al. 2021, eq. 82",
+        # the log score per annotation: strictly proper
+        proper=True,
         per_item=_block_log_loss,
         order=90,
         bounds=(0.0, None),

@@ -389,6 +389,8 @@ register(
         greater_is_better=False,
         description="unbiased expected squared loss L̂_sq of one annotation",
         source="Mimori et al. 2021, Prop. 1",
+        # the Brier score of one annotation (unbiased): strictly proper
+        proper=True,
         per_item=_squared_loss_per_item,
         requires="counts",
         order=100,
@@ -418,6 +420,10 @@ for _column, _function, _source, _order in (
                 kwargs={} if _debiased else {"debiased": False},
                 requires="counts",
                 order=_order if _debiased else None,
+                # EL estimates ‖q − q*‖² (the plug-in adds a bias free of q):
+                # proper. CL, CE and DL are parts of it: the constant
+                # prediction of the marginal has CL = CE = 0, so not proper.
+                proper=_column == "el",
                 **_hooks,
             )
         )
@@ -434,5 +440,6 @@ for _debiased in (True, False):
             per_item=lambda b, debiased: _gini_per_item(b.p_hat, b.n, debiased),
             kwargs={"debiased": _debiased},
             requires="counts",
+            proper=None,  # the Gini impurity of p̂: does not depend on q
         )
     )

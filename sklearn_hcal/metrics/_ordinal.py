@@ -342,6 +342,8 @@ register(
         description="mean Wasserstein distance on the ordered classes (unit "
         "steps unless values=)",
         source="LeWiDi 2025 (AWD)",
+        # W1 = Σ |F_p̂ − F_q| is an L1 loss on the CDFs: not proper
+        proper=False,
         per_item=_block_wasserstein,
         requires="ordered",
         bounds=(0.0, None),
@@ -356,6 +358,9 @@ register(
         description="mean ranked probability score of the ordered classes, "
         "divided by K − 1",
         source="Epstein 1969; Murphy 1971",
+        # Σ (F_p̂ − F_q)²: squared, linear in p̂ up to terms free of q,
+        # the classic strictly proper score for ordered classes
+        proper=True,
         per_item=_block_ranked_probability,
         requires="ordered",
         scorer="neg_ranked_probability_score",
