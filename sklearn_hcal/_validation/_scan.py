@@ -345,21 +345,15 @@ def _scan_probabilities(
                 f"but {n_classes} classes were expected{source}; pass an "
                 f"(n_samples, {n_classes}) array."
             )
-        neg_tol = negative_tolerance(arr.dtype)
-        clip = False
         for sl in _row_blocks(arr.shape[0]):
             block = arr[sl]
-            low, high = block.min(), block.max()
-            if low < -neg_tol or high > 1 + neg_tol:
-                outside = (block < -neg_tol) | (block > 1 + neg_tol)
-                row = sl.start + int(np.flatnonzero(outside)[0])
+            if block.min() < 0 or block.max() > 1:
+                row = sl.start + int(np.flatnonzero((block < 0) | (block > 1))[0])
                 raise ValueError(
                     f"{name} is 1-D (P(second class) of a binary problem), so its "
                     f"values must lie in [0, 1]; {rows(row)} is {arr[row].item()!r}."
                 )
-            # within rounding of [0, 1]: clipped where the values are read
-            clip = clip or low < 0 or high > 1
-        return arr, columns, clip
+        return arr, columns, False
     n_rows, n_cols = arr.shape
     if n_cols == 1:
         raise ValueError(
@@ -367,8 +361,7 @@ def _scan_probabilities(
             "probabilities need one column per class, at least 2; for a binary "
             f"problem pass a 1-D {name} holding P(second class)."
         )
-    tol = row_sum_tolerance(n_cols, arr.dtype)
-    neg_tol = negative_tolerance(arr.dtype)
+    tol, neg_tol = row_sum_tolerance(n_cols, arr.dtype), negative_tolerance(arr.dtype)
 
     def scan(sl):
         # -> (non-finite cell, negative cell, (row, sum) of the first row
@@ -379,17 +372,14 @@ def _scan_probabilities(
             finite = np.isfinite(block)
             if not finite.all():
                 return _first_cell(~finite, sl.start), None, None, False
-        low = block.min()
-        negative = None
-        if low < -neg_tol:
-            negative = _first_cell(block < -neg_tol, sl.start)
+        low = block.min()  # entries within neg_tol below 0 are clipped to 0
+        negative = None if low >= -neg_tol else _first_cell(block < -neg_tol, sl.start)
         dev = np.abs(sums - 1.0)
         bad = dev > tol
         first = None
         if np.any(bad):
             local = int(np.flatnonzero(bad)[0])
             first = (sl.start + local, float(sums[local]))
-        # an entry a rounding error below 0 is clipped where P is read
         return None, negative, first, bool(low < 0 or np.any(dev > ROW_SUM_TOL))
 
     flags = _map_row_blocks(scan, n_rows, n_cols)
@@ -400,8 +390,7 @@ def _scan_probabilities(
     if negative is not None:
         raise ValueError(
             f"{name} must be non-negative probabilities; "
-            f"{_cell(arr, *negative, where, column_names)} (entries within "
-            f"{neg_tol:g} below 0 are rounding errors, read as 0)."
+            f"{_cell(arr, *negative, where, column_names)}."
         )
     if first_bad is not None:
         raise ValueError(
@@ -440,10 +429,9 @@ def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarr
     ``order`` (column positions, see :func:`._labels.column_order`) puts the columns in
     the human histograms' class order. ``renormalise``: False when no row of
     ``P`` is further than :data:`ROW_SUM_TOL` from 1 (known from the scan; the
-    block is then used as it is), True or None (unknown) to divide the rows
-    of this block that are further off by their sums. Rows within
-    ``ROW_SUM_TOL`` are never touched, so exact probabilities give exactly
-    the same values as before the tolerance existed.
+    block is then used as it is), True or None (unknown) to clip entries a
+    rounding error below 0 and divide the rows further off by their sums;
+    exact probabilities are never touched (the same values as without them).
     """
     block = _probability_block(P, sl)
     owned = False
@@ -453,8 +441,7 @@ def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarr
     if renormalise is False:
         return block
     if block.min() < 0:  # rounding errors, within negative_tolerance (scanned)
-        block = np.maximum(block, 0.0)
-        owned = True
+        block, owned = np.maximum(block, 0.0), True
     sums = _row_sums(block)
     off = np.abs(sums - 1.0) > ROW_SUM_TOL
     if off.any():
@@ -502,9 +489,8 @@ def check_probabilities(
     """
     arr, _, off = _scan_probabilities(P, name=name, n_classes=n_classes)
     if off:
-        n_cols = 2 if arr.ndim == 1 else arr.shape[1]
-        out = np.empty((arr.shape[0], n_cols), dtype=np.float64)
-        for sl in _row_blocks(arr.shape[0], n_cols):
+        out = np.empty((arr.shape[0], arr.shape[1]), dtype=np.float64)
+        for sl in _row_blocks(arr.shape[0], arr.shape[1]):
             out[sl] = _normalised_block(arr, sl, renormalise=True)
         return out
     if arr.dtype not in dtype:

@@ -398,9 +398,7 @@ register(
         greater_is_better=False,
         description="DistCE: mean total variation ½‖q − p̂‖₁",
         source="Baan et al. 2022, eq. 7",
-        # total variation to p̂ is an L1 loss: its expectation is best at a
-        # sharper q than q* (the median, not the mean, of the labels)
-        proper=False,
+        proper=False,  # an L1 loss to p̂: best at a q sharper than q*
         per_item=lambda b: _tvd_per_item(b.p_hat, b.P),
         order=60,
         bounds=(0.0, 1.0),
@@ -414,9 +412,7 @@ register(
         greater_is_better=False,
         description="EntCE: mean |H(q) − H(p̂)| (nats)",
         source="Baan et al. 2022, eq. 5",
-        # only the entropy of q counts: any permutation of q* ties with it,
-        # and with noisy p̂ a lower-entropy q is preferred
-        proper=False,
+        proper=False,  # only H(q) counts: a permutation of q* ties with it
         per_item=_block_entropy_error,
         order=50,
         bounds=(0.0, None),
@@ -430,8 +426,7 @@ register(
         greater_is_better=False,
         description="signed EntCE: mean H(q) − H(p̂), > 0 under-confident",
         source="Baan et al. 2022, eq. 5",
-        # a signed error, not a loss (no better side)
-        proper=None,
+        proper=None,  # a signed error, not a loss
         per_item=_block_entropy_error,
         kwargs={"absolute": False},
         scorer=False,  # a signed error has no better side
@@ -445,8 +440,7 @@ register(
         greater_is_better=True,
         description="RankCS: fraction of items whose class ranking matches",
         source="Baan et al. 2022, eq. 6",
-        # only the ranking of the classes counts, not the probabilities
-        proper=False,
+        proper=False,  # only the ranking of the classes counts
         per_item=_block_rank_match,
         order=40,
         bounds=(0.0, 1.0),
@@ -460,8 +454,8 @@ register(
         greater_is_better=False,
         description="mean Jensen-Shannon distance (natural log)",
         source="Nie et al. 2020 (ChaosNLI), eq. 2",
-        # JS distance to a noisy p̂ is not linear in p̂ (nor a Bregman
-        # divergence): its expectation prefers q sharper than q*
+        # not linear in p̂ (no Bregman divergence): with noisy p̂ its
+        # expectation prefers a q sharper than q*
         proper=False,
         per_item=lambda b, squared, base: _jsd_per_item(b.p_hat, b.P, base, squared),
         order=70,
