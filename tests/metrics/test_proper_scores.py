@@ -95,8 +95,11 @@ def test_disagreement_squared_loss_is_proper_for_phi(simulation):
 
     Y, truth, _ = simulation
     phi = 1.0 - (truth**2).sum(axis=1)
+    # scaled φ, kept below 1 − 1/K, the largest disagreement of any prediction
+    bound = 1.0 - 1.0 / N_CLASSES
     losses = {
-        f: disagreement_squared_loss(Y, np.clip(f * phi, 0, 1)) for f in (0.8, 1, 1.2)
+        f: disagreement_squared_loss(Y, np.minimum(f * phi, bound))
+        for f in (0.8, 1, 1.15)
     }
     assert min(losses, key=losses.get) == 1
     assert metrics()["disagreement_sq_loss"].proper is True
