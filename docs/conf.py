@@ -152,10 +152,11 @@ def _write_metric_table(app):
         "variation": "no (not all unanimous)",
     }
     assert set(needs) == set(REQUIREMENTS)
+    proper = {True: "**yes**", False: "no", None: "—"}
     lines = [
         ".. list-table:: Metrics (from the metric registry)",
         "   :header-rows: 1",
-        "   :widths: 14 30 30 18 8 10",
+        "   :widths: 14 28 28 16 7 9 8",
         "",
         "   * - column",
         "     - function (scorer)",
@@ -163,6 +164,7 @@ def _write_metric_table(app):
         "     - source",
         "     - better",
         "     - needs counts?",
+        "     - proper?",
     ]
     for row in metric_table():
         if row["function"]:
@@ -181,6 +183,8 @@ def _write_metric_table(app):
             f"     - {row['source']}",
             f"     - {better if row['scorer'] else '—'}",
             f"     - {needs[row['requires']]}",
+            # a proper scoring rule for the human distribution: safe to tune with
+            f"     - {proper[row['proper']]}",
         ]
     out = DOCS / "generated" / "metric_table.rst"
     out.parent.mkdir(exist_ok=True)

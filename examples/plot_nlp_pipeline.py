@@ -180,8 +180,11 @@ scores.transpose().round(4)
 #
 # ``GridSearchCV`` chooses ``alpha_reg`` (the penalty on ``(log α0)²``) by the
 # unbiased squared loss of the predicted disagreement probability (Mimori et
-# al. eq. 40). The disagreement scorers are not in ``HUMAN_SCORERS``; get
-# them by name.
+# al. eq. 40): a *proper* score, best in expectation at the true probability
+# that two annotators disagree (see :ref:`proper_scores`), unlike the binned
+# calibration error of the disagreement, which a constant prediction can
+# reach. The disagreement scorers are not in ``HUMAN_SCORERS``; get them by
+# name.
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import GridSearchCV
 

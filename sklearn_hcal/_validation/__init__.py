@@ -36,6 +36,8 @@ __all__ = [
     "PROBA_FLOOR",
     "ROUNDING_TOL_PER_CLASS",
     "ROW_SUM_TOL",
+    "NEGATIVE_ROUNDING_TOL",
+    "negative_tolerance",
     "is_histogram_target",
     "looks_like_probabilities",
     "probabilities_to_logits",
@@ -60,6 +62,20 @@ ROW_SUM_TOL = 1e-6
 #: so rows within :func:`row_sum_tolerance` are taken as probabilities (and
 #: renormalised where they are used).
 ROUNDING_TOL_PER_CLASS = 5e-4
+
+#: Entries of a probability row at most this far below 0 are rounding errors
+#: (``1 - (p_1 + p_2)`` computed in float64 gives ``-1e-16``), read as 0 by
+#: the metrics and by the calibrators' detection of probabilities alike
+#: (float32 rows get ``1e-6``: its rounding error is ~``6e-8`` per operation).
+NEGATIVE_ROUNDING_TOL = 1e-8
+
+
+def negative_tolerance(dtype=np.float64) -> float:
+    """How far below 0 a probability entry of ``dtype`` may be (rounding)."""
+    if np.dtype(dtype) == np.float64 or np.dtype(dtype).kind in "biu":
+        return NEGATIVE_ROUNDING_TOL
+    return max(NEGATIVE_ROUNDING_TOL, 1e-6)
+
 
 #: Floor applied to probabilities before taking their log (a zero
 #: probability gives the finite logit ``log(1e-12)``).
@@ -103,14 +119,17 @@ def is_histogram_target(y) -> bool:
 def looks_like_probabilities(X) -> bool:
     """Whether ``X`` reads as rows of class probabilities, not logits.
 
-    True when ``X`` is 2-D with at least two columns, every entry lies in
-    ``[0, 1]`` and every row sums to 1 within :func:`row_sum_tolerance`
-    (so probabilities rounded to three decimals still count).
+    True when ``X`` is 2-D with at least two columns, no entry is below 0
+    by more than :func:`negative_tolerance` and every row sums to 1 within
+    :func:`row_sum_tolerance` -- the rows the metrics accept as
+    probabilities, so that probabilities rounded to three decimals, or with
+    an entry of ``-1e-15`` left by ``1 - sum(others)``, still count (no entry
+    can then exceed 1 by more than rounding).
     """
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] < 2 or X.shape[0] == 0 or X.dtype.kind not in "biuf":
         return False
-    if np.any(X < 0) or np.any(X > 1):
+    if X.min() < -negative_tolerance(X.dtype):
         return False
     tol = row_sum_tolerance(X.shape[1], X.dtype)
     return bool(np.all(np.abs(X.sum(axis=1, dtype=np.float64) - 1.0) <= tol))
@@ -122,7 +141,8 @@ def probabilities_to_logits(P) -> np.ndarray:
     Rows are renormalised first (rounded probabilities), so the softmax of
     the result gives back the normalised ``P`` (up to the floor).
     """
-    P = np.asarray(P, dtype=np.float64)
+    # entries a rounding error below 0 (see negative_tolerance) are 0
+    P = np.maximum(np.asarray(P, dtype=np.float64), 0.0)
     sums = P.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         P = np.where(sums > 0, P / sums, P)
@@ -423,6 +443,7 @@ from . import _labels, _pair, _scan  # noqa: E402
 
 frame_names = _labels.frame_names
 check_class_names = _labels.check_class_names
+check_positional_classes = _labels.check_positional_classes
 _lookup = _labels._lookup
 column_order = _labels.column_order
 labels_to_histograms = _labels.labels_to_histograms

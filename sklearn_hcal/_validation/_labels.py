@@ -11,7 +11,13 @@ import numpy as np
 
 from . import _asarray
 
-__all__ = ["check_class_names", "column_order", "frame_names", "labels_to_histograms"]
+__all__ = [
+    "check_class_names",
+    "check_positional_classes",
+    "column_order",
+    "frame_names",
+    "labels_to_histograms",
+]
 
 
 def labels_to_histograms(
@@ -232,3 +238,48 @@ def frame_names(X, *, name: str = "the DataFrame"):
     ):
         return None
     return check_class_names(names, param=f"the columns of {name}", of=name)
+
+
+def sorted_names(names) -> list | None:
+    """``names`` in scikit-learn's ``classes_`` order, or None if unsortable.
+
+    ``classes_`` is ``np.unique(y)``: the names sorted by value (numbers
+    numerically, text by code point). Names of mixed types (``1`` and
+    ``"a"``) have no such order.
+    """
+    values = np.asarray(names).tolist()
+    try:
+        return sorted(values)
+    except TypeError:
+        return None
+
+
+def check_positional_classes(classes, *, name: str, y_true_name: str) -> None:
+    """Raise unless unnamed columns of ``name`` may follow ``classes`` by position.
+
+    ``classes`` name the human labels' columns (a DataFrame's columns) and
+    ``name`` is an array without class names, typically
+    ``model.predict_proba(X)``, whose columns follow the model's
+    ``classes_`` -- the sorted class names. Its columns are therefore the
+    human labels' classes only when those are in sorted order; otherwise
+    reading them by position would silently pair each class with another
+    class's probability, so the two orders are shown and ``labels=`` is
+    asked for.
+    """
+    shown = np.asarray(classes).tolist()
+    in_order = sorted_names(classes)
+    if in_order == shown:
+        return
+    why = (
+        f"in sorted order {in_order}"
+        if in_order is not None
+        else "in a sorted order (they mix types that do not sort)"
+    )
+    raise ValueError(
+        f"{y_true_name} names its classes {shown} (its columns) but {name} is an "
+        f"array without class names, and its columns cannot be matched to them: "
+        f"a classifier's predict_proba follows its classes_, {why}, not "
+        f"{y_true_name}'s column order. Pass labels= (the class of each column "
+        f"of {name}, e.g. labels=clf.classes_), or {name} as a DataFrame whose "
+        "columns name the classes."
+    )

@@ -8,7 +8,9 @@ and their classes aligned (developer guide §class-names and §tolerances):
 * 1-D labels (``y_true`` or ``counts``) are mapped to columns through those
   classes; without them the sorted distinct labels must number ``K``;
 * when the human histograms and ``y_prob`` both carry class names, ``y_prob``'s
-  columns are put in the histograms' order (different names raise);
+  columns are put in the histograms' order (different names raise); when
+  only the histograms do, their names must be in sorted order (the order of
+  ``predict_proba``'s columns), else the positions are a guess and raise;
 * probability rows within :func:`row_sum_tolerance` of 1 are accepted and
   renormalised.
 
@@ -26,6 +28,7 @@ import numpy as np
 from . import _map_row_blocks, _row_blocks, _shape_of
 from ._labels import (
     check_class_names,
+    check_positional_classes,
     column_order,
     frame_names,
     labels_to_histograms,
@@ -157,7 +160,13 @@ class _Pair:
         return out
 
     def with_probabilities(
-        self, y_prob, *, labels=None, name: str = "y_prob", y_true_name="y_true"
+        self,
+        y_prob,
+        *,
+        labels=None,
+        name: str = "y_prob",
+        y_true_name="y_true",
+        class_order_matters: bool = True,
     ) -> _Pair:
         """The same human labels with the probabilities ``y_prob`` checked.
 
@@ -165,6 +174,10 @@ class _Pair:
         and aligns its columns by name with ``Y``'s classes (see
         :func:`_check_pair`). A report evaluating several classifiers on the
         same labels calls it once per classifier; ``Y`` and ``n`` are shared.
+        ``class_order_matters=False`` (a quantity that no permutation of the
+        classes changes, such as ``1 − Σ q²``) lets an unnamed ``y_prob``
+        follow named human labels whatever their order (see
+        :func:`check_positional_classes`).
         """
         P, _, off = _scan_probabilities(
             y_prob, name=name, n_classes=self.n_classes, n_classes_from=y_true_name
@@ -183,7 +196,10 @@ class _Pair:
             # labels= names the columns of both; a DataFrame's names are only
             # the prediction's (the human labels stay positional)
             classes, named = prob_classes, labels is not None
-        elif prob_classes is not None:
+        elif prob_classes is None:
+            if named and class_order_matters:
+                check_positional_classes(classes, name=name, y_true_name=y_true_name)
+        else:
             order = column_order(
                 prob_classes,
                 classes,
@@ -252,6 +268,7 @@ def _check_pair(
     allow_probabilities: bool = True,
     y_true_name: str = "y_true",
     y_prob_name: str = "y_prob",
+    class_order_matters: bool = True,
 ) -> _Pair:
     """:func:`check_histograms_and_probabilities` without copies: a :class:`_Pair`.
 
@@ -271,7 +288,11 @@ def _check_pair(
             Y, None, n, is_counts, classes=frame_names(y_true, name=y_true_name)
         )
         return human.with_probabilities(
-            y_prob, labels=labels, name=y_prob_name, y_true_name=y_true_name
+            y_prob,
+            labels=labels,
+            name=y_prob_name,
+            y_true_name=y_true_name,
+            class_order_matters=class_order_matters,
         )
     # 1-D labels: the columns (and their classes) come from y_prob.
     P, _, off = _scan_probabilities(y_prob, name=y_prob_name)
@@ -346,8 +367,12 @@ def check_histograms_and_probabilities(
     sorted distinct labels must number ``K`` (else a ``ValueError`` asks for
     ``labels=``). When the histograms (DataFrame columns) and ``y_prob``
     (``labels`` or DataFrame columns) both carry class names, ``y_prob``'s
-    columns are reordered to the histograms'; different names raise. A
-    DataFrame whose columns are the default ``RangeIndex`` carries no names.
+    columns are reordered to the histograms'; different names raise. When
+    only the histograms name their classes, an unnamed ``y_prob`` follows
+    them by position only if the names are in sorted order -- the order of
+    every scikit-learn classifier's ``classes_``, hence of ``predict_proba``
+    -- and raises otherwise, asking for ``labels=``. A DataFrame whose
+    columns are the default ``RangeIndex`` carries no names.
 
     Examples
     --------

@@ -24,6 +24,7 @@ from . import (
     _row_sums,
     _shape_of,
     _to_array,
+    negative_tolerance,
     row_sum_tolerance,
 )
 from ._labels import labels_to_histograms
@@ -360,7 +361,7 @@ def _scan_probabilities(
             "probabilities need one column per class, at least 2; for a binary "
             f"problem pass a 1-D {name} holding P(second class)."
         )
-    tol = row_sum_tolerance(n_cols, arr.dtype)
+    tol, neg_tol = row_sum_tolerance(n_cols, arr.dtype), negative_tolerance(arr.dtype)
 
     def scan(sl):
         # -> (non-finite cell, negative cell, (row, sum) of the first row
@@ -371,14 +372,15 @@ def _scan_probabilities(
             finite = np.isfinite(block)
             if not finite.all():
                 return _first_cell(~finite, sl.start), None, None, False
-        negative = None if block.min() >= 0 else _first_cell(block < 0, sl.start)
+        low = block.min()  # entries within neg_tol below 0 are clipped to 0
+        negative = None if low >= -neg_tol else _first_cell(block < -neg_tol, sl.start)
         dev = np.abs(sums - 1.0)
         bad = dev > tol
         first = None
         if np.any(bad):
             local = int(np.flatnonzero(bad)[0])
             first = (sl.start + local, float(sums[local]))
-        return None, negative, first, bool(np.any(dev > ROW_SUM_TOL))
+        return None, negative, first, bool(low < 0 or np.any(dev > ROW_SUM_TOL))
 
     flags = _map_row_blocks(scan, n_rows, n_cols)
     nonfinite, negative, first_bad = _first_flags(flags, 3)
@@ -427,10 +429,9 @@ def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarr
     ``order`` (column positions, see :func:`._labels.column_order`) puts the columns in
     the human histograms' class order. ``renormalise``: False when no row of
     ``P`` is further than :data:`ROW_SUM_TOL` from 1 (known from the scan; the
-    block is then used as it is), True or None (unknown) to divide the rows
-    of this block that are further off by their sums. Rows within
-    ``ROW_SUM_TOL`` are never touched, so exact probabilities give exactly
-    the same values as before the tolerance existed.
+    block is then used as it is), True or None (unknown) to clip entries a
+    rounding error below 0 and divide the rows further off by their sums;
+    exact probabilities are never touched (the same values as without them).
     """
     block = _probability_block(P, sl)
     owned = False
@@ -439,6 +440,8 @@ def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarr
         owned = True
     if renormalise is False:
         return block
+    if block.min() < 0:  # rounding errors, within negative_tolerance (scanned)
+        block, owned = np.maximum(block, 0.0), True
     sums = _row_sums(block)
     off = np.abs(sums - 1.0) > ROW_SUM_TOL
     if off.any():

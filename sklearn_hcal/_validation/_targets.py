@@ -24,12 +24,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    check_consistent_length,
     check_is_fitted,
     column_or_1d,
 )
 
-from ..utils._compat import check_sample_weight
+from ..utils._compat import check_sample_weight, num_samples
 from . import (
     check_class_names,
     check_label_histograms,
@@ -38,10 +37,12 @@ from . import (
     is_histogram_target,
     labels_to_histograms,
 )
+from ._weights import check_weight_values
 
 __all__ = [
     "HumanScoreMixin",
     "check_item_weights",
+    "check_n_samples",
     "check_new_labels",
     "check_target",
     "human_score",
@@ -66,8 +67,23 @@ def select_target(y, counts, *, owner: str | None = None):
     if counts is None:
         return y, "y"
     if y is not None:
-        check_consistent_length(counts, y)
+        check_n_samples(counts, y, "counts", "y")
     return counts, "counts"
+
+
+def check_n_samples(a, b, a_name: str, b_name: str) -> None:
+    """Raise, naming both arguments, unless ``a`` and ``b`` have as many rows.
+
+    scikit-learn's ``check_consistent_length`` names neither ("Found input
+    variables with inconsistent numbers of samples: [3, 4]"), which leaves a
+    user who passed ``X``, ``y`` and ``counts=`` guessing.
+    """
+    n_a, n_b = num_samples(a), num_samples(b)
+    if n_a != n_b:
+        raise ValueError(
+            f"{a_name} and {b_name} have different numbers of samples: {n_a} and "
+            f"{n_b} (one row per item in each)."
+        )
 
 
 def check_item_weights(sample_weight, X):
@@ -78,6 +94,8 @@ def check_item_weights(sample_weight, X):
     """
     if sample_weight is None:
         return None
+    # the row and value of a bad weight first (scikit-learn names neither)
+    sample_weight = check_weight_values(sample_weight, num_samples(X))
     return check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )

@@ -49,6 +49,7 @@ from .._validation import frame_names
 from .._validation._targets import (
     HumanScoreMixin,
     check_item_weights,
+    check_n_samples,
     check_target,
     resolve_targets,
     select_target,
@@ -332,6 +333,7 @@ class _BaseCalibrator(
         name = type(self).__name__
         y, target_name = select_target(y, counts, owner=name)
         y, is_hist = check_target(y, name=target_name)
+        check_n_samples(X, y, "X", target_name)
         self.input_type_ = None
         for attr in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)  # from an earlier fit in another mode

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     looks_like_probabilities,
+    negative_tolerance,
     probabilities_to_logits,
     row_sum_tolerance,
 )
@@ -237,10 +238,8 @@ def scores_from_input(X: np.ndarray, input_type: str, *, fitted_input: str):
         return np.asarray(X, dtype=np.float64)
     if not looks_like_probabilities(X):
         X = np.asarray(X)
-        bad = (
-            (X < 0).any(axis=1)
-            | (X > 1).any(axis=1)
-            | (np.abs(X.sum(axis=1) - 1.0) > row_sum_tolerance(X.shape[1], X.dtype))
+        bad = (X < -negative_tolerance(X.dtype)).any(axis=1) | (
+            np.abs(X.sum(axis=1) - 1.0) > row_sum_tolerance(X.shape[1], X.dtype)
         )
         row = int(np.flatnonzero(bad)[0]) if bad.any() else 0
         raise ValueError(

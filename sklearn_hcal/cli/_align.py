@@ -15,7 +15,7 @@ import numpy as np
 from ._files import LabeledArray
 from ._values import InputError
 
-__all__ = ["align_predictions"]
+__all__ = ["align_predictions", "with_labels"]
 
 #: Long class names used by ChaosNLI's ``predicted_label`` and ``old_labels``.
 _CLASS_ALIASES = {"entailment": "e", "neutral": "n", "contradiction": "c"}
@@ -24,6 +24,70 @@ _CLASS_ALIASES = {"entailment": "e", "neutral": "n", "contradiction": "c"}
 def _normalise_class(name) -> str:
     s = str(name).strip()
     return _CLASS_ALIASES.get(s.lower(), s)
+
+
+def _sorted_text(names) -> list[str]:
+    """Names in the order a classifier's ``classes_`` would hold them.
+
+    Names read from a file are text; a classifier trained on their values
+    sorts numbers numerically (``1, 2, 10``), text by code point.
+    """
+    try:
+        return sorted(names, key=float)
+    except ValueError:
+        return sorted(names)
+
+
+def _check_positional(hist: LabeledArray, label: str) -> None:
+    """Raise unless unnamed prediction columns may follow ``hist``'s by position.
+
+    A prediction file without class names (``.npy``) holds a classifier's
+    ``predict_proba`` columns, in its ``classes_`` order: the sorted class
+    names. They follow the histograms' columns only when those are sorted
+    (as text or as numbers); otherwise which column is which class is a
+    guess, so the two orders are shown and a way to name them is asked for,
+    as the metric functions do.
+    """
+    names = [str(c) for c in hist.classes]
+    if names in (sorted(names), _sorted_text(names)):
+        return
+    raise InputError(
+        f"{label}: the prediction columns have no class names, and those of "
+        f"{hist.path}, {names}, are not in sorted order "
+        f"{_sorted_text(names)} -- the column order of a classifier's "
+        "predict_proba -- so which column is which class is ambiguous; name "
+        f"the columns with --labels (e.g. --labels {','.join(names)} if they "
+        f"follow {hist.path}), or use a .csv prediction file whose header "
+        "names the classes."
+    )
+
+
+def with_labels(pred: LabeledArray, labels, *, name: str = "") -> LabeledArray:
+    """``pred`` with ``labels`` (``--labels``) naming columns it does not name.
+
+    A file that names its classes (a CSV header, ChaosNLI's order) keeps
+    them; ``labels`` must then be the same names.
+    """
+    if labels is None:
+        return pred
+    label = f"{pred.path} ({name})" if name else pred.path
+    n_columns = 2 if pred.values.ndim == 1 else pred.values.shape[1]
+    if len(labels) != n_columns:
+        raise InputError(
+            f"--labels names {len(labels)} classes {labels} but {label} has "
+            f"{n_columns} columns; --labels gives the class of each column."
+        )
+    if pred.classes is None:
+        pred.classes = list(labels)
+    elif [_normalise_class(c) for c in pred.classes] != [
+        _normalise_class(c) for c in labels
+    ]:
+        raise InputError(
+            f"--labels {','.join(labels)} contradicts the class names of "
+            f"{label}, {pred.classes}; --labels names the columns of prediction "
+            "files without class names."
+        )
+    return pred
 
 
 def align_predictions(
@@ -35,7 +99,8 @@ def align_predictions(
     a warning when only the histograms have ids).
     Classes are matched by name when both files name them (ChaosNLI's long
     names ``entailment``/``neutral``/``contradiction`` equal ``e``/``n``/``c``),
-    else by position.
+    else by position -- which, when only the histograms name them, requires
+    their names in sorted order (the order of ``predict_proba``'s columns).
 
     Parameters
     ----------
@@ -56,7 +121,8 @@ def align_predictions(
     ------
     InputError
         On a uid present in one file only, a duplicate uid, a different number
-        of rows, or different class names.
+        of rows, different class names, or unnamed prediction columns while
+        the histograms' class names are not in sorted order.
     """
     n_items = hist.values.shape[0]
     P = pred.values
@@ -71,6 +137,8 @@ def align_predictions(
                     f"{hist.path}, {hist.classes}."
                 )
             P = P[:, [q.index(c) for c in h]]
+    elif hist.classes is not None:
+        _check_positional(hist, label)
     if hist.ids is not None and pred.ids is not None:
         index = {uid: i for i, uid in enumerate(pred.ids)}
         known = set(hist.ids)

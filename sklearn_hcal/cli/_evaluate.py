@@ -8,6 +8,7 @@ the metric registry (:mod:`sklearn_hcal.metrics._registry`).
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import warnings
@@ -129,6 +130,15 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         "terminal (on a terminal it is shown anyway)",
     )
     ev.add_argument(
+        "--labels",
+        type=_class_list,
+        default=None,
+        metavar="NAMES",
+        help="comma-separated class of each column of prediction files without "
+        "class names (.npy); needed when COUNTS names its classes in an order "
+        "other than sorted, the column order of predict_proba",
+    )
+    ev.add_argument(
         "--id-column",
         default=None,
         metavar="NAME",
@@ -208,8 +218,17 @@ def _resolve_metric_names(text: str | None) -> list[str] | None:
     return out
 
 
+def _class_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",")]
+    if not all(names) or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"expected distinct comma-separated class names, got {text!r}"
+        )
+    return names
+
+
 def _load_inputs(args):
-    from ._align import align_predictions
+    from ._align import align_predictions, with_labels
     from ._files import InputError, read_histograms, read_predictions
 
     hist = read_histograms(
@@ -233,6 +252,7 @@ def _load_inputs(args):
                     "every prediction a different NAME"
                 )
             label = row if model else name
+            table = with_labels(table, getattr(args, "labels", None), name=label)
             predictions[row] = align_predictions(hist, table, name=label)
     return hist, predictions
 

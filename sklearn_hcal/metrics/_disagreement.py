@@ -340,6 +340,9 @@ register(
         greater_is_better=False,
         description="unbiased squared loss L̂_φD of the predicted disagreement φ",
         source="Mimori et al. 2021, eq. 40",
+        # unbiased squared loss of φ: its expectation is (φ − φ*)² plus a
+        # constant, best at the true disagreement probability φ*
+        proper=True,
         per_item=_block_disagreement_sq,
         requires="pairs",
         response="disagreement",
@@ -367,5 +370,7 @@ for _name, _column, _order in (
             requires="pairs",
             response="disagreement",
             order=_order,
+            # a binned calibration error: a constant φ at the mean reaches 0
+            proper=False,
         )
     )

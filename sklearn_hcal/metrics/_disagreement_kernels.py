@@ -232,6 +232,8 @@ def _check_disagreement_inputs(
             allow_probabilities=False,
             y_true_name=name,
             y_prob_name="y_disagreement",
+            # 1 − Σq² is the same in any class order
+            class_order_matters=False,
         )
         phi = np.empty(pair.n_samples)
         for block in pair.blocks():

@@ -399,6 +399,7 @@ register(
         greater_is_better=False,
         description="DistCE: mean total variation ½‖q − p̂‖₁",
         source="Baan et al. 2022, eq. 7",
+        proper=False,  # an L1 loss to p̂: best at a q sharper than q*
         per_item=lambda b: _tvd_per_item(b.p_hat, b.P),
         order=60,
         bounds=(0.0, 1.0),
@@ -412,6 +413,7 @@ register(
         greater_is_better=False,
         description="EntCE: mean |H(q) − H(p̂)| (nats)",
         source="Baan et al. 2022, eq. 5",
+        proper=False,  # only H(q) counts: a permutation of q* ties with it
         per_item=_block_entropy_error,
         order=50,
         bounds=(0.0, None),
@@ -425,6 +427,7 @@ register(
         greater_is_better=False,
         description="signed EntCE: mean H(q) − H(p̂), > 0 under-confident",
         source="Baan et al. 2022, eq. 5",
+        proper=None,  # a signed error, not a loss
         per_item=_block_entropy_error,
         kwargs={"absolute": False},
         scorer=False,  # a signed error has no better side
@@ -438,6 +441,7 @@ register(
         greater_is_better=True,
         description="RankCS: fraction of items whose class ranking matches",
         source="Baan et al. 2022, eq. 6",
+        proper=False,  # only the ranking of the classes counts
         per_item=_block_rank_match,
         order=40,
         bounds=(0.0, 1.0),
@@ -451,6 +455,9 @@ register(
         greater_is_better=False,
         description="mean Jensen-Shannon distance (natural log)",
         source="Nie et al. 2020 (ChaosNLI), eq. 2",
+        # not linear in p̂ (no Bregman divergence): with noisy p̂ its
+        # expectation prefers a q sharper than q*
+        proper=False,
         per_item=lambda b, squared, base: _jsd_per_item(b.p_hat, b.P, base, squared),
         order=70,
         bounds=(0.0, None),
@@ -464,6 +471,9 @@ register(
         greater_is_better=False,
         description="mean KL(p̂ ‖ q), q floored at eps",
         source="Nie et al. 2020 (ChaosNLI), eq. 1",
+        # KL(p̂ ‖ q) = const − Σ p̂ log q: the log score, linear in p̂,
+        # so its expectation is best exactly at q = q*
+        proper=True,
         per_item=lambda b, eps: _kl_per_item(b.p_hat, b.P, eps),
         order=80,
         bounds=(0.0, None),
@@ -477,6 +487,8 @@ register(
         greater_is_better=False,
         description="negative log-likelihood per annotation",
         source="Mimori et al. 2021, eq. 82",
+        # the log score per annotation: strictly proper
+        proper=True,
         per_item=_block_log_loss,
         order=90,
         bounds=(0.0, None),

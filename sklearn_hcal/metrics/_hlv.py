@@ -390,6 +390,9 @@ register(
         greater_is_better=False,
         description="mean soft cross-entropy −Σ p̂ log q per item (nats)",
         source="LeWiDi 2021/2023 (Uma et al. 2021; Leonardelli et al. 2023)",
+        # −Σ p̂ log q: the log score, linear in p̂ (proper; the tiny
+        # offset aside)
+        proper=True,
         per_item=lambda b, eps, offset: _soft_cross_entropy_per_item(
             b.p_hat, b.P, eps, offset
         ),
@@ -404,6 +407,8 @@ register(
         greater_is_better=False,
         description="mean Manhattan distance ‖q − p̂‖₁ (LeWiDi 2025's MD)",
         source="LeWiDi 2025; Rizzi et al. 2024",
+        # an L1 loss (2 × DistCE): best at a sharper q than q*
+        proper=False,
         per_item=lambda b: _manhattan_per_item(b.p_hat, b.P),
         bounds=(0.0, None),
     )
@@ -416,6 +421,8 @@ register(
         greater_is_better=True,
         description="soft accuracy: mean overlap Σ min(p̂, q)",
         source="Kurniawan et al. 2025, §3",
+        # Σ min(p̂, q) = 1 − TVD: an L1 score, not proper
+        proper=False,
         per_item=lambda b: _soft_accuracy_per_item(b.p_hat, b.P),
         scorer="soft_accuracy",
         bounds=(0.0, 1.0),
@@ -429,6 +436,8 @@ register(
         greater_is_better=True,
         description="soft micro-F1: 2 Σ min(p̂, q) / Σ (p̂ + q) over all items",
         source="Kurniawan et al. 2025, §3",
+        # built on Σ min(p̂, q), an L1 overlap: not proper
+        proper=False,
         per_item=lambda b: _soft_micro_f1_parts_per_item(b.p_hat, b.P),
         scorer="soft_micro_f1",
         bounds=(0.0, 1.0),
@@ -442,6 +451,8 @@ register(
         greater_is_better=True,
         description="PO-JSD: 1 − mean Jensen-Shannon divergence (bits)",
         source="Kurniawan et al. 2025, §3",
+        # 1 − JSD of the per-class binary distributions: not proper
+        proper=False,
         per_item=lambda b: _po_jsd_per_item(b.p_hat, b.P),
         scorer="po_jsd",
         bounds=(0.0, 1.0),
@@ -456,6 +467,8 @@ register(
         description="Pearson r of human and model entropies across items "
         "(NaN where either is constant)",
         source="Kurniawan et al. 2025, §3",
+        # a correlation of entropies across items, not a loss per item
+        proper=False,
         stats=_ENTROPY_MOMENTS,
         value=lambda t: t["r"],
         requires="variation",

@@ -406,6 +406,8 @@ register(
         greater_is_better=True,
         description="accuracy of argmax q against the human majority",
         source="Nie et al. 2020, Table 5; Baan et al. 2022, Table 1",
+        # only argmax q counts: every q with the majority's argmax ties
+        proper=False,
         per_item=_block_majority_correct,
         scorer="majority_accuracy",
         order=10,
@@ -420,6 +422,9 @@ register(
         greater_is_better=False,
         description="confidence ECE against the majority label",
         source="Baan et al. 2022, eq. 3",
+        # a calibration error: the constant prediction of the marginal can
+        # reach 0, and it scores the majority label, not the distribution
+        proper=False,
         stats=_CONFIDENCE_BINS,
         value=lambda t: t["ece"],
         order=20,
@@ -434,6 +439,8 @@ register(
         greater_is_better=False,
         description="classwise ECE against the majority label",
         source="Baan et al. 2022, eq. 8",
+        # a calibration error against the majority label (as ece)
+        proper=False,
         stats=_CLASSWISE_BINS,
         value=lambda t: t["classwise_ece"],
         order=30,

@@ -27,6 +27,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation._weights import check_weight_values
 from ..utils._compat import Interval, check_sample_weight
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
@@ -121,7 +122,9 @@ def expected_squared_loss(
     pair = _validate_counts(y_true, y_prob, counts, labels)
     w = None
     if sample_weight is not None:
-        w = check_sample_weight(sample_weight, pair.n, ensure_non_negative=True)
+        # the row and value of a bad weight first (scikit-learn names neither)
+        w = check_weight_values(sample_weight, pair.n_samples)
+        w = check_sample_weight(w, pair.n, ensure_non_negative=True)
         if w.sum() <= 0:
             raise ValueError("sample_weight must have a positive sum.")
     total = 0.0
@@ -387,6 +390,8 @@ register(
         greater_is_better=False,
         description="unbiased expected squared loss L̂_sq of one annotation",
         source="Mimori et al. 2021, Prop. 1",
+        # the Brier score of one annotation (unbiased): strictly proper
+        proper=True,
         per_item=_squared_loss_per_item,
         requires="counts",
         order=100,
@@ -416,6 +421,10 @@ for _column, _function, _source, _order in (
                 kwargs={} if _debiased else {"debiased": False},
                 requires="counts",
                 order=_order if _debiased else None,
+                # EL estimates ‖q − q*‖² (the plug-in adds a bias free of q):
+                # proper. CL, CE and DL are parts of it: the constant
+                # prediction of the marginal has CL = CE = 0, so not proper.
+                proper=_column == "el",
                 **_hooks,
             )
         )
@@ -432,5 +441,6 @@ for _debiased in (True, False):
             per_item=lambda b, debiased: _gini_per_item(b.p_hat, b.n, debiased),
             kwargs={"debiased": _debiased},
             requires="counts",
+            proper=None,  # the Gini impurity of p̂: does not depend on q
         )
     )

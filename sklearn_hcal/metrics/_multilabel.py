@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import column_order, frame_names
+from .._validation import check_class_names, column_order, frame_names
 from ..utils._compat import validate_params
 from ._cells import cell_sums
 from ._distribution import _jsd_per_item
@@ -71,9 +71,38 @@ def _as_label_matrix(X, name):
             f"{name} must be a non-empty (n_samples, n_labels) array, got shape "
             f"{arr.shape}."
         )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity.")
+    finite = np.isfinite(arr)
+    if not finite.all():
+        row, col = np.argwhere(~finite)[0]
+        raise ValueError(
+            f"{name} contains NaN or infinity (row {row}, label {col}: "
+            f"{float(arr[row, col])!r})."
+        )
     return arr, names
+
+
+def _check_n_annotators(n_annotators, n_items: int) -> np.ndarray:
+    """``n_annotators`` as float64, one positive finite count per item."""
+    raw = n_annotators.to_numpy() if hasattr(n_annotators, "to_numpy") else n_annotators
+    try:
+        n = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"n_annotators must be numeric: {exc}") from exc
+    if n.ndim == 2 and n.shape[1] == 1:
+        n = n[:, 0]
+    if n.ndim != 1 or n.shape[0] != n_items:
+        raise ValueError(
+            f"n_annotators must hold one number of annotators per item: "
+            f"{n_items} items, got shape {n.shape}."
+        )
+    bad = ~np.isfinite(n) | (n <= 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            "n_annotators must hold positive finite numbers of annotators (the "
+            f"counts are divided by them); row {row} is {float(n[row])!r}."
+        )
+    return n
 
 
 def _check_in_unit_interval(arr, name, hint=""):
@@ -92,11 +121,7 @@ def _check_multilabel(y_true, y_prob, counts=None, labels=None, n_annotators=Non
     T, t_names = _as_label_matrix(target, name)
     Q, q_names = _as_label_matrix(y_prob, "y_prob")
     if labels is not None:
-        q_names = np.asarray(labels)
-        if q_names.ndim != 1 or len(q_names) != Q.shape[1]:
-            raise ValueError(
-                f"labels must name each of the {Q.shape[1]} columns of y_prob."
-            )
+        q_names = check_class_names(labels, n_columns=Q.shape[1], of="y_prob")
         if t_names is None:
             t_names = q_names
     if T.shape != Q.shape:
@@ -109,13 +134,7 @@ def _check_multilabel(y_true, y_prob, counts=None, labels=None, n_annotators=Non
         if order is not None:
             Q = Q[:, order]
     if n_annotators is not None:
-        n = np.asarray(n_annotators, dtype=np.float64).ravel()
-        if n.shape[0] != T.shape[0] or not np.all(np.isfinite(n)) or np.any(n <= 0):
-            raise ValueError(
-                "n_annotators must hold one positive number of annotators per "
-                f"item ({T.shape[0]} items)."
-            )
-        T = T / n[:, None]
+        T = T / _check_n_annotators(n_annotators, T.shape[0])[:, None]
     hint = "" if n_annotators is not None else " Pass n_annotators= for counts."
     _check_in_unit_interval(T, name, hint)
     _check_in_unit_interval(Q, "y_prob")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _row_sums, column_order
+from .._validation import _row_sums, check_class_names, column_order
 from ..utils._compat import StrOptions
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution import _pair_mean
@@ -63,6 +63,8 @@ def _scale_permutation(classes, order):
         order = np.asarray(order)
         if order.ndim != 1:
             raise ValueError(f"order must be 1-D, got shape {order.shape}.")
+        # a repeated class is named as such, not as a mismatch of the classes
+        check_class_names(order, param="order", of="the scale")
         return column_order(classes, order, name="y_true/y_prob", target_name="order")
     numeric = _numeric(classes)
     if numeric is None and len(classes) > 2:
@@ -351,6 +353,8 @@ register(
         description="mean Wasserstein distance on the ordered classes (unit "
         "steps unless values=)",
         source="LeWiDi 2025 (AWD)",
+        # W1 = Σ |F_p̂ − F_q| is an L1 loss on the CDFs: not proper
+        proper=False,
         per_item=_block_wasserstein,
         requires="ordered",
         bounds=(0.0, None),
@@ -365,6 +369,9 @@ register(
         description="mean ranked probability score of the ordered classes, "
         "divided by K − 1",
         source="Epstein 1969; Murphy 1971",
+        # Σ (F_p̂ − F_q)²: squared, linear in p̂ up to terms free of q,
+        # the classic strictly proper score for ordered classes
+        proper=True,
         per_item=_block_ranked_probability,
         requires="ordered",
         scorer="neg_ranked_probability_score",

@@ -148,6 +148,18 @@ class Metric:
         an accuracy, ``(0, None)`` for a divergence); the report clips
         bootstrap intervals to it. Left open for the debiased estimators,
         which can be negative.
+    proper : bool or None, default=None
+        Whether the metric is a (strictly) proper scoring rule for the human
+        distribution: its expected value over the annotations, drawn from
+        the true label distribution ``q*`` of each item, is best only at the
+        prediction ``q = q*`` (for ``response="disagreement"``: at the true
+        disagreement probability). Only such a metric can be trusted to
+        *select* models -- with a few labels per item, ``p̂`` is noisy, and a
+        metric that is not proper (JSD, DistCE/TVD, EntCE, ...) prefers
+        predictions sharper than ``q*``, e.g. it ranks hyperparameters
+        wrongly in a grid search. False for metrics that are not proper;
+        None where the notion does not apply (a signed error, a quantity
+        that does not depend on the prediction).
     """
 
     name: str
@@ -165,6 +177,7 @@ class Metric:
     scorer: str | bool | None = None
     order: int | None = None
     bounds: tuple = (None, None)
+    proper: bool | None = None
 
     def __post_init__(self):
         if (self.per_item is None) == (self.stats is None):
@@ -316,7 +329,9 @@ def metric_table() -> list[dict]:
     rows : list of dict
         Keys ``column``, ``name``, ``function`` (the function's name or
         None), ``kwargs``, ``scorer``, ``greater_is_better``, ``requires``,
-        ``default`` (a default report column), ``description``, ``source``.
+        ``default`` (a default report column), ``proper`` (a proper scoring
+        rule for the human distribution: True, False or None, see
+        :class:`Metric`), ``description``, ``source``.
 
     Examples
     --------
@@ -336,6 +351,7 @@ def metric_table() -> list[dict]:
             "greater_is_better": m.greater_is_better,
             "requires": m.requires,
             "default": m.column in defaults,
+            "proper": m.proper,
             "description": m.description,
             "source": m.source,
         }

@@ -199,9 +199,9 @@ def test_unnamed_integer_labels_with_missing_classes_are_ambiguous():
 
 
 def test_counts_and_y_of_different_lengths():
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="counts and y have different numbers"):
         TemperatureScaler().fit(Z, Y.argmax(axis=1)[:-1], counts=Y)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="counts and y have different numbers"):
         SoftLabelClassifier(LogisticRegression()).fit(Z, Y.argmax(1)[:-1], counts=Y)
 
 

@@ -118,7 +118,11 @@ def test_chaosnli_chance_baseline_reproduces_table_5(capsys, tmp_path):
     n = sum(1 for line in open(counts, encoding="utf-8") if line.strip())
     uniform = tmp_path / "uniform.npy"
     np.save(uniform, np.full((n, 3), 1 / 3))
-    row = _json(capsys, counts, "--pred", f"chance={uniform}")["chance"]
+    # the .jsonl names its classes e, n, c (not sorted): --labels names the
+    # .npy's columns
+    row = _json(capsys, counts, "--pred", f"chance={uniform}", "--labels", "e,n,c")[
+        "chance"
+    ]
     assert row["jensen_shannon_distance"] == pytest.approx(0.383, abs=5e-4)
     assert row["kl_divergence"] == pytest.approx(0.5457, abs=5e-4)
 

@@ -106,7 +106,10 @@ def test_ordinal_columns_with_numeric_classes_and_bad_scales():
         )
     shuffled = pd.DataFrame(Y.to_numpy(), columns=[3, 1, 2, 4])
     with pytest.raises(ValueError, match="ambiguous; pass order="):
-        human_calibration_report(shuffled, P, metrics=["wasserstein"])
+        # labels= matches the classes; the scale order stays ambiguous
+        human_calibration_report(
+            shuffled, P, metrics=["wasserstein"], labels=[3, 1, 2, 4]
+        )
     with pytest.raises(ValueError, match="strictly monotone"):
         human_calibration_report(
             Y,

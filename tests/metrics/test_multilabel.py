@@ -192,5 +192,5 @@ def test_multilabel_metrics_make_scorers_for_per_label_classifiers():
     # two labels: scikit-learn hands the scorer one column; an error, not a
     # guess (the scorer names the two labels, the column is one)
     clf2 = OneVsRestClassifier(LogisticRegression()).fit(X, T[:, :2])
-    with pytest.raises(ValueError, match="1 columns of y_prob"):
+    with pytest.raises(ValueError, match="y_prob has 1 columns"):
         make_human_scorer(multilabel_manhattan_distance)(clf2, X, T[:, :2])

@@ -175,7 +175,8 @@ def test_report_defaults_follow_what_the_labels_support():
 def test_report_counts_keyword_and_dataframe_input():
     _, Y, Q = make_label_histograms(150, 3, 5, random_state=3)
     frame = pd.DataFrame(Y, columns=["e", "n", "c"])
-    a = human_calibration_report(frame, {"q": Q})
+    # not in sorted order: an unnamed Q needs labels= to follow the columns
+    a = human_calibration_report(frame, {"q": Q}, labels=["e", "n", "c"])
     b = human_calibration_report(Y.argmax(axis=1), {"q": Q}, counts=Y)
     pd.testing.assert_frame_equal(a, b)
 
@@ -189,7 +190,10 @@ def test_report_aligns_every_dataframe_prediction_by_name(data):
     frame = pd.DataFrame(Y, columns=classes)
     P = preds["noisy"]
     shuffled = pd.DataFrame(P, columns=classes)[["c", "e", "n"]]
-    report = human_calibration_report(frame, {"m": shuffled, "n": shuffled, "array": P})
+    in_order = pd.DataFrame(P, columns=classes)
+    report = human_calibration_report(
+        frame, {"m": shuffled, "n": shuffled, "array": in_order}
+    )
     assert list(report.columns) == DEFAULT_COLUMNS
     assert report.loc["n"].equals(report.loc["m"])
     # the array, already in the labels' order, sums its columns in another

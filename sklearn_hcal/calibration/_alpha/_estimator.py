@@ -337,7 +337,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         """f from ``estimator=None`` input: probabilities as they are
         (renormalised, never passed through a softmax), else softmax(X)."""
         if self.input_type_ == "proba":
-            X = np.asarray(X, dtype=np.float64)
+            X = np.maximum(np.asarray(X, dtype=np.float64), 0.0)  # -1e-15 is 0
             return X / X.sum(axis=1, keepdims=True)
         return softmax(logits, axis=1)
 
@@ -396,11 +396,14 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 "The features g(X) contain NaN or infinity (first at row "
                 f"{int(bad[0]) % n})."
             )
-        if not np.any(Y.sum(axis=1) >= 2):
+        # an item of weight 0 is absent from the likelihood
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
+        if not np.any((Y.sum(axis=1) >= 2) & (w > 0)):
+            weighted = "" if sample_weight is None else " and a positive sample_weight"
             warnings.warn(
-                "No item has two or more annotations: the Dirichlet-multinomial "
-                "likelihood of a single label does not depend on alpha0, so the "
-                "concentration cannot be learnt (alpha0 stays at 1).",
+                f"No item has two or more annotations{weighted}: the Dirichlet-"
+                "multinomial likelihood of a single label does not depend on "
+                "alpha0, so the concentration cannot be learnt (alpha0 stays at 1).",
                 UserWarning,
                 stacklevel=5,
             )
