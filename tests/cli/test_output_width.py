@@ -146,6 +146,8 @@ def test_user_guide_commands_fit_80_columns(capsys, tmp_path, no_columns):
         f"roberta={preds}",
         "--pred",
         f"uniform={tmp_path / 'uniform.npy'}",
+        "--labels",  # the .npy names no classes; ChaosNLI's e, n, c are unsorted
+        "e,n,c",
     ]
     _check_fits_and_complete(capsys, [*two, "--bootstrap", "200"])
     _check_fits_and_complete(capsys, [*two, "--transpose", "--ties", "any"])
