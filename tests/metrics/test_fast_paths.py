@@ -152,3 +152,18 @@ def test_nested_validation_skipped_inside_and_restored_after():
     with sklearn.config_context(skip_parameter_validation=True):
         outer("not validated")  # skipped as in scikit-learn
         assert sklearn.get_config()["skip_parameter_validation"]
+
+
+@pytest.mark.parametrize("K", [2, 10])
+def test_kept_thread_pool_gives_the_serial_values(K, monkeypatch):
+    from sklearn_hcal._validation import _block_pool, _chunk_rows
+
+    Y, P = _inputs(K, True, n=3 * _chunk_rows(K) + 11)
+    names = ["kl_divergence", "calibration_loss", "expected_calibration_error"]
+    monkeypatch.setenv("HCAL_NUM_THREADS", "1")
+    serial = [getattr(M, name)(Y, P) for name in names]
+    monkeypatch.setenv("HCAL_NUM_THREADS", "2")
+    threaded = [getattr(M, name)(Y, P) for name in names]
+    again = [getattr(M, name)(Y, P) for name in names]
+    assert threaded == serial == again  # block order: the same sums
+    assert _block_pool(2) is _block_pool(2)
