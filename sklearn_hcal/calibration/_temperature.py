@@ -34,12 +34,19 @@ def _inverse_temperature_derivatives(beta, Zc, wn, A, W, buf):
     are ≥ 1: no overflow and no log(0) for any β ≥ 0. All passes reuse the
     one work buffer ``buf`` (fresh large arrays are costly to touch).
     """
-    S, m1, m2, m3 = _row_moments(beta, Zc, buf, 3)
-    var = np.maximum(m2 - m1 * m1, 0.0)
-    # m1 * m1 * m1, not m1**3: numpy's pow for a cube costs 30 times as much
-    kappa3 = m3 - 3.0 * m1 * m2 + 2.0 * (m1 * m1 * m1)
-    loss = (wn @ np.log(S) - beta * A) / W
-    return loss, (wn @ m1 - A) / W, (wn @ var) / W, (wn @ kappa3) / W
+    # Block by block, so that the cumulants' temporaries stay in the cache.
+    totals = np.zeros(4)
+    step = _block_rows(Zc.shape[1])
+    for start in range(0, Zc.shape[0], step):
+        rows = slice(start, start + step)
+        S, m1, m2, m3 = _row_moments(beta, Zc[rows], buf, 3)
+        var = np.maximum(m2 - m1 * m1, 0.0)
+        # m1 * m1 * m1, not m1**3: numpy's pow for a cube costs 30 times as much
+        kappa3 = m3 - 3.0 * m1 * m2 + 2.0 * (m1 * m1 * m1)
+        w = wn[rows]
+        totals += (w @ np.log(S), w @ m1, w @ var, w @ kappa3)
+    log_s, mean, var, kappa3 = totals
+    return (log_s - beta * A) / W, (mean - A) / W, var / W, kappa3 / W
 
 
 def _row_moments(beta, Zc, buf, order):

@@ -72,10 +72,10 @@ def test_blocked_moments_equal_full_array_passes(K, zeros):
 
 
 @pytest.mark.parametrize("zeros", [False, True])
-@pytest.mark.parametrize("K", [2, 3, 7, 20])
+@pytest.mark.parametrize("K", [3, 7, 20])
 def test_derivatives_equal_a_row_loop(K, zeros):
     rng = np.random.default_rng(100 + K)
-    n = 500
+    n = 2 * temperature_module._block_rows(K) + 7  # several blocks
     Zc = _scores(rng, n, K, zeros)
     Y = rng.multinomial(5, np.full(K, 1.0 / K), size=n).astype(float)
     if zeros:
@@ -92,7 +92,7 @@ def test_derivatives_equal_a_row_loop(K, zeros):
     np.testing.assert_allclose(loss, (wn @ log_s - beta * A) / W, rtol=1e-12)
     np.testing.assert_allclose(g, (wn @ mean - A) / W, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(h, wn @ var / W, rtol=1e-12)
-    np.testing.assert_allclose(t, wn @ kappa3 / W, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(t, wn @ kappa3 / W, rtol=1e-12, atol=1e-13)
 
 
 def _blas_threads():
