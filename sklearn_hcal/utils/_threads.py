@@ -15,6 +15,7 @@ the caller (``threadpoolctl``, a scikit-learn dependency).
 from __future__ import annotations
 
 import functools
+import threading
 
 from threadpoolctl import threadpool_limits
 
@@ -52,12 +53,25 @@ def one_torch_thread(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         torch = import_optional("torch")
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
+        # torch's thread count is global to the process: fits running at once
+        # on several threads share one saved count, restored by the last.
+        with _TORCH_LOCK:
+            if not _TORCH_SAVED:
+                _TORCH_SAVED.append(torch.get_num_threads())
+                torch.set_num_threads(1)
+            _TORCH_SAVED.append(None)
         try:
             with one_blas_thread():
                 return func(*args, **kwargs)
         finally:
-            torch.set_num_threads(threads)
+            with _TORCH_LOCK:
+                _TORCH_SAVED.pop()
+                if len(_TORCH_SAVED) == 1:
+                    torch.set_num_threads(_TORCH_SAVED.pop())
 
     return wrapper
+
+
+#: The caller's torch thread count (first entry) and one entry per running fit.
+_TORCH_SAVED: list = []
+_TORCH_LOCK = threading.Lock()

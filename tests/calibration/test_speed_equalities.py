@@ -167,3 +167,24 @@ def test_likelihood_forms_equal_on_the_switch(K):
             log_a0, torch.as_tensor(F), torch.as_tensor(Y, dtype=torch.float64)
         ).numpy()
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_concurrent_alpha_fits_restore_torch_threads():
+    torch = pytest.importorskip("torch")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sklearn_hcal.calibration import AlphaCalibrator
+
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((200, 3))
+    Y = rng.multinomial(5, np.full(3, 1 / 3), size=200)
+    threads = torch.get_num_threads()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        fits = list(
+            pool.map(lambda _: AlphaCalibrator(alpha_reg=0.0).fit(Z, Y), range(6))
+        )
+    assert torch.get_num_threads() == threads
+    for fit in fits[1:]:
+        np.testing.assert_allclose(
+            fit.predict_concentration(Z), fits[0].predict_concentration(Z), rtol=1e-12
+        )
