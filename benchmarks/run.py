@@ -130,7 +130,20 @@ def main(argv=None) -> None:
         action="store_true",
         help="also run bench_metrics.py, bench_temperature.py, bench_alpha.py",
     )
+    parser.add_argument(
+        "--issue21",
+        action="store_true",
+        help="only issue 21's goals table (bench_goals.py; with --quick, --output)",
+    )
     args = parser.parse_args(argv)
+    if args.issue21:
+        import bench_goals
+
+        goals_argv = ["--quick"] if args.quick else []
+        if args.output is not None:
+            goals_argv += ["--output", str(args.output)]
+        bench_goals.main(goals_argv)
+        return
 
     lines: list[str] = []
 

@@ -203,8 +203,23 @@ def _map_row_blocks(fn, n_rows: int, n_columns: int = 1, chunk_rows=None) -> lis
     n_threads = _n_threads(len(slices))
     if n_threads == 1:
         return [fn(sl) for sl in slices]
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        return list(pool.map(fn, slices))
+    return list(_block_pool(n_threads).map(fn, slices))
+
+
+_POOLS: dict = {}
+
+
+def _block_pool(n_threads: int) -> ThreadPoolExecutor:
+    """A thread pool kept for the process: starting threads on every call
+    cost more than a small metric's pass (the pool of a forked parent is
+    not reused: its threads do not exist in the child)."""
+    key = (os.getpid(), n_threads)
+    pool = _POOLS.get(key)
+    if pool is None:
+        pool = _POOLS[key] = ThreadPoolExecutor(
+            max_workers=n_threads, thread_name_prefix="hcal-blocks"
+        )
+    return pool
 
 
 def _row_sums(block: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._compat import Interval, fit_context
+from ..utils._threads import one_blas_thread
 from ._base import _BaseLogitCalibrator, _log_softmax
 from ._scores import power_of_two_scale
 
@@ -123,18 +124,19 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
                 "The total weight of the annotations (sum of sample_weight times "
                 "annotations per item) must be positive."
             )
-        result = minimize(
-            self._objective,
-            self._initial_parameters(K, scale.start),
-            args=(Zs, scale, Y, w, n, total),
-            jac=True,
-            method="L-BFGS-B",
-            options={
-                "maxiter": self.max_iter,
-                "gtol": self.tol,
-                "ftol": 64 * np.finfo(float).eps,
-            },
-        )
+        with one_blas_thread():  # short products stall on a busy second core
+            result = minimize(
+                self._objective,
+                self._initial_parameters(K, scale.start),
+                args=(Zs, scale, Y, w, n, total),
+                jac=True,
+                method="L-BFGS-B",
+                options={
+                    "maxiter": self.max_iter,
+                    "gtol": self.tol,
+                    "ftol": 64 * np.finfo(float).eps,
+                },
+            )
         if result.status == 1:
             warnings.warn(
                 f"{type(self).__name__} did not converge in {self.max_iter} "

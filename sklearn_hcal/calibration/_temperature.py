@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._compat import Interval, fit_context
+from ..utils._threads import one_blas_thread
 from ._base import _BaseLogitCalibrator
 from ._scores import power_of_two_scale
 
@@ -33,31 +34,63 @@ def _inverse_temperature_derivatives(beta, Zc, wn, A, W, buf):
     are ≥ 1: no overflow and no log(0) for any β ≥ 0. All passes reuse the
     one work buffer ``buf`` (fresh large arrays are costly to touch).
     """
-    S, m1, m2, m3 = _row_moments(beta, Zc, buf, 3)
-    var = np.maximum(m2 - m1 * m1, 0.0)
-    kappa3 = m3 - 3.0 * m1 * m2 + 2.0 * m1**3
-    loss = (wn @ np.log(S) - beta * A) / W
-    return loss, (wn @ m1 - A) / W, (wn @ var) / W, (wn @ kappa3) / W
+    # Block by block, so that the cumulants' temporaries stay in the cache.
+    totals = np.zeros(4)
+    step = _block_rows(Zc.shape[1])
+    for start in range(0, Zc.shape[0], step):
+        rows = slice(start, start + step)
+        S, m1, m2, m3 = _row_moments(beta, Zc[rows], buf, 3)
+        var = np.maximum(m2 - m1 * m1, 0.0)
+        # m1 * m1 * m1, not m1**3: numpy's pow for a cube costs 30 times as much
+        kappa3 = m3 - 3.0 * m1 * m2 + 2.0 * (m1 * m1 * m1)
+        w = wn[rows]
+        totals += (w @ np.log(S), w @ m1, w @ var, w @ kappa3)
+    log_s, mean, var, kappa3 = totals
+    return (log_s - beta * A) / W, (mean - A) / W, var / W, kappa3 / W
 
 
 def _row_moments(beta, Zc, buf, order):
     """``(S, m_1, …, m_order)`` per row under ``p_i = softmax(β z_i)``.
 
     ``S_i = Σ_k exp(β z_ik)`` and ``m_j = E_{p_i}[z_i^j]``, the raw moments.
+    ``buf`` is a work array of at least ``min(n_samples, block)`` rows
+    (:func:`_moment_buffer`).
     """
-    ones = np.ones(Zc.shape[1])
-    if beta == 0.0:
-        buf.fill(1.0)  # uniform p
-    else:
-        np.multiply(Zc, beta, out=buf)
-        np.exp(buf, out=buf)
-    # matrix-vector products sum short rows much faster than .sum(axis=1)
-    S = buf @ ones
-    moments = []
-    for _ in range(order):
-        np.multiply(buf, Zc, out=buf)
-        moments.append((buf @ ones) / S)
+    n_samples, n_classes = Zc.shape
+    ones = np.ones(n_classes)
+    S = np.empty(n_samples)
+    moments = [np.empty(n_samples) for _ in range(order)]
+    # Row blocks small enough for the cache: the exp, the products and the
+    # row sums of a block then read memory once instead of once per pass.
+    step = _block_rows(n_classes)
+    for start in range(0, n_samples, step):
+        rows = slice(start, min(start + step, n_samples))
+        z = Zc[rows]
+        work = buf[: z.shape[0]]
+        if beta == 0.0:
+            work.fill(1.0)  # uniform p
+        else:
+            np.multiply(z, beta, out=work)
+            np.exp(work, out=work)
+        # matrix-vector products sum short rows much faster than .sum(axis=1)
+        s = np.matmul(work, ones, out=S[rows])
+        for m in moments:
+            np.multiply(work, z, out=work)
+            np.divide(np.matmul(work, ones, out=m[rows]), s, out=m[rows])
     return (S, *moments)
+
+
+#: Entries of one row block of :func:`_row_moments` (256 KiB of float64).
+_BLOCK_ENTRIES = 32768
+
+
+def _block_rows(n_classes):
+    return max(64, _BLOCK_ENTRIES // n_classes)
+
+
+def _moment_buffer(Zc):
+    """Work array for :func:`_row_moments` (one row block)."""
+    return np.empty((min(Zc.shape[0], _block_rows(Zc.shape[1])), Zc.shape[1]))
 
 
 def _inverse_temperature_se(beta, Zc, Y, w) -> float:
@@ -72,7 +105,7 @@ def _inverse_temperature_se(beta, Zc, Y, w) -> float:
     follow the model: the variance is that of the per-annotation NLL's
     minimiser, for one label per item or for histograms. NaN when ``H = 0``.
     """
-    _, m1, m2 = _row_moments(beta, Zc, np.empty_like(Zc), 2)
+    _, m1, m2 = _row_moments(beta, Zc, _moment_buffer(Zc), 2)
     n = Y @ np.ones(Y.shape[1])
     g = n * m1 - np.einsum("ij,ij->i", Y, Zc)
     H = w @ (n * np.maximum(m2 - m1 * m1, 0.0))
@@ -193,7 +226,7 @@ def _fit_inverse_temperature(
         )
         return float(_SEPARABLE_BETA_RANGE / spread / c), 0, np.nan
 
-    buf = np.empty_like(Zc)
+    buf = _moment_buffer(Zc)
     _, g0, h0, _ = _inverse_temperature_derivatives(0.0, Zc, wn, A, W, buf)
     if g0 >= 0:
         warnings.warn(
@@ -414,9 +447,10 @@ class TemperatureScaler(_BaseLogitCalibrator):
         return self._fit(X, y, sample_weight, counts)
 
     def _fit_logits(self, Z, Y, sample_weight):
-        beta, n_iter, beta_se = _fit_inverse_temperature(
-            Z, Y, sample_weight, tol=self.tol, max_iter=self.max_iter
-        )
+        with one_blas_thread():  # short products stall on a busy second core
+            beta, n_iter, beta_se = _fit_inverse_temperature(
+                Z, Y, sample_weight, tol=self.tol, max_iter=self.max_iter
+            )
         self.beta_ = beta
         self.temperature_ = np.inf if beta == 0 else 1.0 / beta
         self.beta_se_ = beta_se

@@ -147,7 +147,7 @@ def fit_adam(
             f"Adam stopped at max_iter={max_iter} epochs before the "
             "monitored loss stopped improving; increase max_iter.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     # training objective at the restored weights, batch by batch on the device
     # (the weight penalty is in every batch's loss, so the mean keeps it once)

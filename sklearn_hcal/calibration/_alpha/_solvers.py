@@ -52,6 +52,7 @@ from sklearn.utils import check_random_state
 
 from ...utils._optional import import_optional, resolve_device
 from ...utils._progress import report_progress
+from ...utils._threads import one_torch_thread
 from .._dirichlet import NORMALIZATIONS
 from ._adam import fit_adam
 from ._model import (
@@ -67,6 +68,7 @@ __all__ = [
     "choose_solver",
     "fit_concentration_model",
     "predict_log_alpha0",
+    "use_histogram_slots",
 ]
 
 #: log α0 is clipped to [log 1e-12, log 1e12], the clipping range of the
@@ -136,6 +138,20 @@ def choose_solver(
     return "lbfgs" if small or l2_reg > 0 else "adam"
 
 
+def use_histogram_slots(max_labels, n_classes) -> bool:
+    """Whether the per-label likelihood form is the faster one.
+
+    :func:`~._dirichlet.dirichlet_multinomial_nll_slots` costs one ``log``
+    per label slot (``max_labels`` per item, padded), the ``lgamma`` form
+    ``2K + 2`` ``lgamma`` per item. Timed forward and backward on one CPU
+    thread (20,000 items), the slot form costs about 1.2 ms per slot and the
+    lgamma form about 3.7 K + 9 ms: equal near ``3 (K + 3)`` labels (39 at
+    K = 10, where the old switch at ``max(64, 4K)`` picked the slot form for
+    CIFAR-10H's ~50 labels). Both forms give the same likelihood.
+    """
+    return max_labels <= 3 * (n_classes + 3)
+
+
 def _fits_on_device(torch, nbytes, device) -> bool:
     """Whether ``nbytes`` of float64 data fit in 70% of a CUDA device's free
     memory (the CPU fit shares the caller's arrays: always True)."""
@@ -157,6 +173,7 @@ def _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}.")
 
 
+@one_torch_thread  # short passes stall on a busy second core
 def fit_concentration_model(
     H,
     F,
@@ -262,7 +279,7 @@ def fit_concentration_model(
             "instead of full-batch L-BFGS; use device='cpu' for the exact "
             "optimum.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     solver = chosen
     rng = check_random_state(random_state)
@@ -272,9 +289,7 @@ def fit_concentration_model(
     )
     n = Y.sum(axis=1)
     nll_w, pen_w = dm.objective_weights(n, sample_weight, normalization)
-    # One log per label (histogram_slots) is far cheaper than 2K + 2 lgamma
-    # per item while the number of labels per item stays moderate.
-    if n.max() <= max(64, 4 * Y.shape[1]):
+    if use_histogram_slots(n.max(), Y.shape[1]):
         arrays = (H, nll_w, pen_w) + dm.histogram_slots(Y, F)
         nll = dm.dirichlet_multinomial_nll_slots
     else:
@@ -454,6 +469,6 @@ def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
             f"L-BFGS did not reach the gradient tolerance tol={tol:g} {why} "
             f"(largest gradient component {grad_max:.2e}).",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     return max(1, n_iter), loss, converged, grad_max, n_evals
