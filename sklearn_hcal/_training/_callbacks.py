@@ -20,7 +20,7 @@ skorch = import_optional("skorch")
 def _record_names(metrics):
     """``[(column, history key, sign, greater_is_better)]``: a scorer's name
     and sign (its values are greater-is-better), else the column as it is."""
-    from ..metrics._registry import get_metric
+    from ..metrics._shared import get_metric
 
     out = []
     for name in metrics:

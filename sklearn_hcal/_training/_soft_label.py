@@ -24,7 +24,7 @@ from .._validation._targets import (
     resolve_targets,
     select_target,
 )
-from ..datasets._sampling import draw_annotation
+from ..datasets._shared import draw_annotation
 from ..utils._compat import (
     HasMethods,
     StrOptions,

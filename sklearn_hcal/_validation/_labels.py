@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _asarray
+from ._core import as_array
 
 __all__ = [
     "check_class_names",
@@ -64,7 +64,7 @@ def labels_to_histograms(
         The class of each column.
     """
     y = y.to_numpy() if hasattr(y, "to_numpy") else y
-    y = _asarray(y, name=name)
+    y = as_array(y, name=name)
     # An (n, 1) column is a column of labels (developer guide §data-conventions), never
     # a one-class histogram; say so when its values do not fit the classes.
     column_note = ""

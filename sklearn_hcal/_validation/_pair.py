@@ -1,6 +1,6 @@
 """A validated (human labels, model probabilities) pair for the metrics.
 
-:func:`_check_pair` is the one place where a metric's inputs are validated
+:func:`check_pair` is the one place where a metric's inputs are validated
 and their classes aligned (developer guide §class-names and §tolerances):
 
 * the classes of ``y_prob``'s columns are ``labels=`` when given, else the
@@ -15,7 +15,7 @@ and their classes aligned (developer guide §class-names and §tolerances):
   renormalised.
 
 Nothing is copied wholesale: the reordering and the renormalisation are
-applied block by block when a metric reads :attr:`_Block.P`, so a float32 or
+applied block by block when a metric reads :attr:`Block.P`, so a float32 or
 memory-mapped input is read once, a block at a time.
 """
 
@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import _map_row_blocks, _row_blocks, _shape_of
+from ._core import map_row_blocks, row_blocks, shape_of
 from ._labels import (
     check_class_names,
     check_positional_classes,
@@ -33,19 +33,19 @@ from ._labels import (
     frame_names,
     labels_to_histograms,
 )
-from ._scan import _histograms, _normalised_block, _scan_probabilities
+from ._scan import checked_histograms, normalised_block, scan_probabilities
 
 __all__ = ["check_histograms_and_probabilities"]
 
 
-class _Block:
-    """Rows ``sl`` of a :class:`_Pair`; float64 views are made on first use.
+class Block:
+    """Rows ``sl`` of a :class:`Pair`; float64 views are made on first use.
 
     Metrics that are computed together (the report) share one block, so
     ``p_hat`` and the other derived arrays are computed once per block.
     """
 
-    def __init__(self, pair: _Pair, sl: slice) -> None:
+    def __init__(self, pair: Pair, sl: slice) -> None:
         self.sl = sl
         self.Y = pair.Y[sl]  # raw dtype: integer, float32 or float64
         self.n = pair.n[sl]
@@ -57,7 +57,7 @@ class _Block:
     def P(self) -> np.ndarray:
         """Probabilities in the class order of ``Y``, rows summing to 1."""
         pair = self._pair
-        return _normalised_block(
+        return normalised_block(
             pair.P, self.sl, renormalise=pair.renormalise, order=pair.order
         )
 
@@ -75,7 +75,7 @@ class _Block:
         return np.asarray(self.Y, dtype=np.float64)
 
 
-class _Pair:
+class Pair:
     """Validated ``(Y, P)`` for the chunked metric passes.
 
     ``Y`` and ``P`` are the caller's arrays (integer, float32, float64, or a
@@ -85,7 +85,7 @@ class _Pair:
 
     ``order`` (None: as given) puts ``P``'s columns in ``Y``'s class order
     and ``renormalise`` says whether rows of ``P`` off by rounding must be
-    renormalised (None: unknown, checked per block); :attr:`_Block.P`
+    renormalised (None: unknown, checked per block); :attr:`Block.P`
     applies both. ``classes`` are the class names of ``Y``'s columns when
     known (DataFrame columns, ``labels=``, or the values of 1-D labels),
     else None (positional). ``named`` says whether those names belong to the
@@ -117,25 +117,25 @@ class _Pair:
         self.n_samples, self.n_classes = Y.shape
 
     def blocks(self, chunk_rows: int | None = None):
-        """:class:`_Block` objects covering all rows, in order."""
-        for sl in _row_blocks(self.n_samples, self.n_classes, chunk_rows):
-            yield _Block(self, sl)
+        """:class:`Block` objects covering all rows, in order."""
+        for sl in row_blocks(self.n_samples, self.n_classes, chunk_rows):
+            yield Block(self, sl)
 
     def map_blocks(self, fn, chunk_rows: int | None = None) -> list:
         """``[fn(block) for block in self.blocks()]``, run on threads.
 
-        See :func:`_map_row_blocks`: results in block order, so they do not
+        See :func:`map_row_blocks`: results in block order, so they do not
         depend on the number of threads. Each block (and the float64 arrays
         it caches) lives only for its call, so memory stays at one block's
         temporaries per thread, a few MB whatever the number of rows.
         """
-        return _map_row_blocks(
-            lambda sl: fn(_Block(self, sl)), self.n_samples, self.n_classes, chunk_rows
+        return map_row_blocks(
+            lambda sl: fn(Block(self, sl)), self.n_samples, self.n_classes, chunk_rows
         )
 
-    def take(self, idx) -> _Pair:
+    def take(self, idx) -> Pair:
         """The pair restricted to the items ``idx`` (a copy of those rows)."""
-        return _Pair(
+        return Pair(
             self.Y[idx],
             self.P[idx],
             self.n[idx],
@@ -167,19 +167,19 @@ class _Pair:
         name: str = "y_prob",
         y_true_name="y_true",
         class_order_matters: bool = True,
-    ) -> _Pair:
+    ) -> Pair:
         """The same human labels with the probabilities ``y_prob`` checked.
 
         Validates ``y_prob`` against this pair's class count and sample count
         and aligns its columns by name with ``Y``'s classes (see
-        :func:`_check_pair`). A report evaluating several classifiers on the
+        :func:`check_pair`). A report evaluating several classifiers on the
         same labels calls it once per classifier; ``Y`` and ``n`` are shared.
         ``class_order_matters=False`` (a quantity that no permutation of the
         classes changes, such as ``1 − Σ q²``) lets an unnamed ``y_prob``
         follow named human labels whatever their order (see
         :func:`check_positional_classes`).
         """
-        P, _, off = _scan_probabilities(
+        P, _, off = scan_probabilities(
             y_prob, name=name, n_classes=self.n_classes, n_classes_from=y_true_name
         )
         if P.shape[0] != self.n_samples:
@@ -208,7 +208,7 @@ class _Pair:
             )
             if order is not None and not named:
                 _ambiguous_order(prob_classes, classes, name, y_true_name)
-        return _Pair(
+        return Pair(
             self.Y,
             P,
             self.n,
@@ -239,7 +239,7 @@ def _ambiguous_order(names, earlier, name: str, y_true_name: str):
     )
 
 
-def _check_labels(labels, n_columns: int, *, name: str) -> np.ndarray:
+def check_labels(labels, n_columns: int, *, name: str) -> np.ndarray:
     """``labels=`` as an array: 1-D, one distinct class per column of ``name``."""
     return check_class_names(labels, param="labels", n_columns=n_columns, of=name)
 
@@ -248,7 +248,7 @@ def _probability_classes(labels, names, n_columns: int, *, name: str):
     """Classes of ``y_prob``'s columns: ``labels``, else its names, else None."""
     if labels is None:
         return names
-    labels = _check_labels(labels, n_columns, name=name)
+    labels = check_labels(labels, n_columns, name=name)
     if names is not None and labels.tolist() != names.tolist():
         raise ValueError(
             f"labels={labels.tolist()} contradict the column names of {name} "
@@ -259,7 +259,7 @@ def _probability_classes(labels, names, n_columns: int, *, name: str):
     return labels
 
 
-def _check_pair(
+def check_pair(
     y_true,
     y_prob,
     *,
@@ -269,22 +269,22 @@ def _check_pair(
     y_true_name: str = "y_true",
     y_prob_name: str = "y_prob",
     class_order_matters: bool = True,
-) -> _Pair:
-    """:func:`check_histograms_and_probabilities` without copies: a :class:`_Pair`.
+) -> Pair:
+    """:func:`check_histograms_and_probabilities` without copies: a :class:`Pair`.
 
     See :func:`check_histograms_and_probabilities` for the parameters and
     the rules; the reordering of ``y_prob``'s columns and the renormalisation
-    of its rows are applied block by block (:attr:`_Block.P`).
+    of its rows are applied block by block (:attr:`Block.P`).
     """
     if counts is not None:
         y_true, y_true_name = counts, "counts"
     raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
-    shape = _shape_of(raw, name=y_true_name)
+    shape = shape_of(raw, name=y_true_name)
     if len(shape) == 2 and shape[1] > 1:
-        Y, n, is_counts, _ = _histograms(
+        Y, n, is_counts, _ = checked_histograms(
             y_true, name=y_true_name, allow_probabilities=allow_probabilities
         )
-        human = _Pair(
+        human = Pair(
             Y, None, n, is_counts, classes=frame_names(y_true, name=y_true_name)
         )
         return human.with_probabilities(
@@ -295,7 +295,7 @@ def _check_pair(
             class_order_matters=class_order_matters,
         )
     # 1-D labels: the columns (and their classes) come from y_prob.
-    P, _, off = _scan_probabilities(y_prob, name=y_prob_name)
+    P, _, off = scan_probabilities(y_prob, name=y_prob_name)
     n_columns = 2 if P.ndim == 1 else P.shape[1]
     classes = _probability_classes(
         labels, frame_names(y_prob, name=y_prob_name), n_columns, name=y_prob_name
@@ -314,7 +314,7 @@ def _check_pair(
             f"{y_true_name} and {y_prob_name} have different numbers of samples: "
             f"{Y.shape[0]} and {P.shape[0]}."
         )
-    return _Pair(Y, P, np.ones(Y.shape[0]), True, renormalise=off, classes=classes)
+    return Pair(Y, P, np.ones(Y.shape[0]), True, renormalise=off, classes=classes)
 
 
 def check_histograms_and_probabilities(
@@ -387,7 +387,7 @@ def check_histograms_and_probabilities(
     >>> Y
     array([[1., 0.]])
     """
-    pair = _check_pair(
+    pair = check_pair(
         y_true,
         y_prob,
         counts=counts,

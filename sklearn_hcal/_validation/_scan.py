@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import (
+from ._core import (
     ROW_SUM_TOL,
-    _all_finite,
-    _map_row_blocks,
-    _row_blocks,
-    _row_sums,
-    _shape_of,
-    _to_array,
+    all_finite,
+    map_row_blocks,
     negative_tolerance,
+    row_blocks,
     row_sum_tolerance,
+    row_sums,
+    shape_of,
+    to_array,
 )
 from ._labels import labels_to_histograms
 
@@ -57,7 +57,7 @@ def _cell(arr: np.ndarray, row: int, col: int, where=None, column_names=None) ->
     return f"{rows(row)}, {cols(col)}: {arr[row, col].item()!r}"
 
 
-def _check_finite(arr: np.ndarray, *, name: str, where=None, column_names=None):
+def check_finite(arr: np.ndarray, *, name: str, where=None, column_names=None):
     """Raise, naming the first non-finite cell, unless ``arr`` is finite.
 
     The finiteness check of the scans below, for arrays that need nothing
@@ -66,7 +66,7 @@ def _check_finite(arr: np.ndarray, *, name: str, where=None, column_names=None):
     if arr.dtype.kind != "f":
         return
     flat = arr if arr.ndim == 2 else arr[:, None]
-    for sl in _row_blocks(flat.shape[0], flat.shape[1]):
+    for sl in row_blocks(flat.shape[0], flat.shape[1]):
         finite = np.isfinite(flat[sl])
         if not finite.all():
             row, col = _first_cell(~finite, sl.start)
@@ -99,7 +99,7 @@ def _check_finite_and_width(
         )
 
 
-def _scan_histograms(
+def scan_histograms(
     arr: np.ndarray,
     *,
     name: str,
@@ -134,7 +134,7 @@ def _scan_histograms(
         # cell), each None when absent; integrality only matters when nothing
         # is negative (that error comes first).
         block = arr[sl]
-        sums = _row_sums(block)
+        sums = row_sums(block)
         n[sl] = sums
         if is_float and not np.isfinite(sums.sum()):
             finite = np.isfinite(block)
@@ -151,7 +151,7 @@ def _scan_histograms(
                 fractional = _first_cell(~whole, sl.start)
         return None, negative, fractional
 
-    flags = _map_row_blocks(scan, n_rows, n_cols)
+    flags = map_row_blocks(scan, n_rows, n_cols)
     nonfinite, negative, fractional = _first_flags(flags, 3)
     _check_finite_and_width(arr, nonfinite, n_classes, name, where, column_names)
     if negative is not None:
@@ -203,7 +203,7 @@ def _scan_histograms(
     return n, False
 
 
-def _histograms(
+def checked_histograms(
     Y,
     *,
     name: str,
@@ -219,7 +219,7 @@ def _histograms(
     one block of rows at a time.
     """
     raw = Y.to_numpy() if hasattr(Y, "to_numpy") else Y
-    shape = _shape_of(raw, name=name)
+    shape = shape_of(raw, name=name)
     if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
         arr, cls = labels_to_histograms(
             raw,
@@ -229,8 +229,8 @@ def _histograms(
             classes_param=classes_param,
         )
         return arr, np.ones(arr.shape[0]), True, cls
-    arr, frame_classes = _to_array(Y, name=name, keep_int=True)
-    n, is_counts = _scan_histograms(
+    arr, frame_classes = to_array(Y, name=name, keep_int=True)
+    n, is_counts = scan_histograms(
         arr, name=name, allow_probabilities=allow_probabilities, n_classes=n_classes
     )
     cls = frame_classes if frame_classes is not None else np.arange(arr.shape[1])
@@ -296,7 +296,7 @@ def check_label_histograms(
 histogram); row 1 holds the fractional value 2.5 (column 1). The number of \
 annotations per item is needed here.
     """
-    arr, _, _, cls = _histograms(
+    arr, _, _, cls = checked_histograms(
         Y,
         name=name,
         allow_probabilities=allow_probabilities,
@@ -308,7 +308,7 @@ annotations per item is needed here.
     return (arr, cls) if return_classes else arr
 
 
-def _scan_probabilities(
+def scan_probabilities(
     P,
     *,
     name: str,
@@ -325,16 +325,16 @@ def _scan_probabilities(
     :func:`row_sum_tolerance` of 1 are accepted (developer guide §tolerances); ``off``
     says whether some row is further than :data:`ROW_SUM_TOL` from 1, i.e.
     whether the users of ``arr`` must renormalise (block by block, see
-    :func:`_normalised_block`). Errors come in the order of
+    :func:`normalised_block`). Errors come in the order of
     :func:`check_probabilities`. ``n_classes_from`` names where
     ``n_classes`` comes from, for the class-count message; ``where`` and
     ``column_names`` name rows and columns (see the module notes).
     """
     rows, _ = _namers(where, column_names)
-    arr, columns = _to_array(P, name=name, allow_1d=True, keep_int=False)
+    arr, columns = to_array(P, name=name, allow_1d=True, keep_int=False)
     source = f" ({n_classes_from} has {n_classes})" if n_classes_from else ""
     if arr.ndim == 1:
-        if not _all_finite(arr):
+        if not all_finite(arr):
             row = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise ValueError(
                 f"{name} contains NaN or infinity ({rows(row)}: {arr[row].item()!r})."
@@ -345,7 +345,7 @@ def _scan_probabilities(
                 f"but {n_classes} classes were expected{source}; pass an "
                 f"(n_samples, {n_classes}) array."
             )
-        for sl in _row_blocks(arr.shape[0]):
+        for sl in row_blocks(arr.shape[0]):
             block = arr[sl]
             if block.min() < 0 or block.max() > 1:
                 row = sl.start + int(np.flatnonzero((block < 0) | (block > 1))[0])
@@ -367,7 +367,7 @@ def _scan_probabilities(
         # -> (non-finite cell, negative cell, (row, sum) of the first row
         # beyond the tolerance, whether some row needs renormalising)
         block = arr[sl]
-        sums = _row_sums(block)
+        sums = row_sums(block)
         if not np.isfinite(sums.sum()):
             finite = np.isfinite(block)
             if not finite.all():
@@ -382,7 +382,7 @@ def _scan_probabilities(
             first = (sl.start + local, float(sums[local]))
         return None, negative, first, bool(low < 0 or np.any(dev > ROW_SUM_TOL))
 
-    flags = _map_row_blocks(scan, n_rows, n_cols)
+    flags = map_row_blocks(scan, n_rows, n_cols)
     nonfinite, negative, first_bad = _first_flags(flags, 3)
     _check_finite_and_width(
         arr, nonfinite, n_classes, name, where, column_names, source=source
@@ -405,17 +405,17 @@ def _probabilities(P, *, name: str, n_classes: int | None = None) -> np.ndarray:
     """Checked probabilities (as given: rows are *not* renormalised here).
 
     A binary 1-D input is kept 1-D (P(second class)). Callers read blocks
-    through :func:`_normalised_block` (or wrap the array in a
-    :class:`._pair._Pair`), which renormalises rows off by rounding.
+    through :func:`normalised_block` (or wrap the array in a
+    :class:`._pair.Pair`), which renormalises rows off by rounding.
     """
-    return _scan_probabilities(P, name=name, n_classes=n_classes)[0]
+    return scan_probabilities(P, name=name, n_classes=n_classes)[0]
 
 
 def _probability_block(P: np.ndarray, sl: slice) -> np.ndarray:
     """Rows ``sl`` of checked probabilities as a float64 ``(rows, K)`` array.
 
     Not renormalised, and possibly a view of the caller's array: see
-    :func:`_normalised_block`.
+    :func:`normalised_block`.
     """
     block = np.asarray(P[sl], dtype=np.float64)
     if block.ndim == 1:
@@ -423,7 +423,7 @@ def _probability_block(P: np.ndarray, sl: slice) -> np.ndarray:
     return block
 
 
-def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarray:
+def normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarray:
     """Rows ``sl`` of checked probabilities: float64, reordered, renormalised.
 
     ``order`` (column positions, see :func:`._labels.column_order`) puts the columns in
@@ -442,7 +442,7 @@ def _normalised_block(P, sl: slice, *, renormalise=None, order=None) -> np.ndarr
         return block
     if block.min() < 0:  # rounding errors, within negative_tolerance (scanned)
         block, owned = np.maximum(block, 0.0), True
-    sums = _row_sums(block)
+    sums = row_sums(block)
     off = np.abs(sums - 1.0) > ROW_SUM_TOL
     if off.any():
         if not owned:  # the block may be a view of the caller's array
@@ -487,11 +487,11 @@ def check_probabilities(
     >>> check_probabilities([0.25])  # binary: P(second class)
     array([[0.75, 0.25]])
     """
-    arr, _, off = _scan_probabilities(P, name=name, n_classes=n_classes)
+    arr, _, off = scan_probabilities(P, name=name, n_classes=n_classes)
     if off:
         out = np.empty((arr.shape[0], arr.shape[1]), dtype=np.float64)
-        for sl in _row_blocks(arr.shape[0], arr.shape[1]):
-            out[sl] = _normalised_block(arr, sl, renormalise=True)
+        for sl in row_blocks(arr.shape[0], arr.shape[1]):
+            out[sl] = normalised_block(arr, sl, renormalise=True)
         return out
     if arr.dtype not in dtype:
         arr = arr.astype(np.float64)

@@ -29,14 +29,9 @@ from sklearn.utils.validation import (
 )
 
 from ..utils._compat import check_sample_weight, num_samples
-from . import (
-    check_class_names,
-    check_label_histograms,
-    column_order,
-    frame_names,
-    is_histogram_target,
-    labels_to_histograms,
-)
+from ._core import is_histogram_target
+from ._labels import check_class_names, column_order, frame_names, labels_to_histograms
+from ._scan import check_label_histograms
 from ._weights import check_weight_values
 
 __all__ = [

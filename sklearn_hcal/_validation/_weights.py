@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _asarray
+from ._core import as_array
 
 __all__ = ["check_weight_values"]
 
@@ -47,7 +47,7 @@ def check_weight_values(sample_weight, n_samples: int, *, name="sample_weight"):
         if hasattr(sample_weight, "to_numpy")
         else sample_weight
     )
-    w = _asarray(raw, name=name)
+    w = as_array(raw, name=name)
     if w.ndim == 0:
         w = np.full(n_samples, w.item())
     if w.ndim == 2 and w.shape[1] == 1:

@@ -94,7 +94,7 @@ def fit_clone(
         sample_weight = fit_params.pop("sample_weight")
     model = clone(estimator)
     if wrap_histograms and is_histogram_target(y) and not accepts_histograms(model):
-        from .._training._soft_label import SoftLabelClassifier
+        from .._training import SoftLabelClassifier
 
         model = SoftLabelClassifier(model, classes=classes)
     return fit_with_sample_weight(model, X, y, sample_weight, **fit_params)

@@ -165,7 +165,7 @@ def get_scores(estimator, X) -> np.ndarray:
     inner = unwrap_frozen(estimator)
     net, X_net = _final_skorch_net(inner, X)
     if net is not None:
-        from .._training._logits import skorch_logits  # imports torch: only for nets
+        from .._training import skorch_logits  # imports torch: only for nets
 
         scores = np.asarray(skorch_logits(net, X_net), dtype=np.float64)
     elif hasattr(estimator, "decision_function"):

@@ -17,7 +17,7 @@ __all__ = ["add_subcommand"]
 
 
 def _metric_help() -> str:
-    from ..metrics._registry import metric_table
+    from ..metrics._shared import metric_table
 
     rows = metric_table()
     default = ", ".join(r["column"] for r in rows if r["default"])
@@ -198,7 +198,7 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
 
 
 def _resolve_metric_names(text: str | None) -> list[str] | None:
-    from ..metrics._registry import get_metric, metrics
+    from ..metrics._shared import get_metric, metrics
     from ._main import UsageError
 
     if text is None:
@@ -229,7 +229,8 @@ def _class_list(text: str) -> list[str]:
 
 def _load_inputs(args):
     from ._align import align_predictions, with_labels
-    from ._files import InputError, read_histograms, read_predictions
+    from ._files import read_histograms, read_predictions
+    from ._values import InputError
 
     hist = read_histograms(
         args.counts, id_column=args.id_column, renormalize=args.renormalize
@@ -267,8 +268,7 @@ def _scale_order(args, hist, metrics) -> dict:
     """
     import numpy as np
 
-    from ..metrics._ordinal import _scale_permutation
-    from ..metrics._registry import get_metric
+    from ..metrics._shared import get_metric, scale_permutation
     from ._lewidi import order_positions
     from ._main import UsageError
 
@@ -291,7 +291,7 @@ def _scale_order(args, hist, metrics) -> dict:
         return {}
     else:
         try:
-            perm = _scale_permutation(np.asarray(hist.classes, dtype=object), None)
+            perm = scale_permutation(np.asarray(hist.classes, dtype=object), None)
         except ValueError as exc:
             raise UsageError(
                 f"{hist.path}: {exc} On the command line: --order A,B,C."
@@ -303,7 +303,7 @@ def _scale_order(args, hist, metrics) -> dict:
 
 def _report(args, hist, predictions):
     from ..metrics import human_calibration_report
-    from ..metrics._registry import get_metric
+    from ..metrics._shared import get_metric
 
     metric_params = {"accuracy": {"ties": args.ties}} if args.ties else None
     metrics = _resolve_metric_names(args.metrics)

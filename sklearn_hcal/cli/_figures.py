@@ -16,7 +16,7 @@ __all__ = ["plotting_unavailable", "save_figures"]
 
 def plotting_unavailable() -> str | None:
     """Why figures cannot be drawn (None when they can)."""
-    from ..report._figures import plotting_unavailable
+    from ..report._shared import plotting_unavailable
 
     return plotting_unavailable()
 
@@ -64,7 +64,7 @@ def save_figures(
     reason = plotting_unavailable()
     if reason is not None:
         raise ImportError(reason)
-    from ..report._figures import draw_figures
+    from ..report._shared import draw_figures
     from ..utils._optional import import_optional
 
     plt = import_optional("matplotlib.pyplot")

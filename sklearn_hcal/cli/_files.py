@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets._chaosnli import read_chaosnli_jsonl, read_chaosnli_predictions
+from ..datasets._shared import read_chaosnli_jsonl, read_chaosnli_predictions
 from ._values import InputError, check_histogram_values, check_prediction_values
 
 __all__ = [

@@ -136,7 +136,7 @@ def order_positions(classes, order, where) -> list[int]:
 # Prediction files
 # --------------------------------------------------------------------------- #
 def _read_json_predictions(p: Path):
-    from ..datasets._base import read_json
+    from ..datasets._shared import read_json
 
     try:
         data = read_json(p, repeats="an item id given twice")
@@ -359,37 +359,35 @@ def _mean(per_item, rounding):
 
 def soft_scores(truth, pred, *, ordinal, fmt, multilabel, rounding=False):
     """``{metric: value}`` of the soft track (per-item means)."""
-    from ..metrics._hlv_kernels import (
-        _manhattan_per_item,
-        _soft_cross_entropy_per_item,
+    from ..metrics._shared import (
+        manhattan_per_item,
+        multilabel_manhattan_per_item,
+        soft_cross_entropy_per_item,
+        wasserstein_per_item,
     )
-    from ..metrics._multilabel import _multilabel_manhattan_per_item
-    from ..metrics._ordinal import _wasserstein_per_item
 
     if multilabel:
-        per_item = _multilabel_manhattan_per_item(truth, pred)
+        per_item = multilabel_manhattan_per_item(truth, pred)
         return {"multilabel_manhattan_distance": _mean(per_item, rounding)}
-    out = {"manhattan_distance": _mean(_manhattan_per_item(truth, pred), rounding)}
+    out = {"manhattan_distance": _mean(manhattan_per_item(truth, pred), rounding)}
     if ordinal:
-        out["wasserstein_distance"] = _mean(
-            _wasserstein_per_item(truth, pred), rounding
-        )
+        out["wasserstein_distance"] = _mean(wasserstein_per_item(truth, pred), rounding)
     if fmt == "2023":
-        per_item = _soft_cross_entropy_per_item(truth, pred)
+        per_item = soft_cross_entropy_per_item(truth, pred)
         out["soft_cross_entropy"] = _mean(per_item, rounding)
     return out
 
 
 def perspectivist_scores(data, pred, *, ordinal, classes, rounding=False):
     """``{metric: value}`` of the perspectivist track."""
-    from ..metrics._annotators import _distances, _errors, _pairs
+    from ..metrics._shared import annotator_distances, annotator_errors, annotator_pairs
 
     label = [str(c) for c in data.classes] if data.multilabel else "label"
     ann = data.annotations
     if data.multilabel:
         ann = ann.rename(columns={c: str(c) for c in data.classes})
     try:
-        keys, t, p, multilabel = _pairs(ann, pred, "item", "annotator", label)
+        keys, t, p, multilabel = annotator_pairs(ann, pred, "item", "annotator", label)
     except ValueError as exc:
         raise InputError(f"perspectivist predictions: {exc}") from None
 
@@ -397,10 +395,10 @@ def perspectivist_scores(data, pred, *, ordinal, classes, rounding=False):
         per_item = pd.Series(values).groupby(keys["item"].to_numpy(), sort=False).mean()
         return _mean(per_item.to_numpy(), rounding)
 
-    out = {"perspectivist_error_rate": item_mean(_errors(t, p, multilabel))}
+    out = {"perspectivist_error_rate": item_mean(annotator_errors(t, p, multilabel))}
     if ordinal:
         try:
-            dist = _distances(t, p, multilabel, classes, None)
+            dist = annotator_distances(t, p, multilabel, classes, None)
         except ValueError as exc:
             raise InputError(f"perspectivist predictions: {exc}") from None
         out["perspectivist_absolute_distance"] = item_mean(dist)

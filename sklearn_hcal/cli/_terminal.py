@@ -270,7 +270,7 @@ def metric_legend(name: str) -> str | None:
     >>> metric_legend("ent_ce_signed")
     'signed EntCE: mean H(q) − H(p̂), > 0 under-confident; no better side'
     """
-    from ..metrics._registry import get_metric
+    from ..metrics._shared import get_metric
 
     try:
         metric = get_metric(name)

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_logits, row_sum_tolerance
-from .._validation._scan import _check_finite, _scan_histograms, _scan_probabilities
+from .._validation._scan import check_finite, scan_histograms, scan_probabilities
 
 __all__ = ["check_histogram_values", "check_prediction_values"]
 
@@ -110,7 +110,7 @@ def check_histogram_values(table, *, renormalize: bool = False) -> None:
     if renormalize and fractional:
         note = _renormalise(table, table.path, what="label-histogram")
     try:
-        _scan_histograms(
+        scan_histograms(
             table.values,
             name=table.path,
             allow_probabilities=True,
@@ -194,7 +194,7 @@ def check_prediction_values(
     and the class count for logits); ``label`` names the file (and model).
     Raises :class:`InputError`.
     """
-    from ..calibration._scores import softmax
+    from ..calibration._shared import softmax
 
     _check_class_names(table)
     V = table.values
@@ -206,7 +206,7 @@ def check_prediction_values(
         )
     if logits:
         try:
-            _check_finite(V, name=label, where=where, column_names=columns)
+            check_finite(V, name=label, where=where, column_names=columns)
             if V.ndim == 1:
                 if n_classes not in (None, 2):
                     raise ValueError(
@@ -226,7 +226,7 @@ def check_prediction_values(
         note = _renormalise(table, label, what="prediction")
         V = table.values
     try:
-        _scan_probabilities(
+        scan_probabilities(
             V,
             name=label,
             n_classes=n_classes,

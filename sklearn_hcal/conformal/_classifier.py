@@ -20,7 +20,7 @@ from .._validation._targets import (
     resolve_targets,
     select_target,
 )
-from ..calibration._scores import (
+from ..calibration._shared import (
     class_columns,
     get_scores,
     is_prefit,

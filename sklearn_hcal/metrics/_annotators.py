@@ -85,7 +85,7 @@ def _normalised(values: np.ndarray):
         return np.array([str(v).strip() for v in values.tolist()], dtype=object)
 
 
-def _pairs(annotations, predictions, item, annotator, label):
+def annotator_pairs(annotations, predictions, item, annotator, label):
     """``(frame, t, p, multilabel)``: matched pairs, targets and predictions."""
     cols, multilabel = _label_columns(label)
     keys = [item, annotator]
@@ -139,13 +139,13 @@ def _pairs(annotations, predictions, item, annotator, label):
     return merged[keys], t, p, multilabel
 
 
-def _errors(t, p, multilabel):
+def annotator_errors(t, p, multilabel):
     if multilabel:
         return np.abs(t - p).mean(axis=1)
     return (t != p).astype(np.float64)
 
 
-def _distances(t, p, multilabel, order, scale):
+def annotator_distances(t, p, multilabel, order, scale):
     """``|t − p| / s`` per pair (positions in ``order`` when it is given)."""
     if multilabel:
         raise ValueError(
@@ -246,8 +246,10 @@ def perspectivist_error_rate(
     >>> perspectivist_error_rate(ann, pred)  # (1/3 + 2/2) / 2
     0.6666666666666666
     """
-    keys, t, p, multilabel = _pairs(annotations, predictions, item, annotator, label)
-    return _item_mean(keys, _errors(t, p, multilabel), item)
+    keys, t, p, multilabel = annotator_pairs(
+        annotations, predictions, item, annotator, label
+    )
+    return _item_mean(keys, annotator_errors(t, p, multilabel), item)
 
 
 @validate_params({**_TABLES, **_SCALE}, prefer_skip_nested_validation=True)
@@ -302,8 +304,10 @@ def perspectivist_absolute_distance(
     >>> perspectivist_absolute_distance(ann, pred, order=range(1, 7))
     0.16666666666666666
     """
-    keys, t, p, multilabel = _pairs(annotations, predictions, item, annotator, label)
-    return _item_mean(keys, _distances(t, p, multilabel, order, scale), item)
+    keys, t, p, multilabel = annotator_pairs(
+        annotations, predictions, item, annotator, label
+    )
+    return _item_mean(keys, annotator_distances(t, p, multilabel, order, scale), item)
 
 
 @validate_params(
@@ -384,17 +388,19 @@ def annotator_report(
     old               1              2        2         1.0
     young             1              2        2         0.0
     """
-    keys, t, p, multilabel = _pairs(annotations, predictions, item, annotator, label)
+    keys, t, p, multilabel = annotator_pairs(
+        annotations, predictions, item, annotator, label
+    )
     frame = pd.DataFrame(
         {
             "item": keys[item].to_numpy(),
             "annotator": keys[annotator].to_numpy(),
-            "error_rate": _errors(t, p, multilabel),
+            "error_rate": annotator_errors(t, p, multilabel),
         }
     )
     rates = ["error_rate"]
     if order is not None or scale is not None:
-        frame["absolute_distance"] = _distances(t, p, multilabel, order, scale)
+        frame["absolute_distance"] = annotator_distances(t, p, multilabel, order, scale)
         rates.append("absolute_distance")
     if groups is None:
         if by is not None:

@@ -36,8 +36,8 @@ import numpy as np
 from .._validation import check_probabilities
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._pipeline import disagreement_method
-from ._distribution_kernels import _kl_per_item, _validate_pair
-from ._scorer_objects import _func_name, _HumanScorer
+from ._distribution_kernels import kl_per_item, validate_pair
+from ._scorer_objects import HumanScorer, func_name
 
 __all__ = [
     "aurc_loss",
@@ -60,7 +60,7 @@ _COMMON = {
 
 def _human_and_model(y_true, y_prob, counts, labels):
     """``(p̂, q)`` as dense float64 arrays in one class order."""
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     parts = pair.map_blocks(lambda b: (b.p_hat, b.P))
     p_hat = np.concatenate([p for p, _ in parts])
     P = np.concatenate([q for _, q in parts])
@@ -70,7 +70,7 @@ def _human_and_model(y_true, y_prob, counts, labels):
 def _item_risk(p_hat, P, risk: str) -> np.ndarray:
     if risk == "disagreement":
         return 1.0 - p_hat[np.arange(P.shape[0]), P.argmax(axis=1)]
-    return _kl_per_item(p_hat, P)
+    return kl_per_item(p_hat, P)
 
 
 def _entropy(P) -> np.ndarray:
@@ -355,7 +355,7 @@ _DEFERRAL_METRICS = {
 }
 
 
-class _DeferralScorer(_HumanScorer):
+class _DeferralScorer(HumanScorer):
     """Scorer of a deferral policy: ``predict_proba`` plus a deferral score."""
 
     def __init__(self, score_func, sign, kwargs, deferral):
@@ -396,7 +396,7 @@ class _DeferralScorer(_HumanScorer):
     def __repr__(self):
         kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
         return (
-            f"make_deferral_scorer({_func_name(self._score_func)}, "
+            f"make_deferral_scorer({func_name(self._score_func)}, "
             f"deferral={self._deferral!r}{kwargs})"
         )
 

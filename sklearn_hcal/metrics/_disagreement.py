@@ -31,13 +31,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import (
-    _histograms,
+    checked_histograms,
 )
 from ..utils._compat import Interval
 from ._disagreement_kernels import (  # noqa: F401 -- importable from here
     _block_disagreement_sq,
     _check_concentration,
-    _check_disagreement_inputs,
     _disagreement_cl,
     _disagreement_cl_cells,
     _disagreement_cl_from_sums,
@@ -49,6 +48,7 @@ from ._disagreement_kernels import (  # noqa: F401 -- importable from here
     _pair_disagreement,
     _phi,
     _phi_rows,
+    check_disagreement_inputs,
 )
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 
@@ -93,7 +93,7 @@ def disagreement_probability(counts: ArrayLike) -> np.ndarray:
     >>> disagreement_probability([[3, 1], [1, 1], [2, 0], [1, 0]])
     array([0.5, 1. , 0. , nan])
     """
-    Y, n, _, _ = _histograms(counts, name="counts", allow_probabilities=False)
+    Y, n, _, _ = checked_histograms(counts, name="counts", allow_probabilities=False)
     mu, _ = _pair_disagreement(Y, n)
     return mu
 
@@ -208,7 +208,7 @@ def disagreement_squared_loss(
     >>> disagreement_squared_loss(Y, [0.5, 0.5, 0.9])
     0.25
     """
-    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
+    mu, phi, valid = check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     mu, phi = mu[valid], phi[valid]
     return float((mu * (1.0 - mu) + (mu - phi) ** 2).mean())
 
@@ -266,7 +266,7 @@ def disagreement_calibration_loss(
     >>> disagreement_calibration_loss(Y, [0.5, 0.5])
     -0.25
     """
-    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
+    mu, phi, valid = check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     return _disagreement_cl(mu, phi, valid, n_bins, debiased)
 
 
@@ -312,7 +312,7 @@ def disagreement_calibration_error(
     >>> disagreement_calibration_error(Y, [0.5, 0.5])    # sqrt((1 - 0.5)²)
     0.5
     """
-    mu, phi, valid = _check_disagreement_inputs(y_true, y_disagreement, counts, labels)
+    mu, phi, valid = check_disagreement_inputs(y_true, y_disagreement, counts, labels)
     return float(np.sqrt(max(_disagreement_cl(mu, phi, valid, n_bins, debiased), 0.0)))
 
 

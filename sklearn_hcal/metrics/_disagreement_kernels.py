@@ -16,20 +16,20 @@ import warnings
 import numpy as np
 
 from .._validation import (
-    _check_labels,
-    _check_pair,
-    _histograms,
-    _normalised_block,
-    _row_blocks,
-    _row_sums,
-    _scan_probabilities,
-    _shape_of,
     check_disagreement,
+    check_labels,
+    check_pair,
+    checked_histograms,
     column_order,
     frame_names,
+    normalised_block,
+    row_blocks,
+    row_sums,
+    scan_probabilities,
+    shape_of,
 )
 from ._cells import cell_sums
-from ._mimori_kernels import _bin_indices
+from ._mimori_kernels import bin_indices
 
 
 def _mu_rows(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -37,7 +37,7 @@ def _mu_rows(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
     Y = np.asarray(Y, dtype=np.float64)
     valid = n >= 2
     pairs = np.where(valid, n * (n - 1.0), 1.0)
-    mu = 1.0 - _row_sums(Y * (Y - 1.0)) / pairs
+    mu = 1.0 - row_sums(Y * (Y - 1.0)) / pairs
     mu[~valid] = np.nan
     return mu
 
@@ -53,10 +53,10 @@ def _pair_disagreement(Y: np.ndarray, n=None) -> tuple[np.ndarray, np.ndarray]:
     n_rows, n_cols = np.shape(Y)
     if n is None:
         n = np.empty(n_rows)
-        for sl in _row_blocks(n_rows, n_cols):
-            n[sl] = _row_sums(np.asarray(Y[sl]))
+        for sl in row_blocks(n_rows, n_cols):
+            n[sl] = row_sums(np.asarray(Y[sl]))
     mu = np.empty(n_rows)
-    for sl in _row_blocks(n_rows, n_cols):
+    for sl in row_blocks(n_rows, n_cols):
         mu[sl] = _mu_rows(Y[sl], n[sl])
     return mu, n
 
@@ -64,21 +64,21 @@ def _pair_disagreement(Y: np.ndarray, n=None) -> tuple[np.ndarray, np.ndarray]:
 def _phi_rows(P: np.ndarray) -> np.ndarray:
     """``1 − Σ_k q_k²`` of a block of probabilities."""
     P = np.asarray(P, dtype=np.float64)
-    return 1.0 - _row_sums(P * P)
+    return 1.0 - row_sums(P * P)
 
 
 def _phi(P: np.ndarray, renormalise=None) -> np.ndarray:
     """``1 − Σ_k q_k²`` per row of checked probabilities (1-D: binary), by blocks.
 
     Rows off by rounding are renormalised first (``renormalise``: see
-    :func:`~sklearn_hcal._validation._normalised_block`), so that a rounded
+    :func:`~sklearn_hcal._validation.normalised_block`), so that a rounded
     row such as ``[1.0004, 0]`` gives 0, not ``-8e-4``.
     """
     n_rows = P.shape[0]
     phi = np.empty(n_rows)
     n_cols = 2 if P.ndim == 1 else P.shape[1]
-    for sl in _row_blocks(n_rows, n_cols):
-        phi[sl] = _phi_rows(_normalised_block(P, sl, renormalise=renormalise))
+    for sl in row_blocks(n_rows, n_cols):
+        phi[sl] = _phi_rows(normalised_block(P, sl, renormalise=renormalise))
     return phi
 
 
@@ -114,7 +114,7 @@ def _disagreement_from_probabilities(
 ) -> np.ndarray:
     """``φ`` from (n, K), binary 1-D, or ensemble (S, n, K) probabilities."""
     raw = y_prob.to_numpy() if hasattr(y_prob, "to_numpy") else y_prob
-    ndim = len(_shape_of(raw, name=name))
+    ndim = len(shape_of(raw, name=name))
     if ndim == 3:
         arr = np.asarray(raw)
         n_members, n_samples, n_classes_ = arr.shape
@@ -124,7 +124,7 @@ def _disagreement_from_probabilities(
         # that an error names the member and its row: "y_prob[3] ... row 7".
         phi = np.empty((n_members, n_samples))
         for member in range(n_members):
-            P, _, off = _scan_probabilities(
+            P, _, off = scan_probabilities(
                 arr[member],
                 name=f"{name}[{member}]",
                 n_classes=n_classes,
@@ -132,7 +132,7 @@ def _disagreement_from_probabilities(
             )
             phi[member] = _phi(P, off)
     elif ndim in (1, 2):
-        P, _, off = _scan_probabilities(
+        P, _, off = scan_probabilities(
             raw, name=name, n_classes=n_classes, n_classes_from=n_classes_from
         )
         n_samples = P.shape[0]
@@ -161,16 +161,16 @@ def _disagreement_histograms(y_true, *, name, labels, n_classes=None):
     class per column (and match a DataFrame's column names as a set: ``μ̂``
     does not depend on the class order).
     """
-    Y, n, _, _ = _histograms(
+    Y, n, _, _ = checked_histograms(
         y_true,
         name=name,
         allow_probabilities=False,
         n_classes=n_classes,
         classes=labels,
     )
-    shape = _shape_of(y_true, name=name)
+    shape = shape_of(y_true, name=name)
     if labels is not None and len(shape) == 2 and shape[1] > 1:
-        labels = _check_labels(labels, Y.shape[1], name=name)
+        labels = check_labels(labels, Y.shape[1], name=name)
         names = frame_names(y_true, name=name)
         if names is not None:
             column_order(labels, names, name="labels", target_name=name)
@@ -200,7 +200,7 @@ def _warn_above_max_disagreement(phi, n_classes: int) -> None:
         )
 
 
-def _check_disagreement_inputs(
+def check_disagreement_inputs(
     y_true, y_disagreement, counts, labels=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``(μ̂, φ, valid)``; error when no item has ``n_i >= 2``.
@@ -219,13 +219,13 @@ def _check_disagreement_inputs(
         if hasattr(y_disagreement, "to_numpy")
         else y_disagreement
     )
-    shape = _shape_of(raw, name="y_disagreement")
+    shape = shape_of(raw, name="y_disagreement")
     if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
         phi = check_disagreement(raw, name="y_disagreement")
         Y, n = _disagreement_histograms(y_true, name=name, labels=labels)
         _warn_above_max_disagreement(phi, Y.shape[1])
     elif len(shape) == 2:
-        pair = _check_pair(
+        pair = check_pair(
             y_true,
             y_disagreement,
             labels=labels,
@@ -242,7 +242,7 @@ def _check_disagreement_inputs(
         Y, n = pair.Y, pair.n
     else:
         # An ensemble (S, n, K) of class probabilities, turned into φ.
-        y_shape = _shape_of(y_true, name=name)
+        y_shape = shape_of(y_true, name=name)
         n_classes = None
         if len(y_shape) == 2 and y_shape[1] > 1:
             n_classes = y_shape[1]
@@ -266,7 +266,7 @@ def _check_disagreement_inputs(
     mu, n = _pair_disagreement(Y, n)
     valid = n >= 2
     if not np.any(valid):
-        shape = _shape_of(y_true, name=name)
+        shape = shape_of(y_true, name=name)
         single = ""
         if len(shape) == 1 or shape[1] == 1:
             single = f" (a 1-D or (n, 1) {name} is one label per item; pass histograms)"
@@ -283,7 +283,7 @@ def _disagreement_cl_cells(mu, phi, valid, n_bins: int):
     One slot: the bin of ``φ``. Statistics: a count, ``φ``, ``1[valid]``,
     ``μ̂`` and ``μ̂²`` (both 0 for items with ``n_i < 2``).
     """
-    cell = _bin_indices(phi, n_bins)[:, None]
+    cell = bin_indices(phi, n_bins)[:, None]
     mu0 = np.where(valid, mu, 0.0)
     values = np.empty((5, cell.shape[0], 1))
     values[0] = 1.0

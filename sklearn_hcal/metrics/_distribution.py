@@ -38,7 +38,6 @@ from ._distribution_kernels import (  # noqa: F401 -- importable from here
     _entropy_error_per_item,
     _floor_renormalise,
     _jsd_per_item,
-    _kl_per_item,
     _log_base,
     _log_or_zero,
     _pair_mean,
@@ -47,7 +46,8 @@ from ._distribution_kernels import (  # noqa: F401 -- importable from here
     _sort_key,
     _to_distribution,
     _tvd_per_item,
-    _validate_pair,
+    kl_per_item,
+    validate_pair,
 )
 
 __all__ = [
@@ -119,7 +119,7 @@ def distribution_calibration_error(
     >>> float(distribution_calibration_error(Y, P))  # (0.25 + 0) / 2
     0.125
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _tvd_per_item(b.p_hat, b.P))
 
 
@@ -175,7 +175,7 @@ def entropy_calibration_error(
     >>> float(entropy_calibration_error(Y, P, absolute=False))  # (-log2 + log2)/2
     0.0
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
 
     return _pair_mean(pair, lambda b: _block_entropy_error(b, absolute, base))
 
@@ -227,7 +227,7 @@ def ranking_calibration_score(
     >>> float(ranking_calibration_score(Y, P, ties="weak"))
     1.0
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _block_rank_match(b, ties))
 
 
@@ -286,7 +286,7 @@ def jensen_shannon_distance(
     >>> float(jensen_shannon_distance(Y, P, base=2))
     1.0
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _jsd_per_item(b.p_hat, b.P, base, squared))
 
 
@@ -330,8 +330,8 @@ def kl_divergence(
     >>> bool(np.isclose(kl_divergence(Y, P), 0.5 * np.log(4 / 3)))
     True
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
-    return _pair_mean(pair, lambda b: _kl_per_item(b.p_hat, b.P, eps))
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
+    return _pair_mean(pair, lambda b: kl_per_item(b.p_hat, b.P, eps))
 
 
 @validate_params(
@@ -375,7 +375,7 @@ def histogram_log_loss(
     >>> bool(np.isclose(histogram_log_loss(Y, P), np.log(2)))
     True
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     if not pair.is_counts:
         # Rows of human probabilities: their mean cross-entropy, each row
         # renormalised (rows off by rounding are accepted, developer guide §tolerances),
@@ -474,7 +474,7 @@ register(
         # KL(p̂ ‖ q) = const − Σ p̂ log q: the log score, linear in p̂,
         # so its expectation is best exactly at q = q*
         proper=True,
-        per_item=lambda b, eps: _kl_per_item(b.p_hat, b.P, eps),
+        per_item=lambda b, eps: kl_per_item(b.p_hat, b.P, eps),
         order=80,
         bounds=(0.0, None),
     )

@@ -4,7 +4,7 @@ The job split off :mod:`sklearn_hcal.metrics._distribution` (which keeps the
 public, validated functions and their registry declarations): functions of
 already-validated float arrays returning one value per item, their
 per-block versions (a block of a validated
-:class:`~sklearn_hcal._validation._Pair`, sharing ``p̂`` and the entropies
+:class:`~sklearn_hcal._validation.Pair`, sharing ``p̂`` and the entropies
 between the metrics of a report), and the chunked sums and means over a
 pair that every metric module uses. Every name stays importable from
 :mod:`sklearn_hcal.metrics._distribution`.
@@ -14,23 +14,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _check_pair, _Pair, _row_sums
+from .._validation import Pair, check_pair, row_sums
 
 
 # --------------------------------------------------------------------------- #
 # Validation shared by the public metrics
 # --------------------------------------------------------------------------- #
-def _validate_pair(
+def validate_pair(
     y_true, y_prob, counts=None, *, labels=None, allow_probabilities=True
-) -> _Pair:
-    """Validated inputs as a :class:`~sklearn_hcal._validation._Pair`.
+) -> Pair:
+    """Validated inputs as a :class:`~sklearn_hcal._validation.Pair`.
 
     The caller's arrays are kept (integer, float32 or memory-mapped input is
     not copied); the metrics walk them in blocks of rows and compute in
     float64 block by block, so a float32 call agrees with the float64 one to
     rounding.
     """
-    return _check_pair(
+    return check_pair(
         y_true,
         y_prob,
         counts=counts,
@@ -39,7 +39,7 @@ def _validate_pair(
     )
 
 
-def _pair_sum(pair: _Pair, per_item) -> float:
+def _pair_sum(pair: Pair, per_item) -> float:
     """``Σ_i per_item(block)_i`` accumulated block by block."""
     total = 0.0
     for block_sum in pair.map_blocks(lambda block: float(np.sum(per_item(block)))):
@@ -47,7 +47,7 @@ def _pair_sum(pair: _Pair, per_item) -> float:
     return total
 
 
-def _pair_mean(pair: _Pair, per_item) -> float:
+def _pair_mean(pair: Pair, per_item) -> float:
     """``mean_i per_item(block)_i`` accumulated block by block."""
     return _pair_sum(pair, per_item) / pair.n_samples
 
@@ -55,7 +55,7 @@ def _pair_mean(pair: _Pair, per_item) -> float:
 def _to_distribution(Y):
     """Human distribution ``p̂ = Y / n`` (rows of probabilities stay as they are)."""
     Y = np.asarray(Y, dtype=np.float64)
-    return Y / _row_sums(Y)[:, None]
+    return Y / row_sums(Y)[:, None]
 
 
 def _log_base(base):
@@ -79,7 +79,7 @@ def _log_or_zero(ratio: np.ndarray) -> np.ndarray:
 def _tvd_per_item(p_hat, P):
     """Total variation distance ``½‖q_i − p̂_i‖₁`` per item (Baan eq. 7, 9b)."""
     diff = np.subtract(P, p_hat, dtype=np.float64)
-    return 0.5 * _row_sums(np.abs(diff, out=diff))
+    return 0.5 * row_sums(np.abs(diff, out=diff))
 
 
 def _entropy(P, base=None):
@@ -88,7 +88,7 @@ def _entropy(P, base=None):
     terms = _log_or_zero(P.copy())
     terms *= P
     # 0.0 − x, not −x: a unanimous row's entropy is 0.0, never a printed "-0.0"
-    return 0.0 - _row_sums(terms) / _log_base(base)
+    return 0.0 - row_sums(terms) / _log_base(base)
 
 
 def _entropy_error_per_item(p_hat, P, base=None):
@@ -117,7 +117,7 @@ def _jsd_per_item(p_hat, P, base=None, squared=False):
     right = _log_or_zero(np.divide(P + P, total, out=total))
     right *= P
     left += right
-    div = 0.5 * _row_sums(left)
+    div = 0.5 * row_sums(left)
     # Rounding can leave -1e-17 for identical rows; the divergence is >= 0.
     div = np.maximum(div, 0.0, out=div) / _log_base(base)
     return div if squared else np.sqrt(div)
@@ -126,11 +126,11 @@ def _jsd_per_item(p_hat, P, base=None, squared=False):
 def _floor_renormalise(P, eps):
     """Floor probabilities at ``eps`` and renormalise the rows (ChaosNLI code)."""
     Q = np.maximum(np.asarray(P, dtype=np.float64), eps)
-    Q /= _row_sums(Q)[:, None]
+    Q /= row_sums(Q)[:, None]
     return Q
 
 
-def _kl_per_item(p_hat, P, eps=1e-15):
+def kl_per_item(p_hat, P, eps=1e-15):
     """``KL(p̂_i ‖ q_i)`` per item, ``q`` floored at ``eps`` and renormalised.
 
     Terms with ``p̂_ik = 0`` contribute 0 (ChaosNLI eq. 1).
@@ -139,7 +139,7 @@ def _kl_per_item(p_hat, P, eps=1e-15):
     ratio = np.divide(p_hat, _floor_renormalise(P, eps))
     terms = _log_or_zero(ratio)
     terms *= p_hat
-    return _row_sums(terms)
+    return row_sums(terms)
 
 
 def _cross_entropy_per_item(Y, P, eps=1e-15):
@@ -147,7 +147,7 @@ def _cross_entropy_per_item(Y, P, eps=1e-15):
     logq = np.maximum(np.asarray(P, dtype=np.float64), eps)
     np.log(logq, out=logq)
     logq *= Y
-    return -_row_sums(logq)
+    return -row_sums(logq)
 
 
 def _sort_key(Y):
@@ -200,7 +200,7 @@ def _rank_match_per_item(Y, P, ties="strict"):
     return np.all(ok, axis=1)
 
 
-# Per-block versions: ``block`` is a ``_Block`` (rows of a validated pair);
+# Per-block versions: ``block`` is a ``Block`` (rows of a validated pair);
 # the report calls the same functions, sharing each block's ``p_hat``.
 def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
     """``(H(p̂), H(q))`` of a block in nats, computed once per block."""

@@ -18,11 +18,11 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import _Block, _map_row_blocks, _Pair
+from .._validation import Block, Pair, map_row_blocks
 from . import _registry
 from ._cells import cell_sums
-from ._disagreement import _pair_disagreement, _phi_rows
-from ._mimori import _warn_single_annotations
+from ._disagreement_kernels import _pair_disagreement, _phi_rows
+from ._mimori_kernels import _warn_single_annotations
 
 __all__ = ["Column", "Human", "Source", "resolve", "evaluate", "block_features"]
 
@@ -33,7 +33,7 @@ _DEBIASED = ("el", "dl", "il")
 class Human:
     """The validated human labels, shared by every classifier of a report."""
 
-    def __init__(self, pair: _Pair, *, y_true_name: str = "y_true") -> None:
+    def __init__(self, pair: Pair, *, y_true_name: str = "y_true") -> None:
         self.pair = pair
         # The pair further classifiers are checked against (see
         # ._report.check_prediction), and the labels' name in messages.
@@ -75,21 +75,21 @@ class Human:
 class Source:
     """One classifier: its checked probabilities and, optionally, its own ``φ``.
 
-    ``pair`` is the human labels' :class:`~sklearn_hcal._validation._Pair`
-    with this classifier's probabilities (from ``_check_pair`` or
-    ``_Pair.with_probabilities``): it carries the column order that puts
+    ``pair`` is the human labels' :class:`~sklearn_hcal._validation.Pair`
+    with this classifier's probabilities (from ``check_pair`` or
+    ``Pair.with_probabilities``): it carries the column order that puts
     them in the labels' class order and the renormalisation of rows off by
     rounding, both applied block by block.
     """
 
-    pair: _Pair
+    pair: Pair
     phi: np.ndarray | None = None
 
     def take(self, idx) -> Source:
         return Source(self.pair.take(idx), None if self.phi is None else self.phi[idx])
 
 
-class ReportBlock(_Block):
+class ReportBlock(Block):
     """A block of rows with the report's per-item quantities of both sides."""
 
     def __init__(self, human: Human, source: Source, sl: slice) -> None:
@@ -234,7 +234,7 @@ def evaluate(columns, human: Human, source: Source) -> np.ndarray:
         }
         return num, den, sums
 
-    parts = _map_row_blocks(block_pass, human.n_samples, human.n_classes)
+    parts = map_row_blocks(block_pass, human.n_samples, human.n_classes)
     num = sum(p[0] for p in parts)
     den = sum(p[1] for p in parts)
     terms = {}

@@ -25,21 +25,21 @@ from numbers import Real
 import numpy as np
 
 from .._validation import (
-    _check_pair,
-    _Pair,
+    Pair,
+    check_pair,
 )
 from ..utils._compat import Interval
 from ._cells import cell_sums
 from ._dispatch import validate_params  # dask arrays: chunk-wise
-from ._distribution import _pair_mean
+from ._distribution_kernels import _pair_mean
 from ._hlv_kernels import (  # noqa: F401 (the kernels' import path)
     _block_entropy_correlation_cells,
     _entropy_correlation_parts_per_item,
-    _manhattan_per_item,
     _po_jsd_per_item,
     _soft_accuracy_per_item,
-    _soft_cross_entropy_per_item,
     _soft_micro_f1_parts_per_item,
+    manhattan_per_item,
+    soft_cross_entropy_per_item,
 )
 from ._pearson import _pearson_or_raise, _pearson_terms
 
@@ -66,11 +66,11 @@ _COMMON = {
 def _check_named_pair(y_true, y_prob, *, counts=None, labels=None):
     """``(pair, classes)``: the validated pair and the class of each column.
 
-    :func:`~sklearn_hcal._validation._check_pair` aligns the classes by name
+    :func:`~sklearn_hcal._validation.check_pair` aligns the classes by name
     (developer guide §class-names); the ordinal metrics also need the class names, to
     put the columns in scale order.
     """
-    pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
+    pair = check_pair(y_true, y_prob, counts=counts, labels=labels)
     return pair, _class_names(pair.classes, pair.n_classes)
 
 
@@ -145,7 +145,7 @@ def soft_cross_entropy(
     """
     pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
     return _pair_mean(
-        pair, lambda b: _soft_cross_entropy_per_item(b.p_hat, b.P, eps, offset)
+        pair, lambda b: soft_cross_entropy_per_item(b.p_hat, b.P, eps, offset)
     )
 
 
@@ -190,7 +190,7 @@ def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
     0.25
     """
     pair, _ = _check_named_pair(y_true, y_prob, counts=counts, labels=labels)
-    return _pair_mean(pair, lambda b: _manhattan_per_item(b.p_hat, b.P))
+    return _pair_mean(pair, lambda b: manhattan_per_item(b.p_hat, b.P))
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
@@ -362,7 +362,7 @@ def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> fl
     return _entropy_correlation(pair)
 
 
-def _entropy_correlation(pair: _Pair) -> float:
+def _entropy_correlation(pair: Pair) -> float:
     sums = sum(
         pair.map_blocks(lambda b: cell_sums(*_block_entropy_correlation_cells(b), 1))
     )
@@ -393,7 +393,7 @@ register(
         # −Σ p̂ log q: the log score, linear in p̂ (proper; the tiny
         # offset aside)
         proper=True,
-        per_item=lambda b, eps, offset: _soft_cross_entropy_per_item(
+        per_item=lambda b, eps, offset: soft_cross_entropy_per_item(
             b.p_hat, b.P, eps, offset
         ),
         bounds=(0.0, None),
@@ -409,7 +409,7 @@ register(
         source="LeWiDi 2025; Rizzi et al. 2024",
         # an L1 loss (2 × DistCE): best at a sharper q than q*
         proper=False,
-        per_item=lambda b: _manhattan_per_item(b.p_hat, b.P),
+        per_item=lambda b: manhattan_per_item(b.p_hat, b.P),
         bounds=(0.0, None),
     )
 )

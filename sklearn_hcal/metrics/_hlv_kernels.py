@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _row_sums
-from ._distribution import _block_entropies, _entropy, _jsd_per_item
+from .._validation import row_sums
+from ._distribution_kernels import _block_entropies, _entropy, _jsd_per_item
 from ._pearson import _pearson_cells
 
 
-def _soft_cross_entropy_per_item(p_hat, P, eps=1e-12, offset=1e-9):
+def soft_cross_entropy_per_item(p_hat, P, eps=1e-12, offset=1e-9):
     """``−Σ_k p̂_ik log(clip(q_ik, eps, 1 − eps) + offset)`` per item.
 
     LeWiDi 2023's scorer (and 2021's soft evaluation): natural log, ``q``
@@ -26,18 +26,18 @@ def _soft_cross_entropy_per_item(p_hat, P, eps=1e-12, offset=1e-9):
     q += offset
     np.log(q, out=q)
     q *= p_hat
-    return -_row_sums(q)
+    return -row_sums(q)
 
 
-def _manhattan_per_item(p_hat, P):
+def manhattan_per_item(p_hat, P):
     """``Σ_k |p̂_ik − q_ik|`` per item (twice the total variation)."""
     diff = np.subtract(p_hat, P, dtype=np.float64)
-    return _row_sums(np.abs(diff, out=diff))
+    return row_sums(np.abs(diff, out=diff))
 
 
 def _soft_accuracy_per_item(p_hat, P):
     """``Σ_k min(p̂_ik, q_ik)``: the fuzzy-set overlap, ``1 − TVD`` per item."""
-    return _row_sums(np.minimum(p_hat, P, dtype=np.float64))
+    return row_sums(np.minimum(p_hat, P, dtype=np.float64))
 
 
 def _soft_micro_f1_parts_per_item(p_hat, P):
@@ -46,8 +46,8 @@ def _soft_micro_f1_parts_per_item(p_hat, P):
     Soft micro-F1 is a ratio of sums over all items (Kurniawan et al., 2025):
     aggregate with ``Σ_i numerator_i / Σ_i denominator_i``.
     """
-    num = 2.0 * _row_sums(np.minimum(p_hat, P, dtype=np.float64))
-    den = _row_sums(np.add(p_hat, P, dtype=np.float64))
+    num = 2.0 * row_sums(np.minimum(p_hat, P, dtype=np.float64))
+    den = row_sums(np.add(p_hat, P, dtype=np.float64))
     return num, den
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..utils._compat import Interval, StrOptions
 from ._cells import cell_sums
 from ._dispatch import validate_params  # dask arrays: chunk-wise
-from ._distribution import _pair_mean, _validate_pair
+from ._distribution_kernels import _pair_mean, validate_pair
 
 __all__ = [
     "majority_accuracy_score",
@@ -64,7 +64,7 @@ def _majority_correct_per_item(Y, P, ties="first"):
     raise ValueError(f"ties must be 'first', 'last' or 'any', got {ties!r}.")
 
 
-def _bin_index(conf, n_bins):
+def bin_index(conf, n_bins):
     """Right-closed equal-width bin ``(j/M, (j+1)/M]`` of each confidence.
 
     The edges are ``np.linspace(0, 1, n_bins + 1)`` and membership is
@@ -99,7 +99,7 @@ def _binned_gap_cells(conf, correct, n_bins):
     ``1..n_bins`` the bins, the last one confidences above 1. Statistics:
     ``correct − conf`` and a count.
     """
-    cell = (_bin_index(conf, n_bins) + 1)[:, None]
+    cell = (bin_index(conf, n_bins) + 1)[:, None]
     values = np.empty((2, cell.shape[0], 1))
     np.subtract(correct, conf, out=values[0, :, 0], dtype=np.float64)
     values[1] = 1.0
@@ -135,7 +135,7 @@ def _binned_gap(conf, correct, n_bins, weights=None):
     return _binned_gap_from_sums(_binned_gap_sums(conf, correct, n_bins, weights))
 
 
-def _top_class(P):
+def top_class(P):
     """``(argmax q, max q)`` per row; one argmax and a gather beat ``max``."""
     top = np.argmax(P, axis=1)
     return top, np.take_along_axis(P, top[:, None], axis=1)[:, 0]
@@ -144,7 +144,7 @@ def _top_class(P):
 def _block_top(block):
     """Cached ``(top class, confidence, majority correct)`` of a block."""
     if "top" not in block.cache:
-        top, conf = _top_class(block.P)
+        top, conf = top_class(block.P)
         block.cache["top"] = (top, conf, top == np.argmax(block.Y, axis=1))
     return block.cache["top"]
 
@@ -159,7 +159,7 @@ def _classwise_cells(majority, P, n_bins):
     P = np.asarray(P, dtype=np.float64)
     n_rows, n_classes = P.shape
     width = n_bins + 2
-    cell = _bin_index(P, n_bins)
+    cell = bin_index(P, n_bins)
     cell += np.arange(1, n_classes * width, width)
     values = np.empty((2, n_rows, n_classes))
     np.negative(P, out=values[0])
@@ -252,7 +252,7 @@ def majority_accuracy_score(
     >>> float(majority_accuracy_score(Y, P, ties="any"))
     1.0
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     return _pair_mean(pair, lambda b: _majority_correct_per_item(b.Y, b.P, ties))
 
 
@@ -297,7 +297,7 @@ def expected_calibration_error(
     >>> float(expected_calibration_error(Y, P))
     0.0
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
 
     def block_sums(block):
         _, conf, correct = _block_top(block)
@@ -351,7 +351,7 @@ def classwise_expected_calibration_error(
     >>> round(classwise_expected_calibration_error(Y, P), 12)
     0.1
     """
-    pair = _validate_pair(y_true, y_prob, counts, labels=labels)
+    pair = validate_pair(y_true, y_prob, counts, labels=labels)
     sums = 0.0
     for partial in pair.map_blocks(lambda block: _block_classwise_sums(block, n_bins)):
         sums = sums + partial

@@ -32,7 +32,6 @@ from ..utils._compat import Interval, check_sample_weight
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._mimori_kernels import (  # noqa: F401 -- importable from here
-    _bin_indices,
     _binned_calibration_terms,
     _cell_sums,
     _cell_values,
@@ -44,6 +43,7 @@ from ._mimori_kernels import (  # noqa: F401 -- importable from here
     _terms_from_sums,
     _validate_counts,
     _warn_single_annotations,
+    bin_indices,
 )
 
 __all__ = [

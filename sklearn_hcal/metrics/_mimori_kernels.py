@@ -14,11 +14,11 @@ import warnings
 
 import numpy as np
 
-from .._validation import _check_pair, _Pair, _row_blocks, _row_sums
+from .._validation import Pair, check_pair, row_blocks, row_sums
 from ._cells import cell_sums
 
 
-def _bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
+def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     """Equal-width bin of each value in [0, 1]: ``[j/B, (j+1)/B)``, last closed.
 
     The inner edges come from ``np.linspace`` so that a value equal to an edge
@@ -44,9 +44,9 @@ def _bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     return pos
 
 
-def _validate_counts(y_true, y_prob, counts, labels=None) -> _Pair:
-    """Validated inputs as a ``_Pair``; integer counts are required."""
-    return _check_pair(
+def _validate_counts(y_true, y_prob, counts, labels=None) -> Pair:
+    """Validated inputs as a ``Pair``; integer counts are required."""
+    return check_pair(
         y_true, y_prob, counts=counts, labels=labels, allow_probabilities=False
     )
 
@@ -76,7 +76,7 @@ def _cell_values(
     P = np.asarray(P, dtype=np.float64)
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
-    cell = _bin_indices(P, n_bins)
+    cell = bin_indices(P, n_bins)
     cell += np.arange(0, n_classes * n_bins, n_bins)
     values = np.empty((7, n_items, n_classes))
     values[_COUNT] = 1.0
@@ -251,12 +251,12 @@ def _binned_calibration_terms(
     """
     n_samples, n_classes = np.shape(P)
     sums = 0.0
-    for sl in _row_blocks(n_samples, n_classes):
+    for sl in row_blocks(n_samples, n_classes):
         sums = sums + _cell_sums(p_hat[sl], P[sl], n[sl], n_bins)
     return _terms_from_sums(sums, n_samples, n_bins)
 
 
-def _pair_cell_sums(pair: _Pair, n_bins: int, weights=None) -> np.ndarray:
+def _pair_cell_sums(pair: Pair, n_bins: int, weights=None) -> np.ndarray:
     """:func:`_cell_sums` of all items of a validated pair, block by block."""
 
     def block_sums(block):
@@ -287,14 +287,14 @@ def _gini_per_item(p_hat, n, debiased):
     The irreducible loss ``IL`` of an item (Mimori et al. 2021, eq. 6): the
     debiased version is the unbiased disagreement probability.
     """
-    gini = _row_sums(p_hat * (1.0 - p_hat))
+    gini = row_sums(p_hat * (1.0 - p_hat))
     return gini * (1.0 + _correction_factor(n)) if debiased else gini
 
 
 def _epistemic_per_item(block, debiased):
     """``Σ_k (p̂ − q)²`` minus, if debiased, ``Σ_k p̂(1 − p̂)/(n − 1)`` (eq. 9–10)."""
     resid = block.p_hat - block.P
-    el = _row_sums(resid * resid)
+    el = row_sums(resid * resid)
     if debiased:
         el -= _gini_per_item(block.p_hat, block.n, False) * _correction_factor(block.n)
     return el
@@ -302,6 +302,6 @@ def _epistemic_per_item(block, debiased):
 
 def _squared_loss_per_item(block):
     """``Σ_k (p̂ − q)² + p̂(1 − p̂)`` per item: Prop. 1's unbiased squared loss."""
-    return _row_sums((block.p_hat - block.P) ** 2) + _gini_per_item(
+    return row_sums((block.p_hat - block.P) ** 2) + _gini_per_item(
         block.p_hat, block.n, False
     )

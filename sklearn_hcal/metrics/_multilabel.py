@@ -37,7 +37,7 @@ import numpy as np
 from .._validation import check_class_names, column_order, frame_names
 from ..utils._compat import validate_params
 from ._cells import cell_sums
-from ._distribution import _jsd_per_item
+from ._distribution_kernels import _jsd_per_item
 from ._pearson import _pearson_cells, _pearson_or_raise
 
 __all__ = [
@@ -150,7 +150,7 @@ def _binary(P):
 # --------------------------------------------------------------------------- #
 # Per-item kernels
 # --------------------------------------------------------------------------- #
-def _multilabel_manhattan_per_item(T, Q):
+def multilabel_manhattan_per_item(T, Q):
     """``(1/L) Σ_l (|t − q| + |(1 − t) − (1 − q)|) = (2/L) Σ_l |t_l − q_l|``."""
     return 2.0 * np.abs(T - Q).mean(axis=1)
 
@@ -231,7 +231,7 @@ def multilabel_manhattan_distance(
     0.3333333333333333
     """
     T, Q = _check_multilabel(y_true, y_prob, counts, labels, n_annotators)
-    return float(_multilabel_manhattan_per_item(T, Q).mean())
+    return float(multilabel_manhattan_per_item(T, Q).mean())
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)

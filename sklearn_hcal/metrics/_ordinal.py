@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _row_sums, check_class_names, column_order
+from .._validation import check_class_names, column_order, row_sums
 from ..utils._compat import StrOptions
 from ._dispatch import validate_params  # dask arrays: chunk-wise
-from ._distribution import _pair_mean
+from ._distribution_kernels import _pair_mean
 from ._hlv import _COMMON, _check_named_pair, _class_names
 
 __all__ = ["wasserstein_distance", "ranked_probability_score_loss"]
@@ -52,7 +52,7 @@ def _numeric(values):
         return None
 
 
-def _scale_permutation(classes, order):
+def scale_permutation(classes, order):
     """Column positions in scale order (None: the column order already is).
 
     ``order`` names the classes in scale order (matched by name with
@@ -120,7 +120,7 @@ def _scale_values(values, classes_in_order, n_classes):
 def _scale(classes, order, values):
     """``(permutation or None, positions or None)`` of the columns' classes."""
     classes = np.asarray(classes)
-    perm = _scale_permutation(classes, order)
+    perm = scale_permutation(classes, order)
     in_order = classes if perm is None else classes[perm]
     return perm, _scale_values(values, in_order, len(classes))
 
@@ -145,7 +145,7 @@ def _cdf_gap(p_hat, P):
     return np.cumsum(np.subtract(p_hat, P, dtype=np.float64), axis=1)[:, :-1]
 
 
-def _wasserstein_per_item(p_hat, P, values=None):
+def wasserstein_per_item(p_hat, P, values=None):
     """1-Wasserstein distance between two distributions on an ordered scale.
 
     On the real line ``W1(p, q) = ∫ |F_p − F_q|``; for classes at positions
@@ -156,7 +156,7 @@ def _wasserstein_per_item(p_hat, P, values=None):
     """
     gap = np.abs(_cdf_gap(p_hat, P))
     if values is None:
-        return _row_sums(gap)
+        return row_sums(gap)
     return np.einsum("ij,j->i", gap, np.abs(np.diff(values)))
 
 
@@ -170,10 +170,10 @@ def _ranked_probability_per_item(p_hat, P, annotations=False, normalize=True):
     F_p̂(1 − F_p̂)`` for a label ``y`` drawn from ``p̂``.
     """
     gap = _cdf_gap(p_hat, P)
-    out = _row_sums(gap * gap)
+    out = row_sums(gap * gap)
     if annotations:
         F = np.cumsum(np.asarray(p_hat, dtype=np.float64), axis=1)[:, :-1]
-        out += _row_sums(F * (1.0 - F))
+        out += row_sums(F * (1.0 - F))
     if normalize:
         out /= P.shape[1] - 1
     return out
@@ -240,7 +240,7 @@ def wasserstein_distance(
     pair, perm, positions = _ordinal_pair(y_true, y_prob, counts, labels, order, values)
     return _pair_mean(
         pair,
-        lambda b: _wasserstein_per_item(*_in_scale_order(b, perm), positions),
+        lambda b: wasserstein_per_item(*_in_scale_order(b, perm), positions),
     )
 
 
@@ -334,7 +334,7 @@ def _block_scale(block, order, values):
 
 def _block_wasserstein(block, order, values):
     perm, positions = _block_scale(block, order, values)
-    return _wasserstein_per_item(*_in_scale_order(block, perm), positions)
+    return wasserstein_per_item(*_in_scale_order(block, perm), positions)
 
 
 def _block_ranked_probability(block, order, annotations, normalize):

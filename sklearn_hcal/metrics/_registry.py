@@ -18,7 +18,7 @@ kernels of its module:
 
 ``per_item(block, **kwargs)``
     For a mean over items: one value per item of a block of rows (a
-    :class:`~sklearn_hcal._validation._Block` with ``Y``, ``n``, ``P``,
+    :class:`~sklearn_hcal._validation.Block` with ``Y``, ``n``, ``P``,
     ``p_hat``, and, in the report, ``mu``, ``valid`` and ``phi``), or a pair
     ``(numerator, denominator)`` for a ratio of sums (the metric is then
     ``Σ num / Σ den``).

@@ -18,11 +18,11 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
-from .._validation import _check_pair
+from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
-from ._disagreement import _check_disagreement_inputs
+from ._disagreement_kernels import check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._engine import Human, Source, evaluate, resolve, warn_debiased
 
@@ -50,7 +50,7 @@ def validate_human(
     functions align them (``labels=``, DataFrame columns; see
     :func:`~sklearn_hcal._validation.check_histograms_and_probabilities`).
     """
-    pair = _check_pair(
+    pair = check_pair(
         y_true,
         y_prob,
         counts=counts,
@@ -66,7 +66,7 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
     """A further classifier's probabilities against the validated labels.
 
     Checked and aligned by name exactly as the first classifier's
-    (:meth:`~sklearn_hcal._validation._Pair.with_probabilities`): a DataFrame
+    (:meth:`~sklearn_hcal._validation.Pair.with_probabilities`): a DataFrame
     ``value`` has its columns put in the labels' class order. When the human
     labels are an array without class names, every prediction that names its
     columns must name them in the same order (else which order the labels'
@@ -127,9 +127,7 @@ def _sources(
             try:
                 # The disagreement metrics' own validation of φ (values,
                 # shape, tolerance), against the same human labels.
-                _, phi, _ = _check_disagreement_inputs(
-                    human.Y, disagreement[name], None
-                )
+                _, phi, _ = check_disagreement_inputs(human.Y, disagreement[name], None)
             except ValueError as exc:
                 raise ValueError(f"disagreement[{name!r}]: {exc}") from None
         source.phi = phi

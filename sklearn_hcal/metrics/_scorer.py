@@ -62,11 +62,11 @@ from ..utils._compat import (
 )
 from . import _registry
 from ._scorer_objects import (
+    HumanScorer,
     _as_tuple,
     _DisagreementScorer,
-    _func_name,
-    _HumanScorer,
     _unwrap,
+    func_name,
 )
 
 __all__ = [
@@ -98,7 +98,7 @@ def _default_greater_is_better(func) -> bool:
     declared = _declaration(func)
     if declared is not None:
         return declared.greater_is_better
-    name = _func_name(func)
+    name = func_name(func)
     if name.endswith(_HIGHER_IS_BETTER_SUFFIXES):
         return True
     if name.endswith(_LOWER_IS_BETTER_SUFFIXES):
@@ -242,7 +242,7 @@ def make_human_scorer(
     cls = (
         _DisagreementScorer
         if is_disagreement or "predict_disagreement" in _as_tuple(response_method)
-        else _HumanScorer
+        else HumanScorer
     )
     return cls(base._score_func, base._sign, base._kwargs, response_method)
 

@@ -1,6 +1,6 @@
 """The scorer objects behind :func:`~sklearn_hcal.metrics.make_human_scorer`.
 
-``_HumanScorer`` (scikit-learn's ``_Scorer`` passing the estimator's
+``HumanScorer`` (scikit-learn's ``_Scorer`` passing the estimator's
 ``classes_`` as ``labels=`` and refusing metadata its metric does not take)
 and ``_DisagreementScorer`` (``predict_disagreement`` through Pipelines, or
 φ = 1 − Σ_k q_k² with a warning); see :mod:`._scorer` for how they are made
@@ -23,7 +23,7 @@ from ..utils._compat import (
     get_response_method_name,
 )
 from ..utils._pipeline import disagreement_method, warn_point_disagreement
-from ._disagreement import _disagreement_from_probabilities
+from ._disagreement_kernels import _disagreement_from_probabilities
 
 
 def _unwrap(func):
@@ -32,7 +32,7 @@ def _unwrap(func):
     return func
 
 
-def _func_name(func) -> str:
+def func_name(func) -> str:
     func = _unwrap(func)
     return getattr(func, "__name__", type(func).__name__)
 
@@ -60,7 +60,7 @@ def _check_class_count(classes, y_true, counts) -> None:
         )
 
 
-class _HumanScorer(Scorer):
+class HumanScorer(Scorer):
     """A ``make_scorer`` scorer whose metric takes label histograms.
 
     Identical to scikit-learn's scorer except that, when the metric receives
@@ -109,7 +109,7 @@ class _HumanScorer(Scorer):
         sign = "" if self._sign > 0 else ", greater_is_better=False"
         kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
         return (
-            f"make_human_scorer({_func_name(self._score_func)}{sign}, "
+            f"make_human_scorer({func_name(self._score_func)}{sign}, "
             f"response_method={self._response_method!r}{kwargs})"
         )
 
@@ -130,7 +130,7 @@ class _HumanScorer(Scorer):
         ]
         if unknown and not takes_any:
             raise ValueError(
-                f"{_func_name(self._score_func)} does not take "
+                f"{func_name(self._score_func)} does not take "
                 f"{', '.join(map(repr, unknown))}, so this scorer cannot request "
                 f"it; its metadata are {accepted}."
             )
@@ -156,7 +156,7 @@ class _HumanScorer(Scorer):
         return requests
 
 
-class _DisagreementScorer(_HumanScorer):
+class _DisagreementScorer(HumanScorer):
     """Scorer for metrics of a predicted disagreement φ (Mimori et al. §4).
 
     ``predict_disagreement`` is looked up on the estimator or, through

@@ -30,7 +30,7 @@ import pandas as pd
 from .._validation._targets import check_target, resolve_targets, select_target
 from ..utils._compat import StrOptions, validate_params
 from ..utils._pipeline import get_method
-from ._scorer_objects import _func_name, _HumanScorer
+from ._scorer_objects import HumanScorer, func_name
 
 __all__ = [
     "aggregated_coverage_score",
@@ -49,7 +49,7 @@ _COMMON = {
 }
 
 
-def _check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
+def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
     """Boolean sets and the class names of their columns (or None)."""
     names = None
     if isinstance(y_set, pd.DataFrame):
@@ -78,7 +78,7 @@ def _check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
 
 def _human_and_sets(y_true, y_set, counts, labels):
     """``(p̂, S)``: human distributions in the sets' column order, sets."""
-    S, names = _check_sets(y_set)
+    S, names = check_sets(y_set)
     if labels is None:
         labels = names
     y, target_name = select_target(y_true, counts)
@@ -205,7 +205,7 @@ def mean_set_size(y_true, y_set, *, counts=None, labels=None) -> float:
     >>> float(mean_set_size(None, [[True, False, False], [True, True, False]]))
     1.5
     """
-    S, _ = _check_sets(y_set)
+    S, _ = check_sets(y_set)
     return float(S.sum(axis=1).mean())
 
 
@@ -290,7 +290,7 @@ def size_stratified_coverage_score(y_true, y_set, *, counts=None, labels=None) -
     return float(table["aggregated_coverage"].min())
 
 
-class _SetScorer(_HumanScorer):
+class _SetScorer(HumanScorer):
     """A scorer of prediction sets: calls ``predict_set``, passes ``classes_``.
 
     ``predict_set`` is looked up through Pipelines (their final step), which
@@ -322,7 +322,7 @@ class _SetScorer(_HumanScorer):
     def __repr__(self):
         sign = "" if self._sign > 0 else ", greater_is_better=False"
         kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
-        return f"make_set_scorer({_func_name(self._score_func)}{sign}{kwargs})"
+        return f"make_set_scorer({func_name(self._score_func)}{sign}{kwargs})"
 
 
 _SET_METRICS = {

@@ -28,12 +28,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._validation import (
-    _check_pair,
-    _map_row_blocks,
-    _Pair,
+    Pair,
     check_disagreement,
+    check_pair,
     column_order,
     frame_names,
+    map_row_blocks,
 )
 from . import _engine, _registry
 from ._cells import cell_sums
@@ -275,7 +275,7 @@ class MetricState:
                 )
             pair = _labels_only(y_true, counts, labels)
         else:
-            pair = _check_pair(y_true, y_prob, counts=counts, labels=labels)
+            pair = check_pair(y_true, y_prob, counts=counts, labels=labels)
         phi = None
         if y_disagreement is not None:
             phi = check_disagreement(y_disagreement, name="y_disagreement")
@@ -286,7 +286,7 @@ class MetricState:
                 )
         return self._aligned(pair), phi
 
-    def _aligned(self, pair: _Pair) -> _Pair:
+    def _aligned(self, pair: Pair) -> Pair:
         """The chunk in the state's class order (fixing it on the first chunk)."""
         if self.n_classes_ is None:
             self.n_classes_ = pair.n_classes
@@ -307,14 +307,14 @@ class MetricState:
             return pair
         Y = np.asarray(pair.Y)[:, order]
         P = None if pair.P is None else pair.probabilities()[:, order]
-        return _Pair(
+        return Pair(
             Y, P, pair.n, pair.is_counts, renormalise=False, classes=self.classes_
         )
 
     def _computable(self, column, is_counts: bool) -> bool:
         return is_counts or column.metric.requires not in ("counts", "pairs")
 
-    def _add_chunk(self, pair: _Pair, phi) -> None:
+    def _add_chunk(self, pair: Pair, phi) -> None:
         human = _engine.Human(pair)
         source = _engine.Source(pair, phi)
         columns = [c for c in self._columns if self._computable(c, pair.is_counts)]
@@ -348,7 +348,7 @@ class MetricState:
         with warnings.catch_warnings():
             # the metric modules' warnings are given once, by compute()
             warnings.simplefilter("ignore", UserWarning)
-            parts = _map_row_blocks(block_pass, human.n_samples, human.n_classes)
+            parts = map_row_blocks(block_pass, human.n_samples, human.n_classes)
             variation = any(c.metric.requires == "variation" for c in columns)
             unanimous = human.unanimous if variation else True
         index = {name: j for j, name in enumerate(self._means)}

@@ -10,7 +10,7 @@ as the disagreement functions validate their labels.
 
 from __future__ import annotations
 
-from .._validation import _Pair, frame_names
+from .._validation import Pair, frame_names
 from . import _registry
 
 __all__ = []
@@ -58,7 +58,7 @@ def _host(x):
     return t.cpu().numpy()
 
 
-def _labels_only(y_true, counts, labels) -> _Pair:
+def _labels_only(y_true, counts, labels) -> Pair:
     """The human labels of a chunk without probabilities (φ given instead)."""
     from ._disagreement_kernels import _disagreement_histograms
 
@@ -66,4 +66,4 @@ def _labels_only(y_true, counts, labels) -> _Pair:
     human = y_true if counts is None else counts
     Y, n = _disagreement_histograms(human, name=name, labels=labels)
     classes = labels if labels is not None else frame_names(human, name=name)
-    return _Pair(Y, None, n, True, classes=classes)
+    return Pair(Y, None, n, True, classes=classes)

@@ -20,21 +20,21 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .._validation import _check_pair
+from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
-from ._disagreement import _check_disagreement_inputs, _phi_rows
+from ._disagreement_kernels import _phi_rows, check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: a clear error
-from ._distribution import (
+from ._distribution_kernels import (
     _block_entropies,
     _block_rank_match,
     _entropy,
     _jsd_per_item,
-    _kl_per_item,
     _tvd_per_item,
+    kl_per_item,
 )
 from ._engine import evaluate, resolve, warn_debiased
 from ._majority import _block_top
-from ._mimori import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
+from ._mimori_kernels import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
 from ._report import validate_human
 
 __all__ = [
@@ -173,7 +173,7 @@ def instance_calibration_errors(
         columns["dist_ce"][sl] = _tvd_per_item(block.p_hat, block.P)
         columns["ent_ce"][sl] = h_model - h_human
         columns["jsd"][sl] = _jsd_per_item(block.p_hat, block.P)
-        columns["kl"][sl] = _kl_per_item(block.p_hat, block.P)
+        columns["kl"][sl] = kl_per_item(block.p_hat, block.P)
         columns["human_entropy"][sl] = h_human
         columns["model_entropy"][sl] = h_model
         rank_match[sl] = _block_rank_match(block, "strict")
@@ -270,7 +270,7 @@ def loss_decomposition(
     EL      0.25      0.00
     IL      0.25      0.50
     """
-    pair = _check_pair(
+    pair = check_pair(
         y_true, y_prob, counts=counts, labels=labels, allow_probabilities=False
     )
     _warn_single_annotations(pair.n, "epistemic and dispersion losses")
@@ -374,7 +374,7 @@ def metrics_by_agreement(
     human, source = validate_human(y_true, y_prob, counts, labels)
     columns = resolve(metrics, human, metric_params, default=("jsd", "kl", "accuracy"))
     if disagreement is not None:
-        _, source.phi, _ = _check_disagreement_inputs(human.Y, disagreement, None)
+        _, source.phi, _ = check_disagreement_inputs(human.Y, disagreement, None)
     entropy = np.empty(human.n_samples)
     for block in human.pair.blocks():
         entropy[block.sl] = _entropy(block.p_hat, 2)

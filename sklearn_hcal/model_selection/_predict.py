@@ -9,8 +9,7 @@ from sklearn.base import is_classifier
 
 from .._validation import column_order, frame_names
 from .._validation._targets import check_target
-from ..calibration._crossfit import cross_fit
-from ..calibration._scores import class_columns
+from ..calibration._shared import class_columns, cross_fit
 from ..utils._compat import HasMethods, num_samples, validate_params
 from ..utils._pipeline import final_estimator, get_method
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..metrics._report import as_prediction_dict, check_prediction, validate_human
+from ..metrics._shared import as_prediction_dict, check_prediction, validate_human
 from ..utils._optional import import_optional
 from ..utils._pipeline import (
     disagreement_method,

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics._sets import (
-    _check_sets,
-    aggregated_coverage_score,
-    majority_coverage_score,
-    mean_set_size,
-)
+from ..metrics import aggregated_coverage_score, majority_coverage_score, mean_set_size
+from ..metrics._shared import check_sets
 from ..utils._pipeline import get_method
 from ._base import _check_matplotlib, _pyplot
 
@@ -197,7 +193,7 @@ class ConformalCoverageDisplay:
             )
         agg, maj, size = [], [], []
         for level in levels:
-            sets, _ = _check_sets(pv > 1.0 - level)
+            sets, _ = check_sets(pv > 1.0 - level)
             agg.append(
                 aggregated_coverage_score(y_true, sets, counts=counts, labels=labels)
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics._deferral import aurc_loss, deferral_score, risk_coverage_curve
+from ..metrics import aurc_loss, deferral_score, risk_coverage_curve
 from ..utils._pipeline import disagreement_method, get_method
 from ._base import _check_matplotlib, _get_axes
 

@@ -8,8 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..metrics import disagreement_calibration_error, disagreement_calibration_loss
-from ..metrics._disagreement import _check_disagreement_inputs
-from ..metrics._mimori import _bin_indices
+from ..metrics._shared import bin_indices, check_disagreement_inputs
 from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _CURVE_GID,
@@ -34,7 +33,7 @@ def _disagreement_bins(mu, phi, n_bins: int):
     μ̂`` over the items with two annotations or more (``μ̂`` not NaN).
     """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    idx = _bin_indices(phi, n_bins)  # the metric's own bin assignment
+    idx = bin_indices(phi, n_bins)  # the metric's own bin assignment
     valid = ~np.isnan(mu)
     counts = np.bincount(idx, minlength=n_bins)
     counts_valid = np.bincount(idx[valid], minlength=n_bins)
@@ -294,7 +293,7 @@ class DisagreementReliabilityDisplay:
         # The metrics' own validation: φ given or computed from probabilities
         # (1 − Σq², member means for ensembles) in one place, with the same
         # tolerance for values a rounding error outside [0, 1].
-        mu, phi, _ = _check_disagreement_inputs(y_true, y_disagreement, counts)
+        mu, phi, _ = check_disagreement_inputs(y_true, y_disagreement, counts)
         human = y_true if counts is None else counts
         n_classes = np.shape(human)[1] if np.ndim(human) == 2 else None
         # The metric functions give the numbers reported everywhere else.

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..metrics import expected_calibration_error
-from ..metrics._majority import _bin_index, _top_class
+from ..metrics._shared import bin_index, top_class
 from ..utils._compat import Interval, StrOptions, validate_params
 from ._base import (
     _check_matplotlib,
@@ -34,11 +34,11 @@ def _majority_bins(Y: np.ndarray, P: np.ndarray, n_bins: int):
     maximum on ties.
     """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    top, conf = _top_class(P)
+    top, conf = top_class(P)
     correct = (top == np.argmax(Y, axis=1)).astype(np.float64)
     # The metric's own bin assignment; a confidence a rounding error above 1
     # (allowed by the row-sum tolerance) is drawn in the last bin.
-    idx = np.minimum(_bin_index(conf, n_bins), n_bins - 1)
+    idx = np.minimum(bin_index(conf, n_bins), n_bins - 1)
     keep = idx >= 0
     counts = np.bincount(idx[keep], minlength=n_bins)
     conf_sum = np.bincount(idx[keep], weights=conf[keep], minlength=n_bins)

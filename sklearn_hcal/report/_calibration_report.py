@@ -178,7 +178,7 @@ default=None
         report : CalibrationReport
         """
         from ..metrics import human_calibration_report
-        from ..metrics._report import as_prediction_dict
+        from ..metrics._shared import as_prediction_dict
 
         if report_params.get("return_bootstrap"):
             raise ValueError(
@@ -262,7 +262,7 @@ default=None
 
     def _data(self):
         """``(Y, {name: P}, {name: φ}, class names, n)``, in Y's class order."""
-        from ..metrics._report import (
+        from ..metrics._shared import (
             as_prediction_dict,
             check_prediction,
             validate_human,

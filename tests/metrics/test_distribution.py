@@ -22,10 +22,10 @@ from sklearn_hcal.metrics._distribution import (
     _entropy,
     _entropy_error_per_item,
     _jsd_per_item,
-    _kl_per_item,
     _rank_match_per_item,
     _to_distribution,
     _tvd_per_item,
+    kl_per_item,
 )
 
 DIST_METRICS = [
@@ -221,7 +221,7 @@ def test_kl_matches_scipy_entropy(eps):
     # scipy.stats.entropy(pk, qk) normalises qk itself: that is the renormalisation.
     ref = np.array([entropy(a, np.maximum(b, eps)) for a, b in zip(p_hat, P)])
     assert kl_divergence(Y, P, eps=eps) == pytest.approx(ref.mean(), rel=1e-12)
-    assert_allclose(_kl_per_item(p_hat, P, eps), ref, rtol=1e-10, atol=1e-15)
+    assert_allclose(kl_per_item(p_hat, P, eps), ref, rtol=1e-10, atol=1e-15)
 
 
 @pytest.mark.parametrize("base", [None, 2, 3])
@@ -358,7 +358,7 @@ def test_public_metrics_are_means_of_per_item_helpers():
     p_hat = _to_distribution(Y)
     assert distribution_calibration_error(Y, P) == np.mean(_tvd_per_item(p_hat, P))
     assert jensen_shannon_distance(Y, P) == np.mean(_jsd_per_item(p_hat, P))
-    assert kl_divergence(Y, P) == np.mean(_kl_per_item(p_hat, P))
+    assert kl_divergence(Y, P) == np.mean(kl_per_item(p_hat, P))
     assert entropy_calibration_error(Y, P) == np.mean(
         np.abs(_entropy_error_per_item(p_hat, P))
     )

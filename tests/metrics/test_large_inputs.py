@@ -43,8 +43,8 @@ from sklearn_hcal.metrics import (
     predicted_disagreement,
     ranking_calibration_score,
 )
-from sklearn_hcal.metrics._majority import _bin_index
-from sklearn_hcal.metrics._mimori import _bin_indices
+from sklearn_hcal.metrics._majority import bin_index
+from sklearn_hcal.metrics._mimori import bin_indices
 
 PAIR_METRICS = [
     distribution_calibration_error,
@@ -281,12 +281,12 @@ def test_arithmetic_binning_equals_searchsorted(n_bins):
     values = values[values >= 0]
     # Mimori: [a, b), last closed -- the definition is a binary search.
     np.testing.assert_array_equal(
-        _bin_indices(values, n_bins),
+        bin_indices(values, n_bins),
         np.searchsorted(edges[1:-1], values, side="right"),
     )
     # Baan / ECE: (a, b], 0 in no bin (-1), above 1 in bin n_bins.
     np.testing.assert_array_equal(
-        _bin_index(values, n_bins), np.searchsorted(edges, values, side="left") - 1
+        bin_index(values, n_bins), np.searchsorted(edges, values, side="left") - 1
     )
 
 

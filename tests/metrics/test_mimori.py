@@ -16,7 +16,7 @@ from sklearn_hcal.metrics import (
     epistemic_loss,
     expected_squared_loss,
 )
-from sklearn_hcal.metrics._mimori import _bin_indices, _binned_calibration_terms
+from sklearn_hcal.metrics._mimori import _binned_calibration_terms, bin_indices
 
 # Worked example (K = 2, 15 bins, N = 4):
 #   item  Y      n  p̂           q           bin of q0  bin of q1
@@ -130,10 +130,10 @@ def test_last_bin_is_closed():
 
 def test_bin_edges():
     edges = np.linspace(0, 1, 16)
-    np.testing.assert_array_equal(_bin_indices(edges, 15), list(range(15)) + [14])
+    np.testing.assert_array_equal(bin_indices(edges, 15), list(range(15)) + [14])
     below = np.nextafter(edges[1:-1], 0)
-    np.testing.assert_array_equal(_bin_indices(below, 15), np.arange(14))
-    assert _bin_indices(np.array([0.0, 0.999999, 1.0]), 1).tolist() == [0, 0, 0]
+    np.testing.assert_array_equal(bin_indices(below, 15), np.arange(14))
+    assert bin_indices(np.array([0.0, 0.999999, 1.0]), 1).tolist() == [0, 0, 0]
 
 
 def test_empty_and_single_bins_do_not_contribute_corrections():

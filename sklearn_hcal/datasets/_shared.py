@@ -1,0 +1,23 @@
+"""The helpers of :mod:`sklearn_hcal.datasets` that other layers may use.
+
+The layer's declared inside (developer guide §layers): other packages
+import these names from here, never from the layer's private modules.
+"""
+
+from ._base import (
+    read_json,
+)
+from ._chaosnli import (
+    read_chaosnli_jsonl,
+    read_chaosnli_predictions,
+)
+from ._sampling import (
+    draw_annotation,
+)
+
+__all__ = [
+    "draw_annotation",
+    "read_chaosnli_jsonl",
+    "read_chaosnli_predictions",
+    "read_json",
+]

@@ -1,0 +1,63 @@
+"""The helpers of :mod:`sklearn_hcal.metrics` that other layers may use.
+
+The layer's declared inside (developer guide §layers): other packages
+import these names from here, never from the layer's private modules.
+"""
+
+from ._annotators import (
+    annotator_distances,
+    annotator_errors,
+    annotator_pairs,
+)
+from ._disagreement_kernels import check_disagreement_inputs
+from ._hlv_kernels import (
+    manhattan_per_item,
+    soft_cross_entropy_per_item,
+)
+from ._majority import (
+    bin_index,
+    top_class,
+)
+from ._mimori_kernels import bin_indices
+from ._multilabel import (
+    multilabel_manhattan_per_item,
+)
+from ._ordinal import (
+    scale_permutation,
+    wasserstein_per_item,
+)
+from ._registry import (
+    get_metric,
+    metric_table,
+    metrics,
+)
+from ._report import (
+    as_prediction_dict,
+    check_prediction,
+    validate_human,
+)
+from ._sets import (
+    check_sets,
+)
+
+__all__ = [
+    "check_sets",
+    "annotator_distances",
+    "annotator_errors",
+    "annotator_pairs",
+    "as_prediction_dict",
+    "bin_index",
+    "bin_indices",
+    "check_disagreement_inputs",
+    "check_prediction",
+    "get_metric",
+    "manhattan_per_item",
+    "metric_table",
+    "metrics",
+    "multilabel_manhattan_per_item",
+    "scale_permutation",
+    "soft_cross_entropy_per_item",
+    "top_class",
+    "validate_human",
+    "wasserstein_per_item",
+]
