@@ -35,6 +35,7 @@ import numpy as np
 
 from .._validation import check_probabilities
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._docstrings import fill_doc
 from ..utils._pipeline import disagreement_method
 from ._distribution_kernels import kl_per_item, validate_pair
 from ._scorer_objects import HumanScorer, func_name
@@ -134,6 +135,7 @@ def _risks_and_scores(y_true, y_prob, y_score, risk, counts, labels):
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def deferral_score(
     y_prob,
     *,
@@ -147,8 +149,7 @@ def deferral_score(
 
     Parameters
     ----------
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class)).
+    %(y_prob)s
     method : {"confidence", "entropy", "oracle", "human_disagreement"}, \
             default="confidence"
         ``"confidence"``: ``1 − max_k q_k``; ``"entropy"``: ``H(q)`` (nats);
@@ -191,6 +192,7 @@ def deferral_score(
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def risk_coverage_curve(
     y_true,
     y_prob,
@@ -207,18 +209,14 @@ def risk_coverage_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities.
+    %(y_true)s
+    %(y_prob)s
     y_score : array-like of shape (n_samples,), default=None
         Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.
     risk : {"disagreement", "kl"}, default="disagreement"
         Per-item risk against the human distribution (see the module notes).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -244,6 +242,7 @@ def risk_coverage_curve(
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def aurc_loss(
     y_true,
     y_prob,
@@ -263,18 +262,14 @@ def aurc_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities.
+    %(y_true)s
+    %(y_prob)s
     y_score : array-like of shape (n_samples,), default=None
         Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.
     risk : {"disagreement", "kl"}, default="disagreement"
         Per-item risk against the human distribution.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -297,6 +292,7 @@ def aurc_loss(
     {**_COMMON, "coverage": [Interval(Real, 0, 1, closed="right")]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def risk_at_coverage_loss(
     y_true,
     y_prob,
@@ -315,20 +311,16 @@ def risk_at_coverage_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities.
+    %(y_true)s
+    %(y_prob)s
     y_score : array-like of shape (n_samples,), default=None
         Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.
     coverage : float, default=0.8
         Fraction of items the model keeps, in (0, 1].
     risk : {"disagreement", "kl"}, default="disagreement"
         Per-item risk against the human distribution.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(counts)s
+    %(labels)s
 
     Returns
     -------

@@ -34,6 +34,7 @@ from .._validation import (
     checked_histograms,
 )
 from ..utils._compat import Interval
+from ..utils._docstrings import fill_doc
 from ._disagreement_kernels import (  # noqa: F401 -- importable from here
     _block_disagreement_sq,
     _check_concentration,
@@ -164,6 +165,7 @@ _DISAGREEMENT_BINNED = {
 
 
 @validate_params(_DISAGREEMENT, prefer_skip_nested_validation=True)
+@fill_doc
 def disagreement_squared_loss(
     y_true: ArrayLike,
     y_disagreement: ArrayLike,
@@ -189,8 +191,7 @@ def disagreement_squared_loss(
         column) is **always** ``φ``, never the probability of a binary class;
         a 2-D (or ``(S, n, K)`` ensemble) array of class probabilities is
         converted with :func:`predicted_disagreement`.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The classes, as for the other metrics (see the module notes); ``φ``
         and ``μ̂`` do not depend on the class order, so it never changes the
@@ -214,6 +215,7 @@ def disagreement_squared_loss(
 
 
 @validate_params(_DISAGREEMENT_BINNED, prefer_skip_nested_validation=True)
+@fill_doc
 def disagreement_calibration_loss(
     y_true: ArrayLike,
     y_disagreement: ArrayLike,
@@ -243,8 +245,7 @@ def disagreement_calibration_loss(
         Predicted disagreement ``φ`` in [0, 1] (1-D is always ``φ``); class
         probabilities (2-D, or 3-D ensembles) are converted with
         :func:`predicted_disagreement`.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The classes; see :func:`disagreement_squared_loss`.
     n_bins : int, default=15
@@ -271,6 +272,7 @@ def disagreement_calibration_loss(
 
 
 @validate_params(_DISAGREEMENT_BINNED, prefer_skip_nested_validation=True)
+@fill_doc
 def disagreement_calibration_error(
     y_true: ArrayLike,
     y_disagreement: ArrayLike,
@@ -292,8 +294,7 @@ def disagreement_calibration_error(
     y_disagreement : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predicted disagreement ``φ`` in [0, 1] (1-D is always ``φ``); class
         probabilities are converted with :func:`predicted_disagreement`.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The classes; see :func:`disagreement_squared_loss`.
     n_bins : int, default=15

@@ -27,6 +27,7 @@ from __future__ import annotations
 from numbers import Real
 
 from ..utils._compat import Interval, StrOptions
+from ..utils._docstrings import fill_doc
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import (  # noqa: F401 -- importable from here
     _block_entropies,
@@ -76,6 +77,7 @@ _COMMON = {
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def distribution_calibration_error(
     y_true, y_prob, *, counts=None, labels=None
 ) -> float:
@@ -87,19 +89,10 @@ def distribution_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts), rows of human
-        probabilities summing to one, or 1-D class labels (one annotation per
-        item). A DataFrame's columns are the classes.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities; for two classes a 1-D array is the probability
-        of the second class.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        When given, replaces ``y_true`` as the human histograms (for metadata
-        routing, where ``y_true`` is a label vector).
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -127,6 +120,7 @@ def distribution_calibration_error(
     {**_COMMON, "absolute": ["boolean"], "base": _BASE_CONSTRAINT},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def entropy_calibration_error(
     y_true,
     y_prob,
@@ -145,15 +139,10 @@ def entropy_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     absolute : bool, default=True
         Average the absolute per-item errors; ``False`` averages the signed
         errors (negative = over-confident on average).
@@ -184,6 +173,7 @@ def entropy_calibration_error(
     {**_COMMON, "ties": [StrOptions({"strict", "weak"})]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def ranking_calibration_score(
     y_true, y_prob, *, counts=None, labels=None, ties: str = "strict"
 ) -> float:
@@ -194,15 +184,10 @@ def ranking_calibration_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     ties : {"strict", "weak"}, default="strict"
         ``"strict"`` compares ``argsort(q_i, kind="stable")`` with
         ``argsort(Y_i, kind="stable")``, as Baan et al.'s code does (tied
@@ -235,6 +220,7 @@ def ranking_calibration_score(
     {**_COMMON, "squared": ["boolean"], "base": _BASE_CONSTRAINT},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def jensen_shannon_distance(
     y_true,
     y_prob,
@@ -256,15 +242,10 @@ def jensen_shannon_distance(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     squared : bool, default=False
         Return the mean Jensen-Shannon *divergence* (the square of the
         distance, averaged) instead.
@@ -293,6 +274,7 @@ def jensen_shannon_distance(
 @validate_params(
     {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
 )
+@fill_doc
 def kl_divergence(
     y_true, y_prob, *, counts=None, labels=None, eps: float = 1e-15
 ) -> float:
@@ -305,15 +287,10 @@ def kl_divergence(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 
@@ -337,6 +314,7 @@ def kl_divergence(
 @validate_params(
     {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
 )
+@fill_doc
 def histogram_log_loss(
     y_true, y_prob, *, counts=None, labels=None, eps: float = 1e-15
 ) -> float:
@@ -350,15 +328,10 @@ def histogram_log_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     eps : float, default=1e-15
         Floor applied to the predicted probabilities, in ``(0, 1)``.
 

@@ -29,6 +29,7 @@ from .._validation import (
     check_pair,
 )
 from ..utils._compat import Interval
+from ..utils._docstrings import fill_doc
 from ._cells import cell_sums
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
@@ -90,6 +91,7 @@ def _class_names(classes, n_classes: int) -> np.ndarray:
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def soft_cross_entropy(
     y_true, y_prob, *, counts=None, labels=None, eps=1e-12, offset=1e-9
 ) -> float:
@@ -111,12 +113,9 @@ def soft_cross_entropy(
     y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
         Label histograms, rows of human probabilities (LeWiDi's soft labels)
         or 1-D labels. A DataFrame's columns are the classes.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities; 1-D is P(second class) of a binary problem.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (see :ref:`metrics_guide`).
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     eps : float, default=1e-12
         Predictions are clipped to ``[eps, 1 − eps]``.
     offset : float, default=1e-9
@@ -150,6 +149,7 @@ def soft_cross_entropy(
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Average Manhattan distance of LeWiDi 2025 (soft evaluation).
 
@@ -161,14 +161,10 @@ def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -194,6 +190,7 @@ def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def soft_accuracy_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Soft accuracy: mean overlap ``Σ_k min(p̂_ik, q_ik)`` (Kurniawan et al.).
 
@@ -203,14 +200,10 @@ def soft_accuracy_score(y_true, y_prob, *, counts=None, labels=None) -> float:
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -234,6 +227,7 @@ def soft_accuracy_score(y_true, y_prob, *, counts=None, labels=None) -> float:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def soft_micro_f1_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Soft micro-F1 of Kurniawan et al. (2025).
 
@@ -245,14 +239,10 @@ def soft_micro_f1_score(y_true, y_prob, *, counts=None, labels=None) -> float:
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -282,6 +272,7 @@ def soft_micro_f1_score(y_true, y_prob, *, counts=None, labels=None) -> float:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def po_jsd_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """PO-JSD: one minus the mean Jensen-Shannon divergence in bits.
 
@@ -292,14 +283,10 @@ def po_jsd_score(y_true, y_prob, *, counts=None, labels=None) -> float:
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
 
     Returns
     -------
@@ -322,6 +309,7 @@ def po_jsd_score(y_true, y_prob, *, counts=None, labels=None) -> float:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Pearson correlation of human and model entropies across items.
 
@@ -333,14 +321,10 @@ def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> fl
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
 
     Returns
     -------

@@ -17,6 +17,7 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._compat import Interval, StrOptions
+from ..utils._docstrings import fill_doc
 from ._cells import cell_sums
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
@@ -210,6 +211,7 @@ def _block_classwise_sums(block, n_bins, weights=None):
     {**_COMMON, "ties": [StrOptions({"first", "last", "any"})]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def majority_accuracy_score(
     y_true, y_prob, *, counts=None, labels=None, ties: str = "first"
 ) -> float:
@@ -224,13 +226,9 @@ def majority_accuracy_score(
     y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
         Label histograms, human probability rows, or 1-D labels (then this is
         plain accuracy).
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     ties : {"first", "last", "any"}, default="first"
         ``"first"``: compare ``argmax`` of both (first maximum, like
         :func:`numpy.argmax`); ``"last"``: compare the last maxima (the final
@@ -260,6 +258,7 @@ def majority_accuracy_score(
     {**_COMMON, "n_bins": [Interval(Integral, 1, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def expected_calibration_error(
     y_true, y_prob, *, counts=None, labels=None, n_bins: int = 10
 ) -> float:
@@ -273,15 +272,10 @@ def expected_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=10
         Number of equal-width confidence bins.
 
@@ -313,6 +307,7 @@ def expected_calibration_error(
     {**_COMMON, "n_bins": [Interval(Integral, 1, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def classwise_expected_calibration_error(
     y_true, y_prob, *, counts=None, labels=None, n_bins: int = 10
 ) -> float:
@@ -327,15 +322,10 @@ def classwise_expected_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, human probability rows, or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=10
         Number of equal-width bins per class.
 

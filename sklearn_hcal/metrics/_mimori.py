@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from .._validation._weights import check_weight_values
 from ..utils._compat import Interval, check_sample_weight
+from ..utils._docstrings import fill_doc
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._mimori_kernels import (  # noqa: F401 -- importable from here
@@ -72,6 +73,7 @@ _BINNED = {
     {**_COMMON, "sample_weight": ["array-like", None]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def expected_squared_loss(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -90,19 +92,10 @@ def expected_squared_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts), or 1-D class labels
-        (one annotation per item). Probabilities are rejected: the estimator
-        needs the number of annotations ``n_i``.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities; for two classes a 1-D array is the
-        probability of the second class.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true`` (metadata-routing
-        convention: ``y_true`` is then ignored).
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true_counts)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative item weights ``w_i``; unit weights by default.
 
@@ -139,6 +132,7 @@ def expected_squared_loss(
 @validate_params(
     {**_COMMON, "debiased": ["boolean"]}, prefer_skip_nested_validation=True
 )
+@fill_doc
 def epistemic_loss(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -157,16 +151,10 @@ def epistemic_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts) or 1-D labels.
-        Probabilities are rejected: the estimator needs ``n_i``.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: probability of the second class).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true_counts)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     debiased : bool, default=True
         Apply the bias correction of Prop. 2.
 
@@ -198,6 +186,7 @@ def _binned(y_true, y_prob, counts, n_bins, labels) -> tuple[dict, np.ndarray]:
 
 
 @validate_params(_BINNED, prefer_skip_nested_validation=True)
+@fill_doc
 def calibration_loss(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -220,15 +209,10 @@ def calibration_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts) or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: probability of the second class).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true_counts)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -255,6 +239,7 @@ def calibration_loss(
 
 
 @validate_params(_BINNED, prefer_skip_nested_validation=True)
+@fill_doc
 def calibration_error(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -271,15 +256,10 @@ def calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts) or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: probability of the second class).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true_counts)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True
@@ -303,6 +283,7 @@ def calibration_error(
 
 
 @validate_params(_BINNED, prefer_skip_nested_validation=True)
+@fill_doc
 def dispersion_loss(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -326,15 +307,10 @@ def dispersion_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts) or 1-D labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: probability of the second class).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Label histograms that replace ``y_true``.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.
+    %(y_true_counts)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=15
         Equal-width bins per class.
     debiased : bool, default=True

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._validation import check_class_names, column_order, row_sums
 from ..utils._compat import StrOptions
+from ..utils._docstrings import fill_doc
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._hlv import _COMMON, _check_named_pair, _class_names
@@ -186,6 +187,7 @@ def _ranked_probability_per_item(p_hat, P, annotations=False, normalize=True):
     {**_ORDINAL, "values": ["array-like", StrOptions({"classes"}), None]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def wasserstein_distance(
     y_true, y_prob, *, counts=None, labels=None, order=None, values=None
 ) -> float:
@@ -204,12 +206,9 @@ def wasserstein_distance(
     y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
         Label histograms, rows of human probabilities or 1-D labels; the
         columns are the scale, in order (see ``order``).
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     order : array-like of shape (n_classes,), default=None
         The class names in scale order; columns are matched to it by name.
         None: the column order is the scale order.
@@ -248,6 +247,7 @@ def wasserstein_distance(
     {**_ORDINAL, "annotations": ["boolean"], "normalize": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def ranked_probability_score_loss(
     y_true,
     y_prob,
@@ -276,12 +276,9 @@ def ranked_probability_score_loss(
     y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
         Label histograms, rows of human probabilities or 1-D labels; the
         columns are the scale, in order (see ``order``).
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms when given.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     order : array-like of shape (n_classes,), default=None
         The class names in scale order; None: the column order.
     annotations : bool, default=False

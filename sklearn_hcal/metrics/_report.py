@@ -206,8 +206,7 @@ _TEMPLATE = """Table of human-calibration metrics, one row per classifier.
         ``{{name: probabilities of shape (n_samples, n_classes)}}``; a single
         array is reported under the name ``"model"``. 1-D arrays are
         P(second class) of a binary problem.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        When given, replaces ``y_true`` as the human histograms.
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The class of each column of every prediction, as for the metric
         functions (e.g. :func:`distribution_calibration_error`): 1-D

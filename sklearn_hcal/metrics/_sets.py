@@ -29,6 +29,7 @@ import pandas as pd
 
 from .._validation._targets import check_target, resolve_targets, select_target
 from ..utils._compat import StrOptions, validate_params
+from ..utils._docstrings import fill_doc
 from ..utils._pipeline import get_method
 from ._scorer_objects import HumanScorer, func_name
 
@@ -99,6 +100,7 @@ def _human_and_sets(y_true, y_set, counts, labels):
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def aggregated_coverage_score(y_true, y_set, *, counts=None, labels=None) -> float:
     """Human probability mass inside the prediction sets, averaged over items.
 
@@ -109,12 +111,10 @@ def aggregated_coverage_score(y_true, y_set, *, counts=None, labels=None) -> flo
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
+    %(y_true)s
     y_set : array-like of bool, shape (n_samples, n_classes)
         Prediction sets (a DataFrame's columns name the classes).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_set``.
 
@@ -138,6 +138,7 @@ def aggregated_coverage_score(y_true, y_set, *, counts=None, labels=None) -> flo
     {**_COMMON, "ties": [StrOptions({"first", "any"})]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def majority_coverage_score(
     y_true, y_set, *, counts=None, labels=None, ties: str = "first"
 ) -> float:
@@ -148,12 +149,10 @@ def majority_coverage_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
+    %(y_true)s
     y_set : array-like of bool, shape (n_samples, n_classes)
         Prediction sets.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_set``.
     ties : {"first", "any"}, default="first"
@@ -210,17 +209,16 @@ def mean_set_size(y_true, y_set, *, counts=None, labels=None) -> float:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def coverage_by_set_size(y_true, y_set, *, counts=None, labels=None) -> pd.DataFrame:
     """Coverage of the items grouped by the size of their set.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
+    %(y_true)s
     y_set : array-like of bool, shape (n_samples, n_classes)
         Prediction sets.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_set``.
 
@@ -255,6 +253,7 @@ def coverage_by_set_size(y_true, y_set, *, counts=None, labels=None) -> pd.DataF
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def size_stratified_coverage_score(y_true, y_set, *, counts=None, labels=None) -> float:
     """Smallest aggregated coverage over the groups of equal set size.
 
@@ -265,12 +264,10 @@ def size_stratified_coverage_score(y_true, y_set, *, counts=None, labels=None) -
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities, or 1-D labels.
+    %(y_true)s
     y_set : array-like of bool, shape (n_samples, n_classes)
         Prediction sets.
-    counts : array-like of shape (n_samples, n_classes), default=None
-        Replaces ``y_true`` as the human histograms (metadata routing).
+    %(counts)s
     labels : array-like of shape (n_classes,), default=None
         The class of each column of ``y_set``.
 

@@ -35,6 +35,7 @@ from .._validation import (
     frame_names,
     map_row_blocks,
 )
+from ..utils._docstrings import fill_doc
 from . import _engine, _registry
 from ._cells import cell_sums
 from ._streaming_inputs import _host, _labels_only, _metric
@@ -48,6 +49,7 @@ _DEBIASED = ("el", "dl", "il")
 _GROUP_ELEMENTS = 2**14
 
 
+@fill_doc
 class MetricState:
     """Mergeable sufficient statistics of human-calibration metrics.
 
@@ -70,12 +72,7 @@ class MetricState:
     metric_params : dict of str to dict, default=None
         Keyword arguments of the metric functions per column, as for
         :func:`human_calibration_report`.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``, as for the metric functions.
-        Without it the first :meth:`update` fixes the classes (a DataFrame's
-        column names, the sorted distinct 1-D labels, else positional), and
-        later chunks are matched to them by name; positional chunks are
-        read in that order.
+    %(labels)s
 
     Attributes
     ----------

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
+from ..utils._docstrings import fill_doc
 from ._disagreement_kernels import _phi_rows, check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: a clear error
 from ._distribution_kernels import (
@@ -72,6 +73,7 @@ _COMMON = {
 @validate_params(
     {**_COMMON, "index": ["array-like", None]}, prefer_skip_nested_validation=True
 )
+@fill_doc
 def instance_calibration_errors(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -97,14 +99,9 @@ def instance_calibration_errors(
         Label histograms (integer counts), rows of human probabilities, or 1-D
         labels (one annotation per item). A DataFrame's index becomes the
         index of the result.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        When given, replaces ``y_true`` as the human histograms.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional), as for the metric functions: 1-D labels are
-        looked up among them and DataFrame histograms matched by name.
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     index : array-like of shape (n_samples,), default=None
         Index of the result; by default the index of ``counts`` or ``y_true``
         when it is a DataFrame, else ``0, ..., n_samples - 1``.
@@ -205,6 +202,7 @@ def instance_calibration_errors(
     {**_COMMON, "n_bins": [Interval(numbers.Integral, 1, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def loss_decomposition(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -238,17 +236,10 @@ def loss_decomposition(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms (non-negative integer counts) or 1-D labels.
-        Probabilities are rejected: the estimators need ``n_i``.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        When given, replaces ``y_true`` as the human histograms.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional), as for the metric functions: 1-D labels are
-        looked up among them and DataFrame histograms matched by name.
+    %(y_true_counts)s
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=15
         Equal-width bins per class for ``CL`` and ``DL``.
 
@@ -302,6 +293,7 @@ def loss_decomposition(
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def metrics_by_agreement(
     y_true: ArrayLike,
     y_prob: ArrayLike,
@@ -330,14 +322,9 @@ def metrics_by_agreement(
     ----------
     y_true : array-like of shape (n_samples, n_classes)
         Label histograms (integer counts) or rows of human probabilities.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities (1-D: P(second class) of a binary problem).
-    counts : array-like of shape (n_samples, n_classes), default=None
-        When given, replaces ``y_true`` as the human histograms.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob`` (default: a DataFrame's column
-        names, else positional), as for the metric functions: 1-D labels are
-        looked up among them and DataFrame histograms matched by name.
+    %(y_prob)s
+    %(counts)s
+    %(labels)s
     n_bins : int, default=5
         Number of agreement bins.
     strategy : {"quantile", "uniform"}, default="quantile"

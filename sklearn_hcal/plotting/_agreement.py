@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..metrics import metrics_by_agreement
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._docstrings import fill_doc
 from ._base import (
     _check_matplotlib,
     _estimator_predictions,
@@ -159,6 +160,7 @@ class AgreementBinDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -182,8 +184,7 @@ class AgreementBinDisplay:
             Label histograms (integer counts) or rows of human probabilities.
         y_prob : array-like of shape (n_samples, n_classes), or dict
             Predicted probabilities, or ``{name: probabilities}``.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Replaces ``y_true`` as the human histograms when given.
+        %(counts)s
         labels : array-like of shape (n_classes,), default=None
             The class of each column of the predictions (default: a
             DataFrame's column names, else positional), matched by name with

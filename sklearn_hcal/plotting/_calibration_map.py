@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..metrics import loss_decomposition
 from ..utils._compat import Interval, validate_params
+from ..utils._docstrings import fill_doc
 from ..utils._optional import import_optional
 from ._base import (
     _MARKERS,
@@ -216,6 +217,7 @@ class CalibrationDispersionDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -239,8 +241,7 @@ class CalibrationDispersionDisplay:
             Label histograms (integer counts) or 1-D labels.
         y_prob : array-like of shape (n_samples, n_classes), or dict
             Predicted probabilities, or ``{name: probabilities}``.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Replaces ``y_true`` as the human histograms when given.
+        %(counts)s
         labels : array-like of shape (n_classes,), default=None
             The class of each column of the predictions (default: a
             DataFrame's column names, else positional), matched by name with

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..metrics import aggregated_coverage_score, majority_coverage_score, mean_set_size
 from ..metrics._shared import check_sets
+from ..utils._docstrings import fill_doc
 from ..utils._pipeline import get_method
 from ._base import _check_matplotlib, _pyplot
 
@@ -149,6 +150,7 @@ class ConformalCoverageDisplay:
         return self
 
     @classmethod
+    @fill_doc
     def from_predictions(
         cls,
         y_true,
@@ -165,8 +167,7 @@ class ConformalCoverageDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms, rows of human probabilities, or 1-D labels.
+        %(y_true)s
         pvalues : array-like of shape (n_samples, n_classes)
             Conformal p-values of every class (e.g.
             :meth:`~sklearn_hcal.conformal.HumanConformalClassifier.predict_pvalues`);

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import aurc_loss, deferral_score, risk_coverage_curve
+from ..utils._docstrings import fill_doc
 from ..utils._pipeline import disagreement_method, get_method
 from ._base import _check_matplotlib, _get_axes
 
@@ -92,6 +93,7 @@ class RiskCoverageDisplay:
         return self
 
     @classmethod
+    @fill_doc
     def from_predictions(
         cls,
         y_true,
@@ -109,8 +111,7 @@ class RiskCoverageDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms, rows of human probabilities, or 1-D labels.
+        %(y_true)s
         y_prob : array-like of shape (n_samples, n_classes)
             Predicted probabilities.
         y_score : array-like of shape (n_samples,), default=None

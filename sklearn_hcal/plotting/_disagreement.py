@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from ..metrics import disagreement_calibration_error, disagreement_calibration_loss
 from ..metrics._shared import bin_indices, check_disagreement_inputs
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._docstrings import fill_doc
 from ._base import (
     _CURVE_GID,
     _check_matplotlib,
@@ -219,6 +220,7 @@ class DisagreementReliabilityDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -246,8 +248,7 @@ class DisagreementReliabilityDisplay:
             (a 3-D ensemble ``(n_members, n_samples, n_classes)`` into the
             member mean), as
             :func:`~sklearn_hcal.metrics.disagreement_calibration_loss` does.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Replaces ``y_true`` as the human histograms when given.
+        %(counts)s
         n_bins : int, default=15
             Equal-width bins on ``φ`` (the calibration loss's default).
         name : str, default=None

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..metrics import instance_calibration_errors
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._docstrings import fill_doc
 from ._base import (
     _check_matplotlib,
     _estimator_predictions,
@@ -351,6 +352,7 @@ class InstanceErrorDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -370,13 +372,11 @@ class InstanceErrorDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms, rows of human probabilities, or 1-D labels.
+        %(y_true)s
         y_prob : array-like of shape (n_samples, n_classes), or dict
             Predicted probabilities, or ``{name: probabilities}`` for several
             classifiers.
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Replaces ``y_true`` as the human histograms when given.
+        %(counts)s
         labels : array-like of shape (n_classes,), default=None
             The class of each column of the predictions (default: a
             DataFrame's column names, else positional), matched by name with

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from ..metrics import expected_calibration_error
 from ..metrics._shared import bin_index, top_class
 from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._docstrings import fill_doc
 from ._base import (
     _check_matplotlib,
     _get_axes,
@@ -233,6 +234,7 @@ class MajorityReliabilityDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -252,13 +254,9 @@ class MajorityReliabilityDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Label histograms, rows of human probabilities, or 1-D labels.
-        y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Predicted probabilities (1-D: P(second class) of a binary
-            problem).
-        counts : array-like of shape (n_samples, n_classes), default=None
-            Replaces ``y_true`` as the human histograms when given.
+        %(y_true)s
+        %(y_prob)s
+        %(counts)s
         labels : array-like of shape (n_classes,), default=None
             The class of each column of the predictions (default: a
             DataFrame's column names, else positional), matched by name with
