@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 
 from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
+from ..utils._docstrings import fill_doc
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
 from ._disagreement_kernels import check_disagreement_inputs
@@ -442,6 +443,7 @@ def _warn_shifted_intervals(point, low, high, columns) -> None:
 
 
 _human_calibration_report.__doc__ = _TEMPLATE.format(table=_metric_table_rst())
+fill_doc(_human_calibration_report)
 _human_calibration_report.__name__ = "human_calibration_report"
 _human_calibration_report.__qualname__ = "human_calibration_report"
 
