@@ -46,8 +46,10 @@ def _slow_mark_is_honest(request):
 
 _NETWORK_NAMES = re.compile(
     r"make_soft_label_net|SoftLabelNetClassifier|MCDropoutClassifier|"
-    r"TestTimeAugmentationClassifier|SmallCNN"
+    r"TestTimeAugmentationClassifier|SmallCNN|NeuralNet|HumanMetricsCallback"
 )
+# calls that train a network inside (the demo's CNN)
+_TRAINING_CALLS = re.compile(r"\brun_demo\(")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -58,5 +60,6 @@ def pytest_collection_modifyitems(config, items):
         if dtest is None:
             continue
         source = "".join(example.source for example in dtest.examples)
-        if _NETWORK_NAMES.search(source) and ".fit(" in source:
+        trains = _NETWORK_NAMES.search(source) and ".fit(" in source
+        if trains or _TRAINING_CALLS.search(source):
             item.add_marker(pytest.mark.slow)

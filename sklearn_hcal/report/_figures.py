@@ -1,8 +1,8 @@
 """The diagnostic figures of a report, drawn with :mod:`sklearn_hcal.plotting`.
 
-Shared by ``hcal evaluate --plots`` and ``hcal demo`` (PNG files, through
-:func:`sklearn_hcal.cli._figures.save_figures`) and by the HTML report
-(embedded PNG). matplotlib is imported only when a figure is drawn.
+Shared by the command line (``hcal evaluate --plots`` and ``hcal demo`` save
+them as PNG files) and by the HTML report (embedded PNG). matplotlib is
+imported only when a figure is drawn.
 """
 
 from __future__ import annotations

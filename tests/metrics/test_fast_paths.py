@@ -156,7 +156,7 @@ def test_nested_validation_skipped_inside_and_restored_after():
 
 @pytest.mark.parametrize("K", [2, 10])
 def test_kept_thread_pool_gives_the_serial_values(K, monkeypatch):
-    from sklearn_hcal._validation import _block_pool, _chunk_rows
+    from sklearn_hcal._validation._core import _block_pool, _chunk_rows
 
     Y, P = _inputs(K, True, n=3 * _chunk_rows(K) + 11)
     names = ["kl_divergence", "calibration_loss", "expected_calibration_error"]

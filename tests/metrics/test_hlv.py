@@ -17,7 +17,7 @@ from scipy.stats import entropy, pearsonr
 from scipy.stats import wasserstein_distance as scipy_wasserstein
 from sklearn.metrics import brier_score_loss
 
-import sklearn_hcal._validation as V
+import sklearn_hcal._validation._core as V
 from sklearn_hcal.metrics import (
     entropy_correlation_score,
     histogram_log_loss,
@@ -470,11 +470,11 @@ def test_per_item_kernels_are_what_the_metrics_aggregate():
     Y, P = _problem(17, k=4)
     p_hat = Y / Y.sum(1, keepdims=True)
     means = {
-        soft_cross_entropy: _hlv._soft_cross_entropy_per_item,
-        manhattan_distance: _hlv._manhattan_per_item,
+        soft_cross_entropy: _hlv.soft_cross_entropy_per_item,
+        manhattan_distance: _hlv.manhattan_per_item,
         soft_accuracy_score: _hlv._soft_accuracy_per_item,
         po_jsd_score: _hlv._po_jsd_per_item,
-        wasserstein_distance: _ordinal._wasserstein_per_item,
+        wasserstein_distance: _ordinal.wasserstein_per_item,
         ranked_probability_score_loss: _ordinal._ranked_probability_per_item,
     }
     for metric, kernel in means.items():

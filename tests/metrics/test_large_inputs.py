@@ -1,6 +1,6 @@
 """Large inputs: float32 and memory-mapped arrays, chunked passes, parallel bootstrap.
 
-The metrics walk their inputs in blocks of rows (``_validation._CHUNK_ROWS``)
+The metrics walk their inputs in blocks of rows (``_validation._core._CHUNK_ROWS``)
 so that float32 and memory-mapped arrays are never copied to float64
 wholesale. These tests pin that (a) the dtype and storage of the input do not
 change the result, (b) the block size does not either, (c) no full-size
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy.special import softmax
 
-import sklearn_hcal._validation as V
+import sklearn_hcal._validation._core as V
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import (
     calibration_error,
@@ -378,8 +378,8 @@ def test_weighted_bootstrap_replicates_equal_metrics_of_resampled_rows(
 def test_threaded_block_passes_equal_the_serial_pass_bit_for_bit(monkeypatch):
     # Many small blocks, so every metric's pass runs on several threads; the
     # block results are reduced in block order, so nothing may change.
-    from sklearn_hcal import _validation
     from sklearn_hcal import metrics as M
+    from sklearn_hcal._validation import _core as _validation
 
     X, Y, _ = make_label_histograms(3000, 4, 5, random_state=3)
     P = softmax(X / 1.7, axis=1)

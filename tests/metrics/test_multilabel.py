@@ -153,7 +153,7 @@ def test_per_item_kernels_are_what_the_metrics_aggregate():
     T = rng.uniform(size=(15, 3))
     Q = rng.uniform(size=(15, 3))
     assert multilabel_manhattan_distance(T, Q) == pytest.approx(
-        ml._multilabel_manhattan_per_item(T, Q).mean()
+        ml.multilabel_manhattan_per_item(T, Q).mean()
     )
     assert multilabel_po_jsd_score(T, Q) == pytest.approx(
         ml._multilabel_po_jsd_per_item(T, Q).mean()

@@ -111,10 +111,12 @@ def test_ordinal_metrics_follow_the_same_rule():
     P = np.array([[0.5, 0.3, 0.2], [0.1, 0.4, 0.5]])
     likert = pd.DataFrame(Y, columns=["disagree", "neutral", "agree"])
     for metric in (wasserstein_distance, ranked_probability_score_loss):
-        with pytest.raises(ValueError, match="labels="):
+        # positions of an unnamed P, and a scale of words: neither is guessed
+        with pytest.raises(ValueError, match="labels=|order="):
             metric(likert, P)
-        # labels= says the columns follow the frame: the scale order holds
-        assert metric(likert, P, labels=likert.columns) == pytest.approx(metric(Y, P))
+        # labels= says the columns follow the frame, order= gives the scale
+        got = metric(likert, P, labels=likert.columns, order=list(likert.columns))
+        assert got == pytest.approx(metric(Y, P))
 
 
 def test_disagreement_of_probabilities_does_not_depend_on_class_order():
