@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
-from .._validation import frame_names
+from .._validation import frame_names, sorted_names
 from .._validation._targets import (
     HumanScoreMixin,
     check_item_weights,
@@ -168,6 +168,36 @@ def _input_column_classes(x_names, y, is_hist, classes=None):
             "class names, or pass X as an array to match them by position."
         )
     return None
+
+
+def _check_positional_scores(y, owner: str) -> None:
+    """Raise unless unnamed score columns may follow ``names`` by position.
+
+    With ``estimator=None`` and ``X`` an array (no class names), ``X``'s
+    columns are a classifier's scores, which follow its ``classes_``: the
+    sorted class names. A histogram DataFrame whose columns are in another
+    order would pair each class with another class's score without a word
+    (developer guide §class-names), so the two orders are shown and
+    ``classes=`` (or named columns of ``X``) is asked for.
+    """
+    try:
+        names = frame_names(y)
+    except ValueError:
+        return  # repeated names: the targets' own check names the argument
+    if names is None:
+        return
+    shown = np.asarray(names).tolist()
+    in_order = sorted_names(names)
+    if in_order == shown:
+        return
+    raise ValueError(
+        f"{owner}(estimator=None): y names its classes {shown} (its columns) "
+        "but X is an array without class names, so which column of X scores "
+        f"which class is unknown: a classifier's scores follow its classes_ "
+        f"(sorted: {in_order}), not y's column order. Pass classes= (the class "
+        "of each column of X, e.g. classes=clf.classes_), or X as a DataFrame "
+        "whose columns name the classes."
+    )
 
 
 class _BaseCalibrator(
@@ -306,6 +336,8 @@ class _BaseCalibrator(
             reference = None
             if x_names is not None:
                 reference = _input_column_classes(x_names, y, is_hist, self.classes)
+            if reference is None and self.classes is None and is_hist:
+                _check_positional_scores(y, type(self).__name__)
             return self._input_outputs(X), reference, sample_weight
         check_consistent_length(X, y)
         n = num_samples(X)

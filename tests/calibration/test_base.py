@@ -165,7 +165,11 @@ def test_crossfit_histograms_go_through_soft_label_classifier(
 def test_classes_from_dataframe_and_string_labels():
     Z, Y, _ = make_label_histograms(200, 3, 4, random_state=2)
     frame = pd.DataFrame(Y, columns=["e", "n", "c"])
-    ts = TemperatureScaler().fit(Z, frame)
+    # unsorted names and an unnamed Z: which column scores which class is
+    # said with classes= (developer guide §class-names)
+    with pytest.raises(ValueError, match="classes="):
+        TemperatureScaler().fit(Z, frame)
+    ts = TemperatureScaler(classes=["e", "n", "c"]).fit(Z, frame)
     np.testing.assert_array_equal(ts.classes_, ["e", "n", "c"])
     assert set(ts.predict(Z)) <= {"e", "n", "c"}
     np.testing.assert_array_equal(ts.predict(Z), np.array(["e", "n", "c"])[Z.argmax(1)])
