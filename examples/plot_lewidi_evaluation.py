@@ -142,14 +142,19 @@ predictions = {
 # LeWiDi 2025 scores its Likert sets with the **average Wasserstein
 # distance** (earth mover's distance with unit steps), its binary set with
 # the average **Manhattan distance**; LeWiDi 2021/2023 used the **soft
-# cross-entropy**. The ordinal metrics read the columns as the scale unless
-# told otherwise -- here the columns are in the order the file met the
-# classes, so ``order=`` gives the scale (the columns are matched by name):
+# cross-entropy**. The ordinal metrics need the scale: numeric classes are
+# ordered by value, but these classes are words (in the order the file met
+# them), so ``order=`` gives the scale (the columns are matched by name).
+# Without it the metric refuses to guess: reading the columns as the scale
+# would score another scale without a word.
 from sklearn_hcal.metrics import wasserstein_distance
 
 P = predictions["soft labels"]
 print(f"scale order:  {wasserstein_distance(dev.counts, P, order=SCALE):.3f}")
-print(f"column order: {wasserstein_distance(dev.counts, P):.3f}  (a wrong scale)")
+try:
+    wasserstein_distance(dev.counts, P)
+except ValueError as exc:
+    print(f"no order:     ValueError: {str(exc)[:70]}...")
 
 # %%
 # :func:`~sklearn_hcal.metrics.human_calibration_report` puts every metric of
