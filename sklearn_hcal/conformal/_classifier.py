@@ -147,8 +147,9 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         The largest non-conformity score kept in a set at
         ``confidence_level`` (``inf``: every class; ``-inf``: none).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        When known.
+        Number of features seen during ``fit`` (when known).
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit`` (when they are strings).
 
     See Also
     --------
