@@ -101,7 +101,7 @@ from sklearn_hcal.plotting import ConformalCoverageDisplay
 disp = ConformalCoverageDisplay.from_estimator(
     conformal["majority"], X[test], Y[test], name="majority"
 )
-ConformalCoverageDisplay.from_estimator(
+disp = ConformalCoverageDisplay.from_estimator(
     conformal["Monte Carlo"], X[test], Y[test], name="Monte Carlo", ax=disp.ax_
 )
 

@@ -249,7 +249,11 @@ def built_html() -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("namespace", DOCUMENTED)
 def test_built_api_pages(built_html, namespace):
+    # an estimator re-exported by a sub-package is documented under sklearn_hcal
+    top = set(_public_names("sklearn_hcal")) if namespace != "sklearn_hcal" else set()
     for name in _public_names(namespace):
+        if name in top:
+            continue
         page = built_html / "generated" / f"{namespace}.{name}.html"
         assert page.is_file(), page
         html = page.read_text(encoding="utf-8")
