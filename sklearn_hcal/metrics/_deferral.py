@@ -211,8 +211,7 @@ def risk_coverage_curve(
     ----------
     %(y_true)s
     %(y_prob)s
-    y_score : array-like of shape (n_samples,), default=None
-        Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.
+    %(y_score)s
     risk : {"disagreement", "kl"}, default="disagreement"
         Per-item risk against the human distribution (see the module notes).
     %(counts)s
@@ -264,10 +263,8 @@ def aurc_loss(
     ----------
     %(y_true)s
     %(y_prob)s
-    y_score : array-like of shape (n_samples,), default=None
-        Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.
-    risk : {"disagreement", "kl"}, default="disagreement"
-        Per-item risk against the human distribution.
+    %(y_score)s
+    %(risk)s
     %(counts)s
     %(labels)s
 
@@ -313,12 +310,10 @@ def risk_at_coverage_loss(
     ----------
     %(y_true)s
     %(y_prob)s
-    y_score : array-like of shape (n_samples,), default=None
-        Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.
+    %(y_score)s
     coverage : float, default=0.8
         Fraction of items the model keeps, in (0, 1].
-    risk : {"disagreement", "kl"}, default="disagreement"
-        Per-item risk against the human distribution.
+    %(risk)s
     %(counts)s
     %(labels)s
 

@@ -115,8 +115,7 @@ def aggregated_coverage_score(y_true, y_set, *, counts=None, labels=None) -> flo
     y_set : array-like of bool, shape (n_samples, n_classes)
         Prediction sets (a DataFrame's columns name the classes).
     %(counts)s
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_set``.
+    %(set_labels)s
 
     Returns
     -------
@@ -150,11 +149,9 @@ def majority_coverage_score(
     Parameters
     ----------
     %(y_true)s
-    y_set : array-like of bool, shape (n_samples, n_classes)
-        Prediction sets.
+    %(y_set)s
     %(counts)s
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_set``.
+    %(set_labels)s
     ties : {"first", "any"}, default="first"
         With tied top classes: ``"first"`` the first of them is the
         majority; ``"any"`` a set covers when it holds any of them.
@@ -179,6 +176,7 @@ def majority_coverage_score(
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def mean_set_size(y_true, y_set, *, counts=None, labels=None) -> float:
     """Mean number of classes in the prediction sets (lower is better).
 
@@ -189,8 +187,7 @@ def mean_set_size(y_true, y_set, *, counts=None, labels=None) -> float:
     ----------
     y_true : array-like or None
         Ignored.
-    y_set : array-like of bool, shape (n_samples, n_classes)
-        Prediction sets.
+    %(y_set)s
     counts, labels : ignored
         Accepted for the scorers' metadata routing.
 
@@ -216,11 +213,9 @@ def coverage_by_set_size(y_true, y_set, *, counts=None, labels=None) -> pd.DataF
     Parameters
     ----------
     %(y_true)s
-    y_set : array-like of bool, shape (n_samples, n_classes)
-        Prediction sets.
+    %(y_set)s
     %(counts)s
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_set``.
+    %(set_labels)s
 
     Returns
     -------
@@ -265,11 +260,9 @@ def size_stratified_coverage_score(y_true, y_set, *, counts=None, labels=None) -
     Parameters
     ----------
     %(y_true)s
-    y_set : array-like of bool, shape (n_samples, n_classes)
-        Prediction sets.
+    %(y_set)s
     %(counts)s
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_set``.
+    %(set_labels)s
 
     Returns
     -------

@@ -38,6 +38,18 @@ y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
 counts : array-like of shape (n_samples, n_classes), default=None
     When given, replaces ``y_true`` as the human histograms (for metadata
     routing, where ``y_true`` is a label vector).""",
+    "y_set": """\
+y_set : array-like of bool, shape (n_samples, n_classes)
+    Prediction sets.""",
+    "set_labels": """\
+labels : array-like of shape (n_classes,), default=None
+    The class of each column of ``y_set``.""",
+    "y_score": """\
+y_score : array-like of shape (n_samples,), default=None
+    Deferral scores (higher: deferred first); ``None``: ``1 − max_k q_k``.""",
+    "risk": """\
+risk : {"disagreement", "kl"}, default="disagreement"
+    Per-item risk against the human distribution.""",
     "labels": """\
 labels : array-like of shape (n_classes,), default=None
     The class of each column of ``y_prob`` (default: a DataFrame's column
