@@ -289,8 +289,9 @@ class TemperatureScaler(_BaseLogitCalibrator):
         1-D labels, ``KFold`` for histograms). Ignored otherwise.
     input : {"auto", "logits", "proba"}, default="auto"
         With ``estimator=None``: whether ``X`` holds logits or probabilities.
-        ``"auto"`` takes ``X`` as probabilities when all entries are in
-        ``[0, 1]`` and all rows sum to 1 within the rounding tolerance of
+        ``"auto"`` takes ``X`` as probabilities when no entry is below 0 by
+        more than a rounding error (``1e-8``; ``1e-6`` in float32) and all
+        rows sum to 1 within the rounding tolerance of
         :func:`~sklearn_hcal._validation.row_sum_tolerance` (decided in
         ``fit``); probabilities are renormalised and floored at 1e-12 before
         the log.
