@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ...utils._interrupt import reraise_interrupt
 from ...utils._optional import import_optional
 from ...utils._progress import report_progress
 
@@ -140,7 +141,10 @@ def fit_adam(
         device=next(module.parameters()).device,
         verbose=int(verbose > 0),
     )
-    net.fit(dict(zip(names, train)), None)
+    # skorch swallows Ctrl-C to keep a half-trained net; a calibrator must
+    # not return a half-fitted α model without a word
+    with reraise_interrupt():
+        net.fit(dict(zip(names, train)), None)
     converged = stopper.misses_ >= n_iter_no_change
     if not converged:
         warnings.warn(
