@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._validation import check_positional_classes, frame_names
 from .._validation._targets import check_target, resolve_targets, select_target
 from ..utils._compat import StrOptions, validate_params
 from ..utils._docstrings import fill_doc
@@ -52,10 +53,8 @@ _COMMON = {
 
 def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
     """Boolean sets and the class names of their columns (or None)."""
-    names = None
+    names = frame_names(y_set, name=f"the columns of {name}")
     if isinstance(y_set, pd.DataFrame):
-        if not isinstance(y_set.columns, pd.RangeIndex):
-            names = np.asarray(y_set.columns)
         y_set = y_set.to_numpy()
     S = np.asarray(y_set)
     if S.ndim != 2:
@@ -84,6 +83,11 @@ def _human_and_sets(y_true, y_set, counts, labels):
         labels = names
     y, target_name = select_target(y_true, counts)
     y, _ = check_target(y, name=target_name)
+    human_names = frame_names(y, name=f"the columns of {target_name}")
+    if labels is None and human_names is not None:
+        # unnamed sets follow the classifier's sorted classes_, not the
+        # truth's column order (developer guide §class-names)
+        check_positional_classes(human_names, name="y_set", y_true_name=target_name)
     Y, _ = resolve_targets(
         y,
         n_classes=S.shape[1],

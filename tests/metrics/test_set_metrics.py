@@ -99,3 +99,18 @@ def test_bad_sets(data):
         aggregated_coverage_score(Y[:10], S)
     with pytest.raises(ValueError):
         aggregated_coverage_score(Y[:, :3], S)
+
+
+def test_named_truth_and_unnamed_sets_follow_the_positional_rule():
+    # Sets from predict_set follow the classifier's sorted classes_; a truth
+    # whose columns come in another order must not be read by position.
+    rng = np.random.RandomState(0)
+    Y = rng.multinomial(5, [0.5, 0.3, 0.2], size=40)
+    sets = rng.rand(40, 3) < 0.5  # columns: classes "a", "b", "c"
+    truth = pd.DataFrame(Y, columns=["a", "b", "c"])[["c", "a", "b"]]
+    with pytest.raises(ValueError, match="labels="):
+        aggregated_coverage_score(truth, sets)
+    got = aggregated_coverage_score(truth, sets, labels=["a", "b", "c"])
+    p_hat = Y / Y.sum(axis=1, keepdims=True)
+    expected = np.mean([p_hat[i][sets[i]].sum() for i in range(40)])
+    assert got == pytest.approx(expected, abs=1e-12)
