@@ -82,6 +82,7 @@ def _human_and_sets(y_true, y_set, counts, labels):
     if labels is None:
         labels = names
     y, target_name = select_target(y_true, counts)
+    target_name = "y_true" if target_name == "y" else target_name  # the argument
     y, _ = check_target(y, name=target_name)
     human_names = frame_names(y, name=f"the columns of {target_name}")
     if labels is None and human_names is not None:
