@@ -202,17 +202,23 @@ def long_table(report) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def transposed_table(report) -> pd.DataFrame:
-    """One row per metric, one column per prediction (and its bounds)."""
+def transposed_table(report, columns=None, *, index_name: str = "metric"):
+    """One row per metric, one column per prediction (and its bounds).
+
+    ``columns`` are ``(column, header)`` pairs (default: every metric column,
+    named as it is); the headers name the rows.
+    """
+    if columns is None:
+        columns = [(m, str(m)) for m in _metrics_of(report)]
+    names = [c for c, _ in columns]
+    bounds = any(f"{c}_low" in report.columns for c in names)
     out = {}
     for name, row in report.iterrows():
-        out[str(name)] = [row[m] for m in _metrics_of(report)]
-        if any(c.endswith("_low") for c in report.columns):
+        out[str(name)] = [row[c] for c in names]
+        if bounds:
             for bound in ("low", "high"):
-                out[f"{name}_{bound}"] = [
-                    row.get(f"{m}_{bound}") for m in _metrics_of(report)
-                ]
-    return pd.DataFrame(out, index=pd.Index(_metrics_of(report), name="metric"))
+                out[f"{name}_{bound}"] = [row.get(f"{c}_{bound}") for c in names]
+    return pd.DataFrame(out, index=pd.Index([h for _, h in columns], name=index_name))
 
 
 def _json_number(value):

@@ -19,9 +19,7 @@ import sys
 import textwrap
 import unicodedata
 
-import pandas as pd
-
-from ._output import markdown_table, render
+from ._output import _metrics_of, markdown_table, render, transposed_table
 
 __all__ = [
     "display_width",
@@ -131,27 +129,7 @@ def _table(frame, columns, digits, index_name) -> str:
 
 
 def _metric_columns(frame) -> list[tuple[str, str]]:
-    cols = [str(c) for c in frame.columns]
-    return [
-        (c, c)
-        for c in cols
-        if not (
-            (c.endswith("_low") and c[:-4] in cols)
-            or (c.endswith("_high") and c[:-5] in cols)
-        )
-    ]
-
-
-def _transpose(frame, columns, index_name: str) -> pd.DataFrame:
-    # One row per column of ``frame`` (named by its header), one column per
-    # row of ``frame``, with ``_low``/``_high`` bounds when it has them.
-    out = {}
-    for name, row in frame.iterrows():
-        out[str(name)] = [row[c] for c, _ in columns]
-        if any(f"{c}_low" in frame.columns for c, _ in columns):
-            for bound in ("low", "high"):
-                out[f"{name}_{bound}"] = [row.get(f"{c}_{bound}") for c, _ in columns]
-    return pd.DataFrame(out, index=pd.Index([h for _, h in columns], name=index_name))
+    return [(str(c), str(c)) for c in _metrics_of(frame)]
 
 
 def _blocks(frame, columns, width, digits, index_name) -> list[str]:
@@ -240,7 +218,7 @@ def fit_table(
         wide = _table(frame, columns, digits, index_name)
         if not width or display_width(wide) <= width:
             return wide
-    tframe = _transpose(frame, columns, transposed_name)
+    tframe = transposed_table(frame, columns, index_name=transposed_name)
     tcols = [(str(name), str(name)) for name in frame.index]
     tall = _table(tframe, tcols, digits, transposed_name)
     if not width or display_width(tall) <= width:
