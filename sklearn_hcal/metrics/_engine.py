@@ -24,7 +24,15 @@ from ._cells import cell_sums
 from ._disagreement_kernels import _pair_disagreement, _phi_rows
 from ._mimori_kernels import _warn_single_annotations
 
-__all__ = ["Column", "Human", "Source", "resolve", "evaluate", "block_features"]
+__all__ = [
+    "Column",
+    "Human",
+    "Source",
+    "build_columns",
+    "resolve",
+    "evaluate",
+    "block_features",
+]
 
 #: Columns whose debiased estimator skips items with a single annotation.
 _DEBIASED = ("el", "dl", "il")
@@ -164,19 +172,29 @@ def resolve(names, human: Human, metric_params=None, *, default=None) -> list:
                     f"Metric {m.column!r} needs {_registry.REQUIREMENTS[m.requires]}"
                     "; the given human labels do not provide them."
                 )
+    return build_columns(chosen, metric_params, owner="the report's columns")
+
+
+def build_columns(chosen, metric_params, *, owner: str) -> list:
+    """``[Column, ...]`` of the declarations ``chosen`` with ``metric_params``.
+
+    Shared by the report and :class:`~sklearn_hcal.metrics.MetricState`
+    (``owner`` names what holds the columns in errors): a column named twice
+    raises, and ``metric_params`` keys (long, short or scorer names) must be
+    among the chosen columns.
+    """
     columns = [c.column for c in chosen]
     if len(set(columns)) != len(columns):
         raise ValueError(f"metrics names a column twice: {columns}.")
-    # keys may be long names or scorer names of the chosen columns too
     by_column = {
         _registry.get_metric(k, argument="metric_params").column: v
-        for k, v in metric_params.items()
+        for k, v in dict(metric_params or {}).items()
     }
     for key in by_column:
         if key not in columns:
             raise ValueError(
                 f"metric_params has parameters for {key!r}, which is not among "
-                f"the report's columns {columns}."
+                f"{owner} {columns}."
             )
     out = []
     for m in chosen:

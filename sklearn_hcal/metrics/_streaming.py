@@ -153,25 +153,9 @@ class MetricState:
         if names is None:
             names = _registry.default_columns()
         chosen = [_metric(name) for name in names]
-        columns = [m.column for m in chosen]
-        if len(set(columns)) != len(columns):
-            raise ValueError(f"metrics names a column twice: {columns}.")
-        by_column = {
-            _registry.get_metric(k, argument="metric_params").column: v
-            for k, v in self._metric_params.items()
-        }
-        for key in by_column:
-            if key not in columns:
-                raise ValueError(
-                    f"metric_params has parameters for {key!r}, which is not "
-                    f"among the state's metrics {columns}."
-                )
-        out = []
-        for m in chosen:
-            kwargs = m.resolve_kwargs(by_column.get(m.column))
-            params = m.stats.params if m.stats is not None else ()
-            out.append(_engine.Column(m, kwargs, {p: kwargs[p] for p in params}))
-        return out
+        return _engine.build_columns(
+            chosen, self._metric_params, owner="the state's metrics"
+        )
 
     def _check_columns(self) -> None:
         columns = self._columns  # validates names and parameters now
