@@ -13,8 +13,11 @@ def test_import_does_not_pull_torch_or_matplotlib():
     code = (
         "import sys, sklearn_hcal, sklearn_hcal.metrics, sklearn_hcal.datasets;"
         "import sklearn_hcal.plotting, sklearn_hcal.model_selection;"
-        "from sklearn_hcal.metrics import jensen_shannon_distance;"
-        "bad = [m for m in ('torch', 'skorch', 'matplotlib') if m in sys.modules];"
+        "import sklearn_hcal.report, sklearn_hcal.conformal, sklearn_hcal.cli;"
+        "from sklearn_hcal.metrics import jensen_shannon_distance, MetricState;"
+        "from sklearn_hcal import HumanConformalClassifier, TemperatureScaler;"
+        "bad = [m for m in ('torch', 'skorch', 'matplotlib', 'dask')"
+        " if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
