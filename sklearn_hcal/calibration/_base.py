@@ -170,7 +170,7 @@ def _input_column_classes(x_names, y, is_hist, classes=None):
     return None
 
 
-def _check_positional_scores(y, owner: str) -> None:
+def check_positional_scores(y, owner: str) -> None:
     """Raise unless unnamed score columns may follow ``names`` by position.
 
     With ``estimator=None`` and ``X`` an array (no class names), ``X``'s
@@ -337,7 +337,7 @@ class _BaseCalibrator(
             if x_names is not None:
                 reference = _input_column_classes(x_names, y, is_hist, self.classes)
             if reference is None and self.classes is None and is_hist:
-                _check_positional_scores(y, type(self).__name__)
+                check_positional_scores(y, type(self).__name__)
             return self._input_outputs(X), reference, sample_weight
         check_consistent_length(X, y)
         n = num_samples(X)

@@ -4,6 +4,7 @@ The layer's declared inside (developer guide §layers): other packages
 import these names from here, never from the layer's private modules.
 """
 
+from ._base import check_positional_scores
 from ._crossfit import (
     cross_fit,
 )
@@ -18,6 +19,7 @@ from ._scores import (
 )
 
 __all__ = [
+    "check_positional_scores",
     "class_columns",
     "cross_fit",
     "get_scores",

@@ -21,6 +21,7 @@ from .._validation._targets import (
     select_target,
 )
 from ..calibration._shared import (
+    check_positional_scores,
     class_columns,
     get_scores,
     is_prefit,
@@ -293,6 +294,10 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         if self.estimator is None:
             self.estimator_ = None
             reference = None
+            if self.classes is None:
+                # X's columns follow a classifier's sorted classes_, not y's
+                # column order (developer guide §class-names)
+                check_positional_scores(y, name)
         else:
             if not is_prefit(self.estimator):
                 raise ValueError(

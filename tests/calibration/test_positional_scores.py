@@ -54,3 +54,16 @@ def test_alpha_calibrator_follows_the_same_rule(data):
     Z, H = data
     with pytest.raises(ValueError, match="classes="):
         AlphaCalibrator(max_iter=5).fit(Z, H[["c", "a", "b"]])
+
+
+def test_conformal_classifier_follows_the_same_rule(data):
+    from sklearn_hcal.conformal import HumanConformalClassifier
+
+    Z, H = data
+    P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    with pytest.raises(ValueError, match="classes="):
+        HumanConformalClassifier(random_state=0).fit(P, H[["c", "a", "b"]])
+    named = HumanConformalClassifier(classes=["a", "b", "c"], random_state=0)
+    named.fit(P, H[["c", "a", "b"]])
+    plain = HumanConformalClassifier(random_state=0).fit(P, H.to_numpy())
+    np.testing.assert_array_equal(named.predict_set(P), plain.predict_set(P))
