@@ -15,8 +15,14 @@ columns the sorted distinct labels are the classes and must number
 ``n_classes`` (else a ``ValueError`` asks for ``labels=``: labels ``[1, 1]``
 cannot say which of three columns they are). When ``y_true`` (or ``counts``)
 is a DataFrame and ``y_prob`` carries names too, ``y_prob``'s columns are
-put in ``y_true``'s order, and different names raise. A 2-D array ``y_true``
-takes its class names from ``labels``. Probability rows within
+put in ``y_true``'s order, and different names raise. When ``y_true`` names
+its classes and ``y_prob`` is an array without names (``predict_proba``'s
+output), its columns are read by position only when ``y_true``'s names are in
+sorted order (the order of a classifier's ``classes_``); otherwise a
+``ValueError`` shows both orders and asks for ``labels=`` (e.g.
+``labels=clf.classes_``). Ordinal metrics also need the scale's order:
+numeric class names are ordered by value, word names need ``order=``. A 2-D
+array ``y_true`` takes its class names from ``labels``. Probability rows within
 ``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
 The same rules hold for the report functions (``labels=``); scorers pass the
 estimator's ``classes_`` as ``labels``.
