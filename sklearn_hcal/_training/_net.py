@@ -294,7 +294,7 @@ class SoftLabelNetClassifier(skorch.NeuralNetClassifier):
         (:func:`sklearn_hcal._validation._targets.human_score`): histogram columns
         are matched to ``classes_`` by name, as in ``fit``.
         """
-        from .._validation._targets import human_score
+        from .._validation import human_score
 
         return human_score(self, X, y, sample_weight=sample_weight)
 

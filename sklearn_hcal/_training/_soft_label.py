@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation._targets import (
+from .._validation import (
     HumanScoreMixin,
     check_item_weights,
     check_target,

@@ -45,14 +45,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
-from .._validation import frame_names, sorted_names
-from .._validation._targets import (
+from .._validation import (
     HumanScoreMixin,
     check_item_weights,
     check_n_samples,
     check_target,
+    frame_names,
     resolve_targets,
     select_target,
+    sorted_names,
 )
 from ..utils._compat import (
     HasMethods,

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation._targets import HumanScoreMixin, check_new_labels
+from .._validation import HumanScoreMixin, check_new_labels
 from ..utils._compat import validate_data
 from ._crossfit import fit_clone, warn_fitted_not_frozen
 from ._scores import is_fitted, is_prefit, unwrap_frozen

@@ -25,8 +25,13 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_logits, row_sum_tolerance
-from .._validation._scan import check_finite, scan_histograms, scan_probabilities
+from .._validation import (
+    check_finite,
+    check_logits,
+    row_sum_tolerance,
+    scan_histograms,
+    scan_probabilities,
+)
 
 __all__ = ["check_histogram_values", "check_prediction_values"]
 

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation._targets import (
+from .._validation import (
     HumanScoreMixin,
     check_target,
     resolve_targets,

@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation._weights import check_weight_values
+from .._validation import check_weight_values
 from ..utils._compat import Interval, check_sample_weight
 from ..utils._docstrings import fill_doc
 from ._dispatch import validate_params  # dask arrays: chunk-wise

@@ -27,8 +27,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import check_positional_classes, frame_names
-from .._validation._targets import check_target, resolve_targets, select_target
+from .._validation import (
+    check_positional_classes,
+    check_target,
+    frame_names,
+    resolve_targets,
+    select_target,
+)
 from ..utils._compat import StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ..utils._pipeline import get_method

@@ -9,7 +9,7 @@ metric added to the registry appears here without another edit.
 
 from __future__ import annotations
 
-from ..metrics import _registry
+from ..metrics._shared import get_metric
 
 __all__ = ["metric_of", "direction", "legend_rows"]
 
@@ -31,7 +31,7 @@ def metric_of(column: str, aliases=None):
     """
     name = (aliases or {}).get(column, column)
     try:
-        return _registry.get_metric(str(name))
+        return get_metric(str(name))
     except ValueError:
         return None
 
