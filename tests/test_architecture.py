@@ -326,20 +326,73 @@ def _top_level_names(path: Path) -> set:
     return names
 
 
+def _module_aliases(tree, paths: dict) -> dict:
+    """``{local name: module}`` of the package's modules a file binds."""
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if full in paths:
+                    aliases[alias.asname or alias.name] = full
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in paths:
+                    aliases[alias.asname] = alias.name
+    return aliases
+
+
+def _passed_on(name: str, target: str, paths: dict) -> bool:
+    """Whether ``target`` only re-binds ``name``, imported from elsewhere."""
+    if target not in paths or name == "*":
+        return False
+    tpath, tpkg = paths[target]
+    if tpkg or target.endswith("._shared") or _is_submodule(target, name):
+        return False
+    passed_on = {n for _, n, _ in _imports(target, tpath, tpkg)}
+    return name not in _top_level_names(tpath) and name in passed_on
+
+
 def test_names_are_imported_from_the_module_that_defines_them():
     # A chain of re-exports makes a reader follow a name through files that
     # only pass it on; faces (``__init__``) and declared ``_shared`` modules
-    # are the only re-exporters.
+    # are the only re-exporters. Tests, benchmarks and examples too: a module
+    # that keeps a name "importable from here" for them is such a chain.
     paths = {module: (path, is_pkg) for module, path, is_pkg in _modules()}
+    files = [(module, path, is_pkg) for module, (path, is_pkg) in paths.items()]
+    for folder in ("tests", "benchmarks", "examples"):
+        files += [
+            (f"{folder}.{path.stem}", path, False)
+            for path in sorted((ROOT / folder).rglob("*.py"))
+        ]
     offenders = []
-    for module, (path, is_pkg) in paths.items():
+    for module, path, is_pkg in files:
+        where = path.relative_to(ROOT)
         for target, name, line in _imports(module, path, is_pkg):
-            if target not in paths or name == "*":
-                continue
-            tpath, tpkg = paths[target]
-            if tpkg or target.endswith("._shared") or _is_submodule(target, name):
-                continue
-            passed_on = {n for _, n, _ in _imports(target, tpath, tpkg)}
-            if name not in _top_level_names(tpath) and name in passed_on:
-                offenders.append(f"{module}:{line} {name} from {target}")
+            if _passed_on(name, target, paths):
+                offenders.append(f"{where}:{line} {name} from {target}")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = _module_aliases(tree, paths)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and _passed_on(node.attr, aliases[node.value.id], paths)
+            ):
+                target = aliases[node.value.id]
+                offenders.append(f"{where}:{node.lineno} {node.attr} from {target}")
     assert offenders == [], "\n".join(offenders)
+
+
+def test_no_module_keeps_unused_imports_for_others():
+    # ``# noqa: F401`` on an import keeps a name "importable from here"
+    # without a use: only faces and ``_shared`` modules re-export.
+    offenders = [
+        str(path.relative_to(ROOT))
+        for module, path, is_pkg in _modules()
+        if not is_pkg
+        and not module.endswith("._shared")
+        and "noqa: F401" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == [], offenders

@@ -35,20 +35,13 @@ from .._validation import (
 )
 from ..utils._compat import Interval
 from ..utils._docstrings import fill_doc
-from ._disagreement_kernels import (  # noqa: F401 -- importable from here
+from ._disagreement_kernels import (
     _block_disagreement_sq,
-    _check_concentration,
     _disagreement_cl,
     _disagreement_cl_cells,
-    _disagreement_cl_from_sums,
-    _disagreement_cl_sums,
     _disagreement_from_probabilities,
-    _disagreement_histograms,
     _disagreement_terms,
-    _mu_rows,
     _pair_disagreement,
-    _phi,
-    _phi_rows,
     check_disagreement_inputs,
 )
 from ._dispatch import validate_params  # dask arrays: chunk-wise

@@ -5,8 +5,8 @@ public, validated functions and their registry declarations): the unbiased
 ``μ̂`` of label histograms (eq. 16), the predicted ``φ`` of point, Dirichlet
 and ensemble predictions, the validation of ``(μ̂, φ)`` inputs shared by the
 metrics, the report and the Displays, and the binned sums of ``CL̂_φD``
-(eq. 42–45) with leading resample axes for the bootstrap. Every name stays
-importable from :mod:`sklearn_hcal.metrics._disagreement`.
+(eq. 42–45) with leading resample axes for the bootstrap. Import them
+from here, where they are defined (developer guide §layers).
 """
 
 from __future__ import annotations

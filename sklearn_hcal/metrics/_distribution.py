@@ -14,10 +14,11 @@ distribution ``p̂_i = Y_i / n_i`` of each item and averages a per-item quantity
   annotation (Mimori et al., 2021, eq. 82).
 
 The per-item kernels (``_*_per_item``, in
-:mod:`~sklearn_hcal.metrics._distribution_kernels`, importable from here too)
-take already-validated float arrays and return one value per item; the
-public functions are exactly their means, and
-:func:`sklearn_hcal.metrics.instance_calibration_errors` reuses them.
+:mod:`~sklearn_hcal.metrics._distribution_kernels`) take already-validated
+float arrays and return one value per item; the public functions are exactly
+their means, and the registry declarations at the end of this module give
+them to the report and to
+:func:`sklearn_hcal.metrics.instance_calibration_errors`.
 
 Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 """
@@ -29,23 +30,14 @@ from numbers import Real
 from ..utils._compat import Interval, StrOptions
 from ..utils._docstrings import fill_doc
 from ._dispatch import validate_params  # dask arrays: chunk-wise
-from ._distribution_kernels import (  # noqa: F401 -- importable from here
-    _block_entropies,
+from ._distribution_kernels import (
     _block_entropy_error,
     _block_log_loss,
     _block_rank_match,
     _cross_entropy_per_item,
-    _entropy,
-    _entropy_error_per_item,
-    _floor_renormalise,
     _jsd_per_item,
-    _log_base,
-    _log_or_zero,
     _pair_mean,
     _pair_sum,
-    _rank_match_per_item,
-    _sort_key,
-    _to_distribution,
     _tvd_per_item,
     kl_per_item,
     validate_pair,

@@ -6,8 +6,8 @@ already-validated float arrays returning one value per item, their
 per-block versions (a block of a validated
 :class:`~sklearn_hcal._validation.Pair`, sharing ``p̂`` and the entropies
 between the metrics of a report), and the chunked sums and means over a
-pair that every metric module uses. Every name stays importable from
-:mod:`sklearn_hcal.metrics._distribution`.
+pair that every metric module uses. Import them from here, where they
+are defined (developer guide §layers).
 """
 
 from __future__ import annotations

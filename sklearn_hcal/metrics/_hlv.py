@@ -33,9 +33,8 @@ from ..utils._docstrings import fill_doc
 from ._cells import cell_sums
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
-from ._hlv_kernels import (  # noqa: F401 (the kernels' import path)
+from ._hlv_kernels import (
     _block_entropy_correlation_cells,
-    _entropy_correlation_parts_per_item,
     _po_jsd_per_item,
     _soft_accuracy_per_item,
     _soft_micro_f1_parts_per_item,

@@ -32,11 +32,8 @@ from ..utils._compat import Interval, check_sample_weight
 from ..utils._docstrings import fill_doc
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
-from ._mimori_kernels import (  # noqa: F401 -- importable from here
-    _binned_calibration_terms,
-    _cell_sums,
+from ._mimori_kernels import (
     _cell_values,
-    _correction_factor,
     _epistemic_per_item,
     _gini_per_item,
     _pair_cell_sums,
@@ -44,7 +41,6 @@ from ._mimori_kernels import (  # noqa: F401 -- importable from here
     _terms_from_sums,
     _validate_counts,
     _warn_single_annotations,
-    bin_indices,
 )
 
 __all__ = [

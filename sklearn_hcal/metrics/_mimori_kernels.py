@@ -4,8 +4,8 @@ The job split off :mod:`sklearn_hcal.metrics._mimori` (which keeps the
 public, validated estimators and their registry declarations): the
 equal-width binning, the per-item squared-loss terms, the class-wise binned
 sufficient statistics and the terms ``CL``, ``DL``, ``EL``, ``IL`` computed
-from them (with leading resample axes for the bootstrap). Every name stays
-importable from :mod:`sklearn_hcal.metrics._mimori`.
+from them (with leading resample axes for the bootstrap). Import them
+from here, where they are defined (developer guide §layers).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from sklearn_hcal.metrics import (
     kl_divergence,
     ranking_calibration_score,
 )
-from sklearn_hcal.metrics._distribution import (
+from sklearn_hcal.metrics._distribution_kernels import (
     _entropy,
     _entropy_error_per_item,
     _jsd_per_item,

@@ -465,7 +465,8 @@ def test_all_permutations_of_a_three_point_scale():
 def test_per_item_kernels_are_what_the_metrics_aggregate():
     # The registry registers metrics by these kernels: the mean (or the
     # ratio of sums / correlation) of the kernel is the public metric.
-    from sklearn_hcal.metrics import _hlv, _ordinal
+    from sklearn_hcal.metrics import _hlv_kernels as _hlv
+    from sklearn_hcal.metrics import _ordinal
 
     Y, P = _problem(17, k=4)
     p_hat = Y / Y.sum(1, keepdims=True)

@@ -44,7 +44,7 @@ from sklearn_hcal.metrics import (
     ranking_calibration_score,
 )
 from sklearn_hcal.metrics._majority import bin_index
-from sklearn_hcal.metrics._mimori import bin_indices
+from sklearn_hcal.metrics._mimori_kernels import bin_indices
 
 PAIR_METRICS = [
     distribution_calibration_error,
