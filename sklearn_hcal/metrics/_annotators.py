@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._compat import Interval, StrOptions, validate_params
+from ._constraints import OPTIONAL_ARRAY
 
 __all__ = [
     "perspectivist_error_rate",
@@ -194,7 +195,7 @@ _TABLES = {
     "label": [Hashable, list, tuple],
 }
 _SCALE = {
-    "order": ["array-like", None],
+    "order": OPTIONAL_ARRAY,
     "scale": [Interval(Real, 0, None, closed="neither"), None],
 }
 

@@ -37,6 +37,7 @@ from .._validation import check_probabilities
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ..utils._pipeline import disagreement_method
+from ._constraints import ARRAY, COUNTS_AND_LABELS, OPTIONAL_ARRAY, PAIR
 from ._distribution_kernels import kl_per_item, validate_pair
 from ._scorer_objects import HumanScorer, func_name
 
@@ -49,14 +50,8 @@ __all__ = [
 ]
 
 _RISKS = {"disagreement", "kl"}
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "y_score": ["array-like", None],
-    "risk": [StrOptions(_RISKS)],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
+_RISK = [StrOptions(_RISKS)]
+_COMMON = {**PAIR, "y_score": OPTIONAL_ARRAY, "risk": _RISK}
 
 
 def _human_and_model(y_true, y_prob, counts, labels):
@@ -124,14 +119,13 @@ def _risks_and_scores(y_true, y_prob, y_score, risk, counts, labels):
 
 @validate_params(
     {
-        "y_prob": ["array-like"],
+        "y_prob": ARRAY,
         "method": [
             StrOptions({"confidence", "entropy", "oracle", "human_disagreement"})
         ],
-        "y_true": ["array-like", None],
-        "risk": [StrOptions(_RISKS)],
-        "counts": ["array-like", None],
-        "labels": ["array-like", None],
+        "y_true": OPTIONAL_ARRAY,
+        "risk": _RISK,
+        **COUNTS_AND_LABELS,
     },
     prefer_skip_nested_validation=True,
 )

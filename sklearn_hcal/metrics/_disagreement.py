@@ -33,8 +33,8 @@ from numpy.typing import ArrayLike
 from .._validation import (
     checked_histograms,
 )
-from ..utils._compat import Interval
 from ..utils._docstrings import fill_doc
+from ._constraints import ARRAY, BINNED_ESTIMATOR, DISAGREEMENT_PAIR
 from ._disagreement_kernels import (
     _block_disagreement_sq,
     _disagreement_cl,
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-@validate_params({"counts": ["array-like"]}, prefer_skip_nested_validation=True)
+@validate_params({"counts": ARRAY}, prefer_skip_nested_validation=True)
 def disagreement_probability(counts: ArrayLike) -> np.ndarray:
     """Unbiased per-item estimate of the probability that two annotators disagree.
 
@@ -94,7 +94,7 @@ def disagreement_probability(counts: ArrayLike) -> np.ndarray:
 
 @validate_params(
     {
-        "y_prob": ["array-like"],
+        "y_prob": ARRAY,
         # A plain type rather than an Interval so that np.inf is accepted;
         # positivity is checked by _check_concentration.
         "concentration": [numbers.Real, "array-like", None],
@@ -144,20 +144,10 @@ def predicted_disagreement(
     )
 
 
-_DISAGREEMENT = {
-    "y_true": ["array-like"],
-    "y_disagreement": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
-_DISAGREEMENT_BINNED = {
-    **_DISAGREEMENT,
-    "n_bins": [Interval(numbers.Integral, 1, None, closed="left")],
-    "debiased": ["boolean"],
-}
+_DISAGREEMENT_BINNED = {**DISAGREEMENT_PAIR, **BINNED_ESTIMATOR}
 
 
-@validate_params(_DISAGREEMENT, prefer_skip_nested_validation=True)
+@validate_params(DISAGREEMENT_PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def disagreement_squared_loss(
     y_true: ArrayLike,

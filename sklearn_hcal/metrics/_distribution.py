@@ -29,6 +29,7 @@ from numbers import Real
 
 from ..utils._compat import Interval, StrOptions
 from ..utils._docstrings import fill_doc
+from ._constraints import PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import (
     _block_entropy_error,
@@ -60,15 +61,9 @@ _EPS_CONSTRAINT = [Interval(Real, 0, 1, closed="neither")]
 # --------------------------------------------------------------------------- #
 # Public metrics
 # --------------------------------------------------------------------------- #
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
 
 
-@validate_params(_COMMON, prefer_skip_nested_validation=True)
+@validate_params(PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def distribution_calibration_error(
     y_true, y_prob, *, counts=None, labels=None
@@ -109,7 +104,7 @@ def distribution_calibration_error(
 
 
 @validate_params(
-    {**_COMMON, "absolute": ["boolean"], "base": _BASE_CONSTRAINT},
+    {**PAIR, "absolute": ["boolean"], "base": _BASE_CONSTRAINT},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -162,7 +157,7 @@ def entropy_calibration_error(
 
 
 @validate_params(
-    {**_COMMON, "ties": [StrOptions({"strict", "weak"})]},
+    {**PAIR, "ties": [StrOptions({"strict", "weak"})]},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -209,7 +204,7 @@ def ranking_calibration_score(
 
 
 @validate_params(
-    {**_COMMON, "squared": ["boolean"], "base": _BASE_CONSTRAINT},
+    {**PAIR, "squared": ["boolean"], "base": _BASE_CONSTRAINT},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -263,9 +258,7 @@ def jensen_shannon_distance(
     return _pair_mean(pair, lambda b: _jsd_per_item(b.p_hat, b.P, base, squared))
 
 
-@validate_params(
-    {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
-)
+@validate_params({**PAIR, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True)
 @fill_doc
 def kl_divergence(
     y_true, y_prob, *, counts=None, labels=None, eps: float = 1e-15
@@ -303,9 +296,7 @@ def kl_divergence(
     return _pair_mean(pair, lambda b: kl_per_item(b.p_hat, b.P, eps))
 
 
-@validate_params(
-    {**_COMMON, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True
-)
+@validate_params({**PAIR, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True)
 @fill_doc
 def histogram_log_loss(
     y_true, y_prob, *, counts=None, labels=None, eps: float = 1e-15

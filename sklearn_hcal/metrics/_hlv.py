@@ -31,6 +31,7 @@ from .._validation import (
 from ..utils._compat import Interval
 from ..utils._docstrings import fill_doc
 from ._cells import cell_sums
+from ._constraints import PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._hlv_kernels import (
@@ -51,13 +52,6 @@ __all__ = [
     "po_jsd_score",
     "entropy_correlation_score",
 ]
-
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
 
 
 # --------------------------------------------------------------------------- #
@@ -84,7 +78,7 @@ def _class_names(classes, n_classes: int) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 @validate_params(
     {
-        **_COMMON,
+        **PAIR,
         "eps": [Interval(Real, 0, 0.5, closed="neither")],
         "offset": [Interval(Real, 0, None, closed="left")],
     },
@@ -147,7 +141,7 @@ def soft_cross_entropy(
     )
 
 
-@validate_params(_COMMON, prefer_skip_nested_validation=True)
+@validate_params(PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Average Manhattan distance of LeWiDi 2025 (soft evaluation).
@@ -188,7 +182,7 @@ def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
     return _pair_mean(pair, lambda b: manhattan_per_item(b.p_hat, b.P))
 
 
-@validate_params(_COMMON, prefer_skip_nested_validation=True)
+@validate_params(PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def soft_accuracy_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Soft accuracy: mean overlap ``Σ_k min(p̂_ik, q_ik)`` (Kurniawan et al.).
@@ -225,7 +219,7 @@ def soft_accuracy_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     return _pair_mean(pair, lambda b: _soft_accuracy_per_item(b.p_hat, b.P))
 
 
-@validate_params(_COMMON, prefer_skip_nested_validation=True)
+@validate_params(PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def soft_micro_f1_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Soft micro-F1 of Kurniawan et al. (2025).
@@ -270,7 +264,7 @@ def soft_micro_f1_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     return num / den
 
 
-@validate_params(_COMMON, prefer_skip_nested_validation=True)
+@validate_params(PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def po_jsd_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """PO-JSD: one minus the mean Jensen-Shannon divergence in bits.
@@ -307,7 +301,7 @@ def po_jsd_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     return _pair_mean(pair, lambda b: _po_jsd_per_item(b.p_hat, b.P))
 
 
-@validate_params(_COMMON, prefer_skip_nested_validation=True)
+@validate_params(PAIR, prefer_skip_nested_validation=True)
 @fill_doc
 def entropy_correlation_score(y_true, y_prob, *, counts=None, labels=None) -> float:
     """Pearson correlation of human and model entropies across items.

@@ -12,13 +12,12 @@ Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 
-from ..utils._compat import Interval, StrOptions
+from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
 from ._cells import cell_sums
+from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
 
@@ -27,13 +26,6 @@ __all__ = [
     "expected_calibration_error",
     "classwise_expected_calibration_error",
 ]
-
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
 
 
 # --------------------------------------------------------------------------- #
@@ -208,7 +200,7 @@ def _block_classwise_sums(block, n_bins, weights=None):
 # Public metrics
 # --------------------------------------------------------------------------- #
 @validate_params(
-    {**_COMMON, "ties": [StrOptions({"first", "last", "any"})]},
+    {**PAIR, "ties": [StrOptions({"first", "last", "any"})]},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -255,7 +247,7 @@ def majority_accuracy_score(
 
 
 @validate_params(
-    {**_COMMON, "n_bins": [Interval(Integral, 1, None, closed="left")]},
+    {**PAIR, "n_bins": N_BINS},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -304,7 +296,7 @@ def expected_calibration_error(
 
 
 @validate_params(
-    {**_COMMON, "n_bins": [Interval(Integral, 1, None, closed="left")]},
+    {**PAIR, "n_bins": N_BINS},
     prefer_skip_nested_validation=True,
 )
 @fill_doc

@@ -22,14 +22,13 @@ Class alignment (``labels=``): see "Classes" in :mod:`sklearn_hcal.metrics`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_weight_values
-from ..utils._compat import Interval, check_sample_weight
+from ..utils._compat import check_sample_weight
 from ..utils._docstrings import fill_doc
+from ._constraints import BINNED_ESTIMATOR, DEBIASED, OPTIONAL_ARRAY, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._mimori_kernels import (
@@ -52,21 +51,11 @@ __all__ = [
 ]
 
 
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
-_BINNED = {
-    **_COMMON,
-    "n_bins": [Interval(numbers.Integral, 1, None, closed="left")],
-    "debiased": ["boolean"],
-}
+_BINNED = {**PAIR, **BINNED_ESTIMATOR}
 
 
 @validate_params(
-    {**_COMMON, "sample_weight": ["array-like", None]},
+    {**PAIR, "sample_weight": OPTIONAL_ARRAY},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -125,9 +114,7 @@ def expected_squared_loss(
     return total / (pair.n_samples if w is None else float(w.sum()))
 
 
-@validate_params(
-    {**_COMMON, "debiased": ["boolean"]}, prefer_skip_nested_validation=True
-)
+@validate_params({**PAIR, "debiased": DEBIASED}, prefer_skip_nested_validation=True)
 @fill_doc
 def epistemic_loss(
     y_true: ArrayLike,

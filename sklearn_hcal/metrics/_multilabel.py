@@ -37,6 +37,7 @@ import numpy as np
 from .._validation import check_class_names, column_order, frame_names
 from ..utils._compat import validate_params
 from ._cells import cell_sums
+from ._constraints import OPTIONAL_ARRAY, PAIR
 from ._distribution_kernels import _jsd_per_item
 from ._pearson import _pearson_cells, _pearson_or_raise
 
@@ -47,13 +48,7 @@ __all__ = [
     "multilabel_entropy_correlation_score",
 ]
 
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-    "n_annotators": ["array-like", None],
-}
+_COMMON = {**PAIR, "n_annotators": OPTIONAL_ARRAY}
 
 
 def _as_label_matrix(X, name):

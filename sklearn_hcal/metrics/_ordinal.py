@@ -30,16 +30,14 @@ import numpy as np
 from .._validation import check_class_names, column_order, row_sums
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
+from ._constraints import OPTIONAL_ARRAY, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
-from ._hlv import _COMMON, _check_named_pair, _class_names
+from ._hlv import _check_named_pair, _class_names
 
 __all__ = ["wasserstein_distance", "ranked_probability_score_loss"]
 
-_ORDINAL = {
-    **_COMMON,
-    "order": ["array-like", None],
-}
+_ORDINAL = {**PAIR, "order": OPTIONAL_ARRAY}
 
 
 def _numeric(values):

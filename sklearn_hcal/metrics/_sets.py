@@ -37,6 +37,7 @@ from .._validation import (
 from ..utils._compat import StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ..utils._pipeline import get_method
+from ._constraints import ARRAY, COUNTS_AND_LABELS, OPTIONAL_ARRAY
 from ._scorer_objects import HumanScorer, func_name
 
 __all__ = [
@@ -48,12 +49,7 @@ __all__ = [
     "size_stratified_coverage_score",
 ]
 
-_COMMON = {
-    "y_true": ["array-like", None],
-    "y_set": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
+_COMMON = {"y_true": OPTIONAL_ARRAY, "y_set": ARRAY, **COUNTS_AND_LABELS}
 
 
 def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:

@@ -13,7 +13,6 @@ Every number comes from the metric modules' kernels.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -21,8 +20,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._validation import check_pair
-from ..utils._compat import Interval, StrOptions
+from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
+from ._constraints import N_BINS, OPTIONAL_ARRAY, PAIR, REPORT_COLUMNS
 from ._disagreement_kernels import _phi_rows, check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: a clear error
 from ._distribution_kernels import (
@@ -62,17 +62,7 @@ def _pick_index(index, n_samples: int, *candidates):
     return pd.RangeIndex(n_samples)
 
 
-_COMMON = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "counts": ["array-like", None],
-    "labels": ["array-like", None],
-}
-
-
-@validate_params(
-    {**_COMMON, "index": ["array-like", None]}, prefer_skip_nested_validation=True
-)
+@validate_params({**PAIR, "index": OPTIONAL_ARRAY}, prefer_skip_nested_validation=True)
 @fill_doc
 def instance_calibration_errors(
     y_true: ArrayLike,
@@ -199,7 +189,7 @@ def instance_calibration_errors(
 # loss_decomposition
 # --------------------------------------------------------------------------- #
 @validate_params(
-    {**_COMMON, "n_bins": [Interval(numbers.Integral, 1, None, closed="left")]},
+    {**PAIR, "n_bins": N_BINS},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -284,12 +274,11 @@ def loss_decomposition(
 # --------------------------------------------------------------------------- #
 @validate_params(
     {
-        **_COMMON,
-        "n_bins": [Interval(numbers.Integral, 1, None, closed="left")],
+        **PAIR,
+        "n_bins": N_BINS,
         "strategy": [StrOptions({"quantile", "uniform"})],
-        "metrics": [list, tuple, str, None],
-        "metric_params": [dict, None],
-        "disagreement": ["array-like", None],
+        **REPORT_COLUMNS,
+        "disagreement": OPTIONAL_ARRAY,
     },
     prefer_skip_nested_validation=True,
 )
