@@ -8,7 +8,11 @@
 * :func:`metrics_by_agreement` -- registry metrics per bin of human entropy
   (Nie et al., 2020, ChaosNLI §5.4, Figs. 4-5).
 
-Every number comes from the metric modules' kernels.
+The per-item errors are the registry's ``per_item`` hooks and the binned
+tables its columns (:mod:`sklearn_hcal.metrics._registry`), so every table
+agrees with the metric functions by construction; the loss decomposition
+reads Mimori et al.'s terms from the sufficient statistics that their
+binned metrics share.
 """
 
 from __future__ import annotations
@@ -25,17 +29,10 @@ from ..utils._docstrings import fill_doc
 from ._constraints import N_BINS, OPTIONAL_ARRAY, PAIR, REPORT_COLUMNS
 from ._disagreement_kernels import _phi_rows, check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: a clear error
-from ._distribution_kernels import (
-    _block_entropies,
-    _block_rank_match,
-    _entropy,
-    _jsd_per_item,
-    _tvd_per_item,
-    kl_per_item,
-)
+from ._distribution_kernels import _block_entropies, _entropy
 from ._engine import evaluate, resolve, warn_debiased
-from ._majority import _block_top
 from ._mimori_kernels import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
+from ._registry import get_metric
 from ._report import validate_human
 
 __all__ = [
@@ -48,6 +45,31 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # instance_calibration_errors
 # --------------------------------------------------------------------------- #
+#: Columns of :func:`instance_calibration_errors` that are a registry
+#: metric's per-item values (its ``per_item`` hook at the function's
+#: defaults), so that their means are the metrics by construction.
+_PER_ITEM = {
+    "dist_ce": "dist_ce",
+    "ent_ce": "ent_ce_signed",
+    "jsd": "jsd",
+    "kl": "kl",
+    "rank_match": "rank_cs",
+    "majority_correct": "accuracy",
+}
+_INSTANCE_COLUMNS = (
+    "dist_ce",
+    "ent_ce",
+    "jsd",
+    "kl",
+    "human_entropy",
+    "model_entropy",
+    "rank_match",
+    "majority_correct",
+    "human_disagreement",
+    "n_annotations",
+)
+
+
 def _pick_index(index, n_samples: int, *candidates):
     if index is not None:
         index = pd.Index(index)
@@ -140,49 +162,31 @@ def instance_calibration_errors(
     d, _ = validate_human(y_true, y_prob, counts, labels)
     n_samples = d.n_samples
     idx = _pick_index(index, n_samples, counts, y_true)
-    columns = {
-        name: np.empty(n_samples)
-        for name in (
-            "dist_ce",
-            "ent_ce",
-            "jsd",
-            "kl",
-            "human_entropy",
-            "model_entropy",
-        )
-    }
-    rank_match = np.empty(n_samples, dtype=bool)
-    majority_correct = np.empty(n_samples, dtype=bool)
-    human_phi = None if d.is_counts else np.empty(n_samples)
+    hooks = []
+    for column, name in _PER_ITEM.items():
+        metric = get_metric(name)
+        hooks.append((column, metric.per_item, metric.resolve_kwargs()))
+    parts = {column: [] for column in (*_PER_ITEM, "human_entropy", "model_entropy")}
+    if not d.is_counts:
+        parts["human_disagreement"] = []
     for block in d.pair.blocks():
-        sl = block.sl
-        h_human, h_model = _block_entropies(block)
-        columns["dist_ce"][sl] = _tvd_per_item(block.p_hat, block.P)
-        columns["ent_ce"][sl] = h_model - h_human
-        columns["jsd"][sl] = _jsd_per_item(block.p_hat, block.P)
-        columns["kl"][sl] = kl_per_item(block.p_hat, block.P)
-        columns["human_entropy"][sl] = h_human
-        columns["model_entropy"][sl] = h_model
-        rank_match[sl] = _block_rank_match(block, "strict")
-        majority_correct[sl] = _block_top(block)[2]
-        if human_phi is not None:
-            human_phi[sl] = np.clip(_phi_rows(block.p_hat), 0.0, 1.0)
+        for column, per_item, kwargs in hooks:
+            parts[column].append(per_item(block, **kwargs))
+        h_human, h_model = _block_entropies(block)  # cached by ent_ce's hook
+        parts["human_entropy"].append(h_human)
+        parts["model_entropy"].append(h_model)
+        if not d.is_counts:
+            parts["human_disagreement"].append(
+                np.clip(_phi_rows(block.p_hat), 0.0, 1.0)
+            )
+    columns = {column: np.concatenate(values) for column, values in parts.items()}
     if d.is_counts:
-        disagreement = d.mu
+        columns["human_disagreement"] = d.mu
         n_annotations = pd.array(d.n.astype(np.int64), dtype="Int64")
     else:
-        disagreement = human_phi
         n_annotations = pd.array([pd.NA] * n_samples, dtype="Int64")
-    return pd.DataFrame(
-        {
-            **columns,
-            "rank_match": rank_match,
-            "majority_correct": majority_correct,
-            "human_disagreement": disagreement,
-            "n_annotations": n_annotations,
-        },
-        index=idx,
-    )
+    columns["n_annotations"] = n_annotations
+    return pd.DataFrame({c: columns[c] for c in _INSTANCE_COLUMNS}, index=idx)
 
 
 # --------------------------------------------------------------------------- #
