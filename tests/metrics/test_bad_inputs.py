@@ -5,15 +5,18 @@ original bad-input matrix): the arguments, the exception and a regex that
 the message must match. Every message names the argument and the offending
 row or value. A row runs against every public metric of a *group*:
 
-* ``"pair"``: the 22 metrics that compare histograms with probabilities
-  (Baan / ChaosNLI / majority / Mimori / LeWiDi and Kurniawan et al. /
-  ordinal);
-* ``"dis"``: the 3 disagreement metrics, whose second argument is 2-D class
+* ``"pair"``: the registry's metrics that compare histograms with
+  probabilities (Baan / ChaosNLI / majority / Mimori / LeWiDi and Kurniawan
+  et al. / ordinal);
+* ``"dis"``: its disagreement metrics, whose second argument is 2-D class
   probabilities here (the same validation path) -- or, for the ``φ`` rows,
   1-D disagreement values;
 * ``"proba_ok"`` / ``"counts_only"``: the pair metrics that accept rows of
   human probabilities, and those (Mimori's, and the disagreement metrics)
   that need integer counts.
+
+The groups are derived from the registry's declarations (what each metric
+requires and compares), so a new metric meets every case of its group.
 
 ``{prob}`` in a regex stands for the name of the second argument
 (``y_prob`` or ``y_disagreement``). New cases go into the table.
@@ -28,67 +31,34 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_hcal.metrics import (
-    calibration_error,
     calibration_loss,
     classwise_expected_calibration_error,
-    disagreement_calibration_error,
     disagreement_calibration_loss,
     disagreement_probability,
-    disagreement_squared_loss,
-    dispersion_loss,
-    distribution_calibration_error,
     entropy_calibration_error,
-    entropy_correlation_score,
     epistemic_loss,
     expected_calibration_error,
-    expected_squared_loss,
     histogram_log_loss,
     jensen_shannon_distance,
     kl_divergence,
     majority_accuracy_score,
-    manhattan_distance,
-    po_jsd_score,
     predicted_disagreement,
     ranked_probability_score_loss,
     ranking_calibration_score,
-    soft_accuracy_score,
     soft_cross_entropy,
-    soft_micro_f1_score,
     wasserstein_distance,
 )
+from tests.metrics._registered import (
+    PROBABILITY_ROWS_OK,
+    metric_functions,
+    requirement,
+)
 
-PROBA_OK = [
-    distribution_calibration_error,
-    entropy_calibration_error,
-    ranking_calibration_score,
-    jensen_shannon_distance,
-    kl_divergence,
-    histogram_log_loss,
-    majority_accuracy_score,
-    expected_calibration_error,
-    classwise_expected_calibration_error,
-    # human label variation (LeWiDi, Kurniawan et al. 2025) and ordinal
-    soft_cross_entropy,
-    manhattan_distance,
-    soft_accuracy_score,
-    soft_micro_f1_score,
-    po_jsd_score,
-    entropy_correlation_score,
-    wasserstein_distance,
-    ranked_probability_score_loss,
-]
-MIMORI = [
-    expected_squared_loss,
-    epistemic_loss,
-    calibration_loss,
-    calibration_error,
-    dispersion_loss,
-]
-DISAGREEMENT = [
-    disagreement_squared_loss,
-    disagreement_calibration_loss,
-    disagreement_calibration_error,
-]
+#: From the registry: rows of human probabilities are valid labels for these;
+#: Mimori et al.'s estimators need counts; the disagreement metrics take φ.
+PROBA_OK = metric_functions(requires=PROBABILITY_ROWS_OK, response="proba")
+MIMORI = metric_functions(requires="counts", response="proba")
+DISAGREEMENT = metric_functions(response="disagreement")
 GROUPS = {
     "pair": PROBA_OK + MIMORI,
     "dis": DISAGREEMENT,
@@ -101,7 +71,6 @@ ALL_METRICS = GROUPS["all"]
 Y = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 1]])
 P = np.array([[0.6, 0.3, 0.1], [0.1, 0.5, 0.4], [0.3, 0.3, 0.4]])
 ABC = list("abc")
-ORDINAL_NAMES = {"wasserstein_distance", "ranked_probability_score_loss"}
 
 
 def _with(A, row, col, value):
@@ -592,7 +561,7 @@ def test_every_metric_takes_labels_and_counts(metric):
     # too. With labels naming the columns of both, the value is unchanged.
     expected = metric(Y, P)
     # words carry no scale order: the ordinal metrics are told it
-    kw = {"order": ABC} if metric.__name__ in ORDINAL_NAMES else {}
+    kw = {"order": ABC} if requirement(metric) == "ordered" else {}
     assert metric(Y, P, labels=ABC, **kw) == pytest.approx(expected, rel=1e-12)
     assert metric(np.array([0, 1, 2]), P, counts=Y, labels=ABC, **kw) == pytest.approx(
         expected, rel=1e-12

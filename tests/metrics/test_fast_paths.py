@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import validate_params as sklearn_validate_
 
 import sklearn_hcal.metrics as M
 from sklearn_hcal.utils._compat import get_parameter_constraints, validate_params
+from tests.metrics._registered import metric_functions
 
 FUNCTIONS = [
     name
@@ -60,19 +61,7 @@ def test_every_public_metric_uses_the_fast_decorator():
 @pytest.mark.parametrize("zeros", [False, True])
 @pytest.mark.parametrize("K", [2, 3, 10, 20])
 @pytest.mark.parametrize(
-    "name",
-    [
-        "distribution_calibration_error",
-        "entropy_calibration_error",
-        "jensen_shannon_distance",
-        "kl_divergence",
-        "histogram_log_loss",
-        "expected_calibration_error",
-        "classwise_expected_calibration_error",
-        "calibration_loss",
-        "ranking_calibration_score",
-        "expected_squared_loss",
-    ],
+    "name", [f.__name__ for f in metric_functions(response="proba")]
 )
 def test_values_equal_scikit_learns_decorator(name, K, zeros):
     Y, P = _inputs(K, zeros)

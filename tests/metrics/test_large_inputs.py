@@ -19,51 +19,31 @@ from scipy.special import softmax
 import sklearn_hcal._validation._core as V
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import (
-    calibration_error,
     calibration_loss,
     classwise_expected_calibration_error,
     disagreement_calibration_error,
-    disagreement_calibration_loss,
     disagreement_probability,
     disagreement_squared_loss,
     dispersion_loss,
     distribution_calibration_error,
-    entropy_calibration_error,
     epistemic_loss,
     expected_calibration_error,
-    expected_squared_loss,
-    histogram_log_loss,
     human_calibration_report,
     instance_calibration_errors,
     jensen_shannon_distance,
     kl_divergence,
     loss_decomposition,
-    majority_accuracy_score,
     metrics_by_agreement,
     predicted_disagreement,
     ranking_calibration_score,
 )
 from sklearn_hcal.metrics._majority import bin_index
 from sklearn_hcal.metrics._mimori_kernels import bin_indices
+from tests.metrics._registered import metric_functions
 
-PAIR_METRICS = [
-    distribution_calibration_error,
-    entropy_calibration_error,
-    ranking_calibration_score,
-    jensen_shannon_distance,
-    kl_divergence,
-    histogram_log_loss,
-    majority_accuracy_score,
-    expected_calibration_error,
-    classwise_expected_calibration_error,
-    expected_squared_loss,
-    epistemic_loss,
-    calibration_loss,
-    calibration_error,
-    dispersion_loss,
-    disagreement_squared_loss,
-    disagreement_calibration_loss,
-]
+#: Every metric function of the registry, at its defaults (the disagreement
+#: metrics read a 2-D second argument as class probabilities).
+PAIR_METRICS = metric_functions()
 
 
 def _softmax(Z):
@@ -161,9 +141,8 @@ def test_binary_float32_probability_column():
     two_d = np.column_stack([1 - p1.astype(np.float64), p1.astype(np.float64)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        for f in PAIR_METRICS:
-            if f in (disagreement_squared_loss, disagreement_calibration_loss):
-                continue  # a 1-D y_disagreement is phi, not P(second class)
+        # not the disagreement metrics: a 1-D y_disagreement is φ, not P(class 1)
+        for f in metric_functions(response="proba"):
             assert f(Y, p1) == pytest.approx(f(Y, two_d), rel=1e-12, abs=1e-15)
 
 

@@ -11,12 +11,10 @@ from sklearn_hcal.metrics import (
     majority_accuracy_score,
 )
 from sklearn_hcal.metrics._majority import _majority_correct_per_item
+from tests.metrics._registered import metric_functions
 
-MAJ_METRICS = [
-    majority_accuracy_score,
-    expected_calibration_error,
-    classwise_expected_calibration_error,
-]
+#: The majority-label metrics, from the registry.
+MAJ_METRICS = metric_functions(family="_majority")
 
 
 def _random_problem(rng, n=60, k=3, n_ann=7):

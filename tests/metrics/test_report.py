@@ -40,6 +40,7 @@ from sklearn_hcal.metrics import (
     predicted_disagreement,
     ranking_calibration_score,
 )
+from sklearn_hcal.metrics._registry import default_columns, get_metric
 from tests.conftest import require_data
 
 # Report column -> the public function (and its arguments) it must reproduce.
@@ -73,24 +74,9 @@ PUBLIC = {
         Y, predicted_disagreement(P)
     ),
 }
-DEFAULT_COLUMNS = [
-    "accuracy",
-    "ece",
-    "classwise_ece",
-    "rank_cs",
-    "ent_ce",
-    "dist_ce",
-    "jsd",
-    "kl",
-    "log_loss",
-    "sq_loss",
-    "el",
-    "cl",
-    "ce",
-    "dl",
-    "disagreement_sq_loss",
-    "disagreement_ce",
-]
+#: The report's default columns (their order is pinned, independently, in
+#: tests/metrics/test_registry.py).
+DEFAULT_COLUMNS = default_columns()
 
 
 def _softmax(Z):
@@ -327,18 +313,8 @@ def test_report_reproduces_chaosnli_chance_and_baan_oracle():
 # --------------------------------------------------------------------------- #
 # bootstrap
 # --------------------------------------------------------------------------- #
-MEAN_TYPE = [
-    "accuracy",
-    "rank_cs",
-    "ent_ce",
-    "dist_ce",
-    "jsd",
-    "kl",
-    "log_loss",
-    "sq_loss",
-    "el",
-    "disagreement_sq_loss",
-]
+#: Default columns that are means over items (per-item hooks, not binned).
+MEAN_TYPE = [c for c in DEFAULT_COLUMNS if get_metric(c).per_item is not None]
 
 
 def test_bootstrap_intervals_contain_point_and_are_reproducible(data):
