@@ -386,8 +386,8 @@ def test_names_are_imported_from_the_module_that_defines_them():
 
 
 def test_no_module_keeps_unused_imports_for_others():
-    # ``# noqa: F401`` on an import keeps a name "importable from here"
-    # without a use: only faces and ``_shared`` modules re-export.
+    # An import kept under ruff's F401 exemption keeps a name "importable
+    # from here" without a use: only faces and ``_shared`` modules re-export.
     offenders = [
         str(path.relative_to(ROOT))
         for module, path, is_pkg in _modules()
