@@ -2,7 +2,7 @@
 
 Every public function of :mod:`sklearn_hcal.metrics` validates its arguments
 once, at its entry, with scikit-learn's constraints (``validate_params``).
-An argument that several functions take is declared here and nowhere else,
+An argument that several metric functions take is declared here and nowhere else,
 so that it is checked, and its error worded, the same way everywhere
 (developer guide §registry). A module writes ``{**PAIR, "n_bins": N_BINS}``;
 a constraint that only one function (or one module) has stays beside it.
@@ -53,6 +53,5 @@ DEBIASED = ["boolean"]
 BINNED_ESTIMATOR = {"n_bins": N_BINS, "debiased": DEBIASED}
 
 #: Which registry columns a table computes, and their ``metric_params``
-#: (:func:`~sklearn_hcal.metrics.human_calibration_report`,
-#: :func:`~sklearn_hcal.metrics.metrics_by_agreement`).
+#: (as :func:`~sklearn_hcal.metrics.metrics_by_agreement` takes them).
 REPORT_COLUMNS = {"metrics": [list, tuple, str, None], "metric_params": [dict, None]}
