@@ -209,6 +209,20 @@ default=None
                 "table must be a DataFrame returned by human_calibration_report, "
                 f"got {type(self.table).__name__}."
             )
+        for axis, what in (
+            (self.table.index, "classifier"),
+            (self.table.columns, "column"),
+        ):
+            repeated = axis[axis.duplicated()]
+            if len(repeated):
+                # each row is a classifier and each cell is looked up by name:
+                # pandas would answer "the truth value of a Series is ambiguous"
+                where = np.flatnonzero(axis == repeated[0]).tolist()
+                raise ValueError(
+                    f"The table names the {what} {repeated[0]!r} more than once "
+                    f"(positions {where}); each {what} needs its own name, e.g. "
+                    "rename one or build the table with unique names."
+                )
         digits = self.digits
         if not isinstance(digits, numbers.Integral) or isinstance(digits, bool):
             raise ValueError(f"digits must be a non-negative integer, got {digits!r}.")
