@@ -15,7 +15,7 @@ import pytest
 from sklearn_hcal.cli import main
 from sklearn_hcal.metrics import _registry, annotator_report, human_calibration_report
 from sklearn_hcal.report import CalibrationReport
-from tests.report._html_parse import read_tables
+from tests.report._html_parse import metric_table, read_tables
 
 pytest.importorskip("matplotlib")
 
@@ -44,11 +44,8 @@ def boot_report():
 
 
 def _metric_rows(html):
-    """``{row name: [cell text, ...]}`` and the header of the metric table."""
-    rows = read_tables(html).tables["metrics"]
-    header = [text for text, _ in rows[0]]
-    body = {r[0][0]: r[1:] for r in rows[1:]}
-    return header, body
+    """The header of the metric table and ``{row name: [cell, ...]}``."""
+    return metric_table(html)
 
 
 def test_notebook_shows_the_dataframe_values_to_the_printed_precision(boot_report):
@@ -258,6 +255,61 @@ def test_bad_arguments():
         CalibrationReport.from_predictions(Y, preds, return_bootstrap=True)
     with pytest.raises(ValueError, match="digits"):
         CalibrationReport.from_predictions(Y, preds, digits=-2)
+
+
+def test_repeated_names_are_named():
+    # pandas answered "The truth value of a Series is ambiguous"
+    Y, preds = _data(n=20)
+    table = human_calibration_report(Y, preds, metrics=["jsd", "kl"], n_bootstrap=5)
+    twice = pd.concat([table, table.iloc[[1]]])
+    for show in (CalibrationReport.to_html, CalibrationReport._repr_html_):
+        with pytest.raises(
+            ValueError, match=r"classifier 'noisy' more than once .*\[1, 3\]"
+        ):
+            show(CalibrationReport(twice))
+    with pytest.raises(ValueError, match="classifier 'noisy' more than once"):
+        CalibrationReport(twice).formatted()
+    columns = pd.concat([table[["jsd"]], table[["jsd", "kl"]]], axis=1)
+    with pytest.raises(ValueError, match="column 'jsd' more than once"):
+        CalibrationReport(columns).to_html()
+
+
+_PLANTED = "<b id='planted'>x</b>&amp;"
+
+
+def test_every_value_that_reaches_the_page_is_escaped():
+    # a string in an interval cell reached the HTML as markup
+    index = pd.Index([f"model {_PLANTED}", "other"], name=f"by {_PLANTED}")
+    table = pd.DataFrame(
+        {
+            "jsd": [0.1, _PLANTED],
+            "jsd_low": [_PLANTED, 0.05],
+            "jsd_high": [0.2, _PLANTED],
+            f"col {_PLANTED}": [1.0, 2.0],
+        },
+        index=index,
+    )
+    annotators = pd.DataFrame({f"n {_PLANTED}": [_PLANTED]}, index=[_PLANTED])
+    report = CalibrationReport(
+        table,
+        title=f"title {_PLANTED}",
+        notes=[f"note {_PLANTED}"],
+        annotator_table=annotators,
+        aliases={f"col {_PLANTED}": "jsd"},
+    )
+    for html in (report.to_html(), report._repr_html_()):
+        reader = read_tables(html)
+        assert not any(
+            tag == "b" or attrs.get("id") == "planted" for tag, attrs in reader.tags
+        )
+        header, body = metric_table(html)
+        assert header[0] == f"by {_PLANTED}"
+        assert header[2] == f"col {_PLANTED} ↓"
+        assert body[f"model {_PLANTED}"][0][0] == f"0.1000 [{_PLANTED}, 0.2000]"
+        assert body["other"][0][0] == f"{_PLANTED} [0.0500, {_PLANTED}]"
+        assert reader.tables["plain"][1][0][0] == _PLANTED
+        assert f"title {_PLANTED}" not in html  # only its escaped form
+        assert "title &lt;b id=&#x27;planted&#x27;&gt;x&lt;/b&gt;&amp;amp;" in html
 
 
 def test_without_matplotlib_the_file_says_so(monkeypatch):
