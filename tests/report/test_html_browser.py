@@ -127,21 +127,35 @@ def _probe(browser, page, tmp_path, *extra) -> dict:
     return json.loads(text.replace("&amp;", "&"))
 
 
-@pytest.fixture(scope="module")
-def report_file(tmp_path_factory):
-    rng = np.random.default_rng(0)
-    Q = rng.dirichlet([1.0, 1.0, 1.0], size=400)
+def _report_file(folder, *, n_classes, noise, n_bootstrap, seed, uniform=False):
+    """A report of the oracle and a noisy model (and the uniform prediction)
+    on 400 items of five labels, written to ``folder/report.html``."""
+    rng = np.random.default_rng(seed)
+    Q = rng.dirichlet(np.ones(n_classes), size=400)
     Y = np.array([rng.multinomial(5, q) for q in Q])
-    noisy = Q + rng.uniform(0, 0.5, Q.shape)
+    noisy = Q + rng.uniform(0, noise, Q.shape)
     preds = {"oracle": Q, "noisy": noisy / noisy.sum(1, keepdims=True)}
+    if uniform:
+        preds["uniform"] = np.full(Q.shape, 1.0 / n_classes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         report = CalibrationReport.from_predictions(
-            Y, preds, n_bootstrap=30, random_state=0
+            Y, preds, n_bootstrap=n_bootstrap, random_state=0
         )
-    path = tmp_path_factory.mktemp("report") / "report.html"
+    path = folder / "report.html"
     report.to_html(path)
     return path, report
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory):
+    return _report_file(
+        tmp_path_factory.mktemp("report"),
+        n_classes=3,
+        noise=0.5,
+        n_bootstrap=30,
+        seed=0,
+    )
 
 
 @pytest.mark.slow
@@ -212,23 +226,14 @@ def test_the_browser_checks_can_fail(tmp_path):
 def ten_class_report(tmp_path_factory):
     # the report people share: ten classes, three models, intervals, the 16
     # default columns, every figure
-    rng = np.random.default_rng(1)
-    Q = rng.dirichlet(np.ones(10), size=400)
-    Y = np.array([rng.multinomial(5, q) for q in Q])
-    noisy = Q + rng.uniform(0, 0.3, Q.shape)
-    preds = {
-        "oracle": Q,
-        "a noisy model": noisy / noisy.sum(1, keepdims=True),
-        "uniform": np.full(Q.shape, 0.1),
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        report = CalibrationReport.from_predictions(
-            Y, preds, n_bootstrap=20, random_state=0
-        )
-    path = tmp_path_factory.mktemp("report10") / "report.html"
-    report.to_html(path)
-    return path, report
+    return _report_file(
+        tmp_path_factory.mktemp("report10"),
+        n_classes=10,
+        noise=0.3,
+        n_bootstrap=20,
+        seed=1,
+        uniform=True,
+    )
 
 
 @pytest.mark.slow
