@@ -33,6 +33,50 @@ def _record_names(metrics):
     return out
 
 
+def _metric_column(name):
+    """The report column of a metric name, ``None`` for other history keys."""
+    from ..metrics._shared import get_metric
+
+    try:
+        return get_metric(name).column
+    except ValueError:
+        return None
+
+
+def _check_monitors(callbacks, names) -> None:
+    """A callback monitoring a recorded metric by another of its names raises.
+
+    ``HumanMetricsCallback(["kl"])`` records ``neg_kl_divergence``; an
+    ``EarlyStopping(monitor="kl")`` beside it would fail after the first
+    epoch with skorch's missing-key error (or, were both recorded, stop on
+    the wrong sign).
+    """
+    recorded = {column: (key, greater) for column, key, _, greater in names}
+    keys = {key for key, _ in recorded.values()}
+    for name, cb in callbacks:
+        monitor = getattr(cb, "monitor", None)
+        if not isinstance(monitor, str):
+            continue
+        base, best = monitor, ""
+        if monitor.endswith("_best"):
+            base, best = monitor[: -len("_best")], "_best"
+        if base in keys:
+            continue
+        column = _metric_column(base)
+        if column not in recorded:
+            continue
+        key, greater = recorded[column]
+        advice = f"monitor={key + best!r}"
+        if not best:
+            advice += ", lower_is_better=" + str(not greater)
+        raise ValueError(
+            f"Callback {name!r} monitors {monitor!r}, but HumanMetricsCallback "
+            f"records that metric in net.history as {key + best!r}"
+            + (" (the scorer's sign: greater is better)" if key != column else "")
+            + f"; use {advice}."
+        )
+
+
 class HumanMetricsCallback(skorch.callbacks.Callback):
     """Human-calibration metrics of the validation split, every epoch.
 
@@ -68,7 +112,9 @@ class HumanMetricsCallback(skorch.callbacks.Callback):
     an epoch, and they read what this one records (a ``ValueError`` at
     the start of training says so otherwise). Use
     ``EarlyStopping(monitor="neg_kl_divergence", lower_is_better=False)``
-    and ``Checkpoint(monitor="neg_kl_divergence_best")``.
+    and ``Checkpoint(monitor="neg_kl_divergence_best")``: a callback that
+    monitors a recorded metric by another of its names (``monitor="kl"``)
+    raises at the start of training, naming the key to monitor.
 
     Metrics that need integer label counts (Mimori et al.'s estimators)
     need counts as validation targets: pass them with
@@ -131,6 +177,7 @@ class HumanMetricsCallback(skorch.callbacks.Callback):
                     "HumanMetricsCallback records, but comes before it in "
                     "callbacks: put HumanMetricsCallback first."
                 )
+        _check_monitors(net.callbacks_, self.names_)
         self.best_ = {}
 
     def on_epoch_begin(self, net, **kwargs):

@@ -51,6 +51,21 @@ def _prepare_targets(y, classes=None):
     return Y.argmax(axis=1).astype(np.int64), classes
 
 
+def _check_valid_targets(y) -> None:
+    """fit's checks of a validation set's 2-D targets (counts or probabilities).
+
+    A predefined validation split reaches skorch without passing through
+    :func:`_prepare_targets`; its histograms are checked here, naming them.
+    """
+    if y is None:
+        return
+    raw = y.detach().cpu().numpy() if hasattr(y, "detach") else y
+    if np.ndim(raw) == 2 and np.shape(raw)[1] > 1:
+        check_label_histograms(
+            raw, name="the validation targets (train_split)", allow_probabilities=True
+        )
+
+
 def _valid_majority_accuracy(net, X, y):
     """Accuracy against the majority class of soft (or index) targets.
 

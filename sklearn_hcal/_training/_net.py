@@ -15,6 +15,7 @@ import numpy as np
 
 from ..utils._optional import import_optional, resolve_device
 from ._inputs import (
+    _check_valid_targets,
     _plain_array,
     _prepare_targets,
     _seed_from,
@@ -254,6 +255,14 @@ class SoftLabelNetClassifier(skorch.NeuralNetClassifier):
             self._infer_classes(X, y)
         return super().partial_fit(X, y, classes=classes, **fit_params)
 
+    def get_split_datasets(self, X, y=None, **fit_params):
+        dataset_train, dataset_valid = super().get_split_datasets(X, y, **fit_params)
+        # a predefined validation set keeps its targets (counts for the
+        # human metrics' estimators); they get fit's checks here, and the
+        # loss reads them as Y / n (get_loss)
+        _check_valid_targets(getattr(dataset_valid, "y", None))
+        return dataset_train, dataset_valid
+
     def fit_loop(self, X, y=None, epochs=None, **fit_params):
         # the single entry point shared by fit and partial_fit
         return super().fit_loop(X, self._prepare(y), epochs=epochs, **fit_params)
@@ -267,6 +276,18 @@ class SoftLabelNetClassifier(skorch.NeuralNetClassifier):
                     f"{y_true.shape[-1]} classes; set the module's number of "
                     "outputs to the number of histogram columns."
                 )
+            # every 2-D target is a histogram read as Y / n: fit's targets
+            # arrive normalised, a predefined validation set (or a Dataset)
+            # as counts -- an n times larger loss, integer counts a crash
+            y_true = y_true.to(y_pred.dtype)
+            sums = y_true.sum(dim=1, keepdim=True)
+            if bool((sums <= 0).any()):
+                raise ValueError(
+                    "A target row of the "
+                    + ("training" if training else "validation")
+                    + " data sums to 0: every item needs at least one annotation."
+                )
+            y_true = y_true / sums
             if isinstance(self.criterion_, torch.nn.NLLLoss):
                 eps = torch.finfo(y_pred.dtype).eps
                 return -(y_true * torch.log(y_pred + eps)).sum(dim=1).mean()

@@ -41,8 +41,18 @@ def legend_entries(tables) -> list[tuple[str, str]]:
                 continue
             seen.add(header)
             text = OWN_LEGEND.get(column) or metric_legend(column)
-            entries.append((header, text))
+            entries.append((header, _without_the_header(header, text)))
     return entries
+
+
+def _without_the_header(header: str, text: str) -> str:
+    """``text`` less a leading ``"Name: "`` that the header already says.
+
+    Registry descriptions start with the paper's name ("RankCS: fraction
+    ..."), which the demo's headers are: the line read "RankCS: RankCS: ...".
+    """
+    name, sep, rest = text.partition(": ")
+    return rest if sep and header.split(" ")[0] == name else text
 
 
 def temperature_note(info: Bunch) -> str | None:

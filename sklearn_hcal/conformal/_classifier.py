@@ -39,8 +39,10 @@ from ..utils._compat import (
     validate_data,
 )
 from ._quantiles import (
+    alpha_of_level,
     ecdf_corrected_pvalues,
     mc_label_weights,
+    pvalues_above_alpha,
     weighted_pvalues,
 )
 from ._scores import CONFORMITY_SCORES, conformity_scores
@@ -165,7 +167,9 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
     conformal prediction, another quantile with other guarantees. The
     p-values do not depend on ``confidence_level``, so changing it needs no
     refit in principle (``predict_pvalues(X) > α`` gives the set at any
-    level).
+    level; write ``α`` as a decimal, ``0.1``, not ``1 - 0.9``, which floating
+    point makes ``0.09999999999999998``: a p-value of exactly ``α`` is not in
+    the set).
 
     References
     ----------
@@ -392,11 +396,11 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
     def _threshold(self) -> float:
         # p is non-increasing in the score and changes only at calibration
         # scores, so the set is {s <= largest calibration score with p > α}
-        alpha = 1.0 - self.confidence_level
-        if self._pvalues_of_scores(np.array([np.inf]))[0] > alpha:
+        alpha = alpha_of_level(self.confidence_level)
+        if pvalues_above_alpha(self._pvalues_of_scores(np.array([np.inf]))[0], alpha):
             return np.inf
         candidates = np.unique(self.calibration_scores_)
-        ok = candidates[self._pvalues_of_scores(candidates) > alpha]
+        ok = candidates[pvalues_above_alpha(self._pvalues_of_scores(candidates), alpha)]
         return float(ok[-1]) if ok.size else -np.inf
 
     # -- prediction ----------------------------------------------------------------
@@ -437,8 +441,9 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
     def predict_pvalues(self, X) -> np.ndarray:
         """Conformal p-value of every class (after the correction, if any).
 
-        The set at any level ``1 − α`` is ``predict_pvalues(X) > α``; the
-        p-values do not depend on ``confidence_level``.
+        The set at any level ``1 − α`` is ``predict_pvalues(X) > α`` (``α``
+        written as a decimal, see Notes); the p-values do not depend on
+        ``confidence_level``.
 
         Parameters
         ----------
@@ -464,7 +469,9 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         sets : ndarray of bool, shape (n_samples, n_classes)
             ``sets[i, k]`` is True when ``classes_[k]`` is in item ``i``'s set.
         """
-        return self.predict_pvalues(X) > 1.0 - self.confidence_level
+        return pvalues_above_alpha(
+            self.predict_pvalues(X), alpha_of_level(self.confidence_level)
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -26,18 +26,86 @@ valid p-values, doubled, is a valid p-value (Stutz et al. 2023, who cite
 Rüschendorf 1982 / Vovk and Wang 2020) -- in practice coverage is close to
 ``1 − α``. :func:`ecdf_corrected_pvalues` restores ``≥ 1 − α`` in finite
 samples with held-out items.
+
+Comparing a p-value with ``α``: the p-values are fractions ``c / (n + 1)``
+and ``α`` is the decimal the user wrote, so the comparison must be exact. In
+floating point ``1 − 0.9`` is ``0.09999999999999998``: a p-value of exactly
+``1/10`` (``n = 9``) or ``100/1000`` (``n = 999``) would pass ``p > α`` and
+put one calibration score too many into every set.
+:func:`pvalues_above_alpha` reads ``α`` as the exact decimal
+(``Fraction(repr(0.9)) = 9/10``) and counts p-values within a relative
+``PVALUE_RTOL`` of it as equal to it; the Monte Carlo weights are summed as
+integers (``m`` draws per item), so their p-values are exact fractions.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 __all__ = [
+    "PVALUE_RTOL",
+    "alpha_of_level",
     "ecdf_corrected_pvalues",
     "mc_label_weights",
     "pvalue_threshold",
+    "pvalues_above_alpha",
     "weighted_pvalues",
 ]
+
+#: P-values within this relative distance of ``α`` count as equal to it.
+#: Distinct fractions ``c / (n + 1)`` and a 3-decimal ``α`` differ by at least
+#: ``1e-3 / (m (n + 1))`` (``1e-11`` relative at ``n = 10⁶``, ``m = 100``),
+#: the float sum of exact weights errs by far less.
+PVALUE_RTOL = 1e-12
+
+
+def _decimal(value) -> Fraction:
+    """A float as the decimal it was written as: ``0.9`` is ``9/10``."""
+    if isinstance(value, Fraction):
+        return value
+    return Fraction(repr(float(value)))
+
+
+def alpha_of_level(confidence_level) -> Fraction:
+    """``α = 1 − confidence_level``, exactly (``1 − 0.9`` is ``1/10``).
+
+    Examples
+    --------
+    >>> from sklearn_hcal.conformal._quantiles import alpha_of_level
+    >>> alpha_of_level(0.9), 1 - 0.9
+    (Fraction(1, 10), 0.09999999999999998)
+    """
+    return 1 - _decimal(confidence_level)
+
+
+def pvalues_above_alpha(pvalues, alpha) -> np.ndarray:
+    """``p > α`` for conformal p-values, ``α`` read as an exact decimal.
+
+    Parameters
+    ----------
+    pvalues : ndarray
+        Conformal p-values (fractions ``c / (n + 1)``).
+    alpha : float or Fraction
+        The level's ``α``; a float is read as the decimal it prints as
+        (:func:`alpha_of_level` gives it from a confidence level).
+
+    Returns
+    -------
+    above : ndarray of bool, the shape of ``pvalues``
+        P-values within a relative ``PVALUE_RTOL`` of ``α`` are not above it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.conformal._quantiles import pvalues_above_alpha
+    >>> p = np.array([1, 2]) / 10  # n = 9 calibration items
+    >>> (p > 1 - 0.9).tolist(), pvalues_above_alpha(p, 0.1).tolist()
+    ([True, True], [False, True])
+    """
+    bound = float(_decimal(alpha))
+    return np.asarray(pvalues, dtype=np.float64) > bound * (1.0 + PVALUE_RTOL)
 
 
 def mc_label_weights(p_hat, n_labels, random_state) -> np.ndarray:
@@ -64,8 +132,25 @@ def _tail(scores, weights):
     order = np.argsort(scores, kind="stable")
     scores, weights = scores[order], weights[order]
     tail = np.zeros(scores.size + 1)
-    tail[:-1] = np.cumsum(weights[::-1])[::-1]
+    tail[:-1] = _exact_cumsum(weights[::-1])[::-1]
     return scores, tail
+
+
+def _exact_cumsum(weights) -> np.ndarray:
+    """Cumulative sums of weights, exact when they are multiples of ``1/m``.
+
+    Monte Carlo weights are counts over ``m`` draws; a float running sum
+    of ``k/m`` drifts from the fraction it stands for, which matters where a
+    p-value meets ``α``. Such weights are summed as integers and divided
+    once; other weights (a histogram's ``Y_ik / n_i``) in floating point.
+    """
+    positive = weights[weights > 0]
+    if positive.size:
+        m = np.rint(1.0 / positive.min())
+        units = np.rint(weights * m)
+        if 1 <= m <= 2**20 and np.all(np.abs(weights * m - units) < 1e-9):
+            return np.cumsum(units.astype(np.int64)) / m
+    return np.cumsum(weights)
 
 
 def weighted_pvalues(cal_scores, cal_weights, test_scores, n_items) -> np.ndarray:
@@ -102,7 +187,7 @@ def weighted_pvalues(cal_scores, cal_weights, test_scores, n_items) -> np.ndarra
 
 
 def pvalue_threshold(cal_scores, cal_weights, n_items, alpha) -> float:
-    """The largest score ``q`` whose p-value exceeds ``α``.
+    """The largest score ``q`` whose p-value exceeds ``α`` (an exact decimal).
 
     The p-value is non-increasing in ``s`` and changes only at calibration
     scores, so ``{s : p(s) > α} = (−∞, q]``: ``q`` is the largest
@@ -111,10 +196,10 @@ def pvalue_threshold(cal_scores, cal_weights, n_items, alpha) -> float:
     ``−inf`` when no score qualifies.
     """
     sorted_scores, tail = _tail(cal_scores, cal_weights)
-    if 1.0 / (n_items + 1.0) > alpha:
+    if pvalues_above_alpha(1.0 / (n_items + 1.0), alpha):
         return np.inf
     p = (1.0 + tail[:-1]) / (n_items + 1.0)
-    ok = np.flatnonzero(p > alpha)
+    ok = np.flatnonzero(pvalues_above_alpha(p, alpha))
     return float(sorted_scores[ok[-1]]) if ok.size else -np.inf
 
 

@@ -69,13 +69,38 @@ def _item_risk(p_hat, P, risk: str) -> np.ndarray:
     return kl_per_item(p_hat, P)
 
 
+def _confidence(P) -> np.ndarray:
+    """``1 − max_k q_k`` of validated probabilities, in float64.
+
+    The one computation of the default deferral score: ``deferral_score``
+    and the metrics' ``y_score=None`` must give the same floats, or ties
+    split differently (a second renormalisation moved rounded rows by one
+    ulp: AURC 0.028458 against 0.028452).
+    """
+    return 1.0 - np.asarray(P, dtype=np.float64).max(axis=1)
+
+
 def _entropy(P) -> np.ndarray:
     logs = np.log(P, where=P > 0, out=np.zeros_like(P))
     return -np.sum(P * logs, axis=1)
 
 
 def _check_score(y_score, n: int) -> np.ndarray:
-    s = np.asarray(y_score, dtype=np.float64)
+    raw = np.asarray(y_score)
+    try:
+        # text is not a score, not even "0.3" (numpy would parse it)
+        if raw.dtype.kind in "USV" or (
+            raw.dtype.kind == "O" and _TEXT(raw).astype(bool).any()
+        ):
+            raise ValueError
+        s = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        values = raw.astype(object).ravel()
+        bad = next((v for v in values if not _is_number(v, raw.dtype)), None)
+        raise ValueError(
+            "y_score must hold numbers, one deferral score per item; got "
+            f"{bad!r} (dtype {raw.dtype})."
+        ) from None
     if s.ndim == 2 and s.shape[1] == 1:
         s = s.ravel()
     if s.ndim != 1 or s.shape[0] != n:
@@ -87,6 +112,19 @@ def _check_score(y_score, n: int) -> np.ndarray:
         row = int(np.flatnonzero(~np.isfinite(s))[0])
         raise ValueError(f"y_score must be finite; item {row} is {s[row]}.")
     return s
+
+
+_TEXT = np.frompyfunc(lambda v: isinstance(v, (str, bytes)), 1, 1)
+
+
+def _is_number(value, dtype) -> bool:
+    if dtype.kind in "USV" or isinstance(value, (str, bytes)):
+        return False
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _selective_risks(risks, scores):
@@ -111,7 +149,7 @@ def _risks_and_scores(y_true, y_prob, y_score, risk, counts, labels):
     p_hat, P = _human_and_model(y_true, y_prob, counts, labels)
     risks = _item_risk(p_hat, P, risk)
     if y_score is None:
-        scores = 1.0 - P.max(axis=1)
+        scores = _confidence(P)
     else:
         scores = _check_score(y_score, P.shape[0])
     return risks, scores
@@ -174,9 +212,10 @@ def deferral_score(
     [0.75]
     """
     if method in ("confidence", "entropy"):
+        # check_probabilities renormalises the rows that need it, exactly as
+        # the metrics' validation does: no second division
         P = np.asarray(check_probabilities(y_prob), dtype=np.float64)
-        P = P / P.sum(axis=1, keepdims=True)
-        return 1.0 - P.max(axis=1) if method == "confidence" else _entropy(P)
+        return _confidence(P) if method == "confidence" else _entropy(P)
     if y_true is None and counts is None:
         raise ValueError(f"deferral_score(method={method!r}) needs y_true.")
     p_hat, P = _human_and_model(y_true, y_prob, counts, labels)

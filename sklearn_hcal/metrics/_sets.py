@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (
+    check_class_names,
     check_positional_classes,
     check_target,
     frame_names,
@@ -54,7 +55,7 @@ _COMMON = {"y_true": OPTIONAL_ARRAY, "y_set": ARRAY, **COUNTS_AND_LABELS}
 
 def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
     """Boolean sets and the class names of their columns (or None)."""
-    names = frame_names(y_set, name=f"the columns of {name}")
+    names = frame_names(y_set, name=name)  # says "the columns of" itself
     if isinstance(y_set, pd.DataFrame):
         y_set = y_set.to_numpy()
     S = np.asarray(y_set)
@@ -63,6 +64,9 @@ def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
             f"{name} must be a 2-D (n_samples, n_classes) boolean array of "
             f"prediction sets, got shape {S.shape}."
         )
+    if S.shape[0] == 0:
+        # as the other metrics: a mean over no item is no number
+        raise ValueError(f"{name} is empty: at least one sample is required.")
     if S.dtype != bool:
         if not np.issubdtype(S.dtype, np.number):
             raise ValueError(f"{name} must be boolean (or 0/1), got dtype {S.dtype}.")
@@ -82,10 +86,13 @@ def _human_and_sets(y_true, y_set, counts, labels):
     S, names = check_sets(y_set)
     if labels is None:
         labels = names
+    else:
+        # a class named twice could be either column
+        labels = check_class_names(labels, n_columns=S.shape[1], of="y_set")
     y, target_name = select_target(y_true, counts)
     target_name = "y_true" if target_name == "y" else target_name  # the argument
     y, _ = check_target(y, name=target_name)
-    human_names = frame_names(y, name=f"the columns of {target_name}")
+    human_names = frame_names(y, name=target_name)
     if labels is None and human_names is not None:
         # unnamed sets follow the classifier's sorted classes_, not the
         # truth's column order (developer guide §class-names)
@@ -95,7 +102,7 @@ def _human_and_sets(y_true, y_set, counts, labels):
         n_classes=S.shape[1],
         reference=labels,
         name=target_name,
-        reference_name="the classes of y_set's columns (labels=)",
+        reference_name="y_set's columns (labels=)",
     )
     if Y.shape[0] != S.shape[0]:
         raise ValueError(

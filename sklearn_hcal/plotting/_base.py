@@ -10,7 +10,7 @@ from ..metrics._shared import as_prediction_dict, check_prediction, validate_hum
 from ..utils._optional import import_optional
 from ..utils._pipeline import (
     disagreement_method,
-    get_method,
+    labelled_proba,
     warn_point_disagreement,
 )
 
@@ -74,14 +74,10 @@ def _single_estimator(estimator, name, display: str) -> tuple:
 
 
 def _predict_proba(estimator, X, name: str):
-    """``predict_proba(X)`` named by ``classes_`` (:func:`_labelled`)."""
-    method = get_method(estimator, "predict_proba")
-    if method is None:
-        raise ValueError(
-            f"estimator {name!r} ({_estimator_name(estimator)}) has no "
-            "predict_proba; a probabilistic classifier is required."
-        )
-    return _labelled(method(X), estimator)
+    """``predict_proba(X)`` named by ``classes_`` (:func:`labelled_proba`)."""
+    return labelled_proba(
+        estimator, X, f"estimator {name!r} ({_estimator_name(estimator)})"
+    )
 
 
 def _disagreement_source(estimator, X, response_method: str, name: str):
@@ -139,22 +135,6 @@ def _validate_named_pairs(
         for key, source in zip(keys, sources)
     }
     return Y, out, human.reference.classes
-
-
-def _labelled(P, estimator):
-    """``P`` as a DataFrame whose columns are ``estimator.classes_``.
-
-    ``predict_proba``'s columns follow ``classes_``; naming them lets the
-    displays match them with the human labels by name (1-D labels, a
-    DataFrame's columns), as the scorers do by passing ``labels=classes_``.
-    """
-    classes = getattr(estimator, "classes_", None)
-    P = np.asarray(P)
-    if classes is None or P.ndim != 2 or len(classes) != P.shape[1]:
-        return P
-    import pandas as pd
-
-    return pd.DataFrame(P, columns=pd.Index(np.asarray(classes), dtype=object))
 
 
 def _count_axes(ax):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..conformal._shared import alpha_of_level, pvalues_above_alpha
 from ..metrics import aggregated_coverage_score, majority_coverage_score, mean_set_size
 from ..metrics._shared import check_sets
 from ..utils._docstrings import fill_doc
@@ -171,7 +172,8 @@ class ConformalCoverageDisplay:
         pvalues : array-like of shape (n_samples, n_classes)
             Conformal p-values of every class (e.g.
             :meth:`~sklearn_hcal.conformal.HumanConformalClassifier.predict_pvalues`);
-            the set at level ``1 − α`` is ``pvalues > α``.
+            the set at level ``1 − α`` is ``pvalues > α`` (``α`` exactly:
+            a p-value equal to it is out).
         levels : array-like of float, default=None
             Confidence levels (default: 25 levels from 0.5 to 0.98).
         counts, labels
@@ -194,7 +196,8 @@ class ConformalCoverageDisplay:
             )
         agg, maj, size = [], [], []
         for level in levels:
-            sets, _ = check_sets(pv > 1.0 - level)
+            # α exactly: 1 − 0.9 in floating point would keep p = α
+            sets, _ = check_sets(pvalues_above_alpha(pv, alpha_of_level(level)))
             agg.append(
                 aggregated_coverage_score(y_true, sets, counts=counts, labels=labels)
             )

@@ -20,6 +20,10 @@ from ._base import (
 
 _VIEWS = ("marginal", "error", "absolute_error")
 _HUMAN = "Human"
+#: Panels per row by default: four 3-inch panels are 1152 px at 96 dpi, within
+#: a 1280-px page; ten classes in one row were 3072 px and hid the legend.
+_MAX_COLS = 4
+_PANEL_WIDTH, _PANEL_HEIGHT, _MAX_WIDTH = 3.2, 8.0 / 3, 12.0
 
 
 def _ordinal(k: int) -> str:
@@ -86,6 +90,10 @@ class HumanModelMarginalDisplay:
       (signed, e.g. EntCE; Figs. 8-9);
     * ``"absolute_error"``: the absolute differences (Figs. 6-7).
 
+    With more classes than ``n_cols`` (4 by default) the class and guess
+    rows wrap onto several rows of panels, so that the figure keeps the width
+    of a page (1152 px at 96 dpi) whatever the number of classes.
+
     DistCE is the same in every view. The entropy values are
     :func:`~sklearn_hcal.metrics.instance_calibration_errors`'
     ``human_entropy``, ``model_entropy`` and ``ent_ce`` (natural log). The
@@ -106,8 +114,11 @@ class HumanModelMarginalDisplay:
 
     Attributes
     ----------
-    axes_ : ndarray of matplotlib Axes of shape (3, max(n_classes, 2))
-        The panels; unused ones are switched off.
+    axes_ : ndarray of matplotlib Axes of shape (2 * n_rows + 1, n_cols)
+        The panels, ``n_cols = min(max(n_classes, 2), 4)`` by default and
+        ``n_rows = ceil(n_classes / n_cols)``: the class panels, then the
+        guess panels, row by row, then DistCE and the entropy ((3, 3) for 3
+        classes; (7, 4) for 10). Unused ones are switched off.
     histograms_ : dict of tuple to dict of str to matplotlib Artist
         The step histogram of every series in every panel.
     figure_ : matplotlib Figure
@@ -146,23 +157,32 @@ class HumanModelMarginalDisplay:
         return 1 + max(index for stat, index in self.panels if stat == "class")
 
     @staticmethod
-    def _position(key) -> tuple:
+    def _position(key, n_cols: int, n_rows: int) -> tuple:
+        """The (row, column) of a panel in the wrapped grid."""
         stat, index = key
-        row = {"class": 0, "rank": 1, "dist_ce": 2, "entropy": 2}[stat]
-        col = {"dist_ce": 0, "entropy": 1}.get(stat, index)
-        return row, col
+        if stat == "class":
+            return divmod(index, n_cols)
+        if stat == "rank":
+            row, col = divmod(index, n_cols)
+            return n_rows + row, col
+        return 2 * n_rows, {"dist_ce": 0, "entropy": 1}[stat]
 
-    def plot(self, ax=None, *, fill_human: bool = True, **kwargs):
+    def plot(
+        self, ax=None, *, fill_human: bool = True, n_cols: int | None = None, **kwargs
+    ):
         """Draw the panels.
 
         Parameters
         ----------
-        ax : array-like of matplotlib Axes of shape (3, max(n_classes, 2)), \
+        ax : array-like of matplotlib Axes of shape (2 * n_rows + 1, n_cols), \
                 default=None
             Grid of axes to draw on (e.g. ``disp.axes_`` of another display
             to add classifiers); a new figure when None.
         fill_human : bool, default=True
             Draw the human histograms filled in grey (marginal view).
+        n_cols : int, default=None
+            Panels per row, at least 2; by default ``min(max(n_classes, 2),
+            4)``: more classes wrap onto further rows.
         **kwargs : dict
             Passed to :meth:`matplotlib.axes.Axes.stairs` for the models.
 
@@ -173,20 +193,33 @@ class HumanModelMarginalDisplay:
         if self.view not in _VIEWS:
             raise ValueError(f"view must be one of {_VIEWS}, got {self.view!r}.")
         n_classes = self._n_classes()
-        n_cols = max(n_classes, 2)
+        width = None  # a page's width by default; n_cols panels when asked
+        if n_cols is None:
+            n_cols = min(max(n_classes, 2), _MAX_COLS)
+            width = min(_PANEL_WIDTH * n_cols, _MAX_WIDTH)
+        elif isinstance(n_cols, bool) or not isinstance(n_cols, Integral) or n_cols < 2:
+            raise ValueError(
+                "n_cols must be an integer >= 2 (DistCE and the entropy share "
+                f"the last row), got {n_cols!r}."
+            )
+        n_rows = -(-n_classes // n_cols)
+        shape = (2 * n_rows + 1, n_cols)
         created = ax is None
         if created:
             plt = _pyplot()
             fig, axes = plt.subplots(
-                3, n_cols, figsize=(3.2 * n_cols, 8.0), layout="constrained"
+                *shape,
+                figsize=(width or _PANEL_WIDTH * n_cols, _PANEL_HEIGHT * shape[0]),
+                layout="constrained",
+                squeeze=False,
             )
         else:
             _check_matplotlib()
             axes = np.asarray(ax, dtype=object)
-            if axes.shape != (3, n_cols):
+            if axes.shape != shape:
                 raise ValueError(
-                    f"ax must be a (3, {n_cols}) grid of Axes for {n_classes} "
-                    f"classes, got shape {axes.shape}."
+                    f"ax must be a {shape} grid of Axes for {n_classes} classes "
+                    f"in {n_cols} columns, got shape {axes.shape}."
                 )
             fig = axes[0, 0].figure
         self.axes_, self.figure_ = axes, fig
@@ -196,7 +229,7 @@ class HumanModelMarginalDisplay:
         used = set()
         self.histograms_ = {}
         for key, series in self.panels.items():
-            row, col = self._position(key)
+            row, col = self._position(key, n_cols, n_rows)
             used.add((row, col))
             panel = axes[row, col]
             edges = self.bin_edges[key]
@@ -226,14 +259,19 @@ class HumanModelMarginalDisplay:
             panel.set_ylim(bottom=0.0)
             if col == 0:
                 panel.set_ylabel("Fraction of items")
-        for r in range(3):
+        for r in range(shape[0]):
             for c in range(n_cols):
                 if (r, c) not in used:
                     axes[r, c].set_axis_off()
         handles, labels = axes[0, 0].get_legend_handles_labels()
         if created:
+            # at most as many entries per line as panels: the legend stays
+            # within the figure's width
             fig.legend(
-                handles, labels, loc="outside upper center", ncols=len(labels) or 1
+                handles,
+                labels,
+                loc="outside upper center",
+                ncols=max(1, min(len(labels), n_cols)),
             )
         else:
             axes[0, 0].legend(fontsize="small")
@@ -251,6 +289,7 @@ class HumanModelMarginalDisplay:
             "class_names": ["array-like", None],
             "name": [str, None],
             "fill_human": ["boolean"],
+            "n_cols": [Interval(Integral, 2, None, closed="left"), None],
         },
         prefer_skip_nested_validation=True,
     )
@@ -268,6 +307,7 @@ class HumanModelMarginalDisplay:
         name: str | None = None,
         ax=None,
         fill_human: bool = True,
+        n_cols: int | None = None,
         **kwargs,
     ):
         """Panels from human labels and predicted probabilities.
@@ -300,7 +340,7 @@ class HumanModelMarginalDisplay:
             Name of a single classifier (keys name a dict's).
         ax : array-like of matplotlib Axes, default=None
             See :meth:`plot`.
-        fill_human, **kwargs
+        fill_human, n_cols, **kwargs
             See :meth:`plot`.
 
         Returns
@@ -358,7 +398,7 @@ class HumanModelMarginalDisplay:
             n_edges = (2 * bins if lo < 0 else bins) + 1
             edges[key] = np.linspace(lo, hi, n_edges)
         disp = cls(panels, edges, view=view, class_names=class_names)
-        return disp.plot(ax=ax, fill_human=fill_human, **kwargs)
+        return disp.plot(ax=ax, fill_human=fill_human, n_cols=n_cols, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -374,6 +414,7 @@ class HumanModelMarginalDisplay:
         name: str | None = None,
         ax=None,
         fill_human: bool = True,
+        n_cols: int | None = None,
         **kwargs,
     ):
         """Panels of fitted classifiers' ``predict_proba(X)``.
@@ -385,7 +426,7 @@ class HumanModelMarginalDisplay:
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_classes)
             Human label histograms (or labels, with ``counts``).
-        counts, view, bins, class_names, name, ax, fill_human, **kwargs
+        counts, view, bins, class_names, name, ax, fill_human, n_cols, **kwargs
             See :meth:`from_predictions`. Each estimator's columns are named
             by its ``classes_`` and matched by name with 1-D labels and a
             DataFrame ``y``; ``class_names`` defaults to ``y``'s DataFrame
@@ -406,5 +447,6 @@ class HumanModelMarginalDisplay:
             class_names=class_names,
             ax=ax,
             fill_human=fill_human,
+            n_cols=n_cols,
             **kwargs,
         )

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..utils._compat import Interval, validate_params
+from ..utils._compat import HasMethods, Interval, StrOptions, validate_params
+from ..utils._pipeline import disagreement_method, labelled_proba
 from . import _html
 from ._figures import CAPTIONS, draw_figures, plotting_unavailable, png_data_uri
 from ._legend import legend_rows
@@ -42,8 +43,11 @@ class CalibrationReport:
     figures, as one HTML file that loads nothing from anywhere (figures are
     embedded PNG images; no script).
 
-    Build it with :meth:`from_predictions` (computes the table and keeps the
-    data for the summary and the figures), or wrap a table that
+    Build it with :meth:`from_estimator` (fitted classifiers and the items'
+    features: each one's ``predict_proba`` and, when it has one, its own
+    ``predict_disagreement``), with :meth:`from_predictions` (their
+    probabilities; both compute the table and keep the data for the summary
+    and the figures), or wrap a table that
     :func:`~sklearn_hcal.metrics.human_calibration_report` returned (then the
     file has no figures unless ``y_true`` and ``predictions`` are given too).
     The table itself stays a plain DataFrame: use :attr:`table` for
@@ -200,6 +204,147 @@ default=None
             digits=digits,
         )
 
+    @classmethod
+    @validate_params(
+        {
+            "estimator": [Mapping, HasMethods(["predict_proba"])],
+            "X": ["array-like", "sparse matrix"],
+            "y": ["array-like", None],
+            "counts": ["array-like", None],
+            "name": [str, None],
+            "response_method": [StrOptions({"auto", "predict_proba"})],
+            "annotator_table": [pd.DataFrame, None],
+            "title": [str, None],
+            "digits": [Interval(numbers.Integral, 0, None, closed="left")],
+        },
+        prefer_skip_nested_validation=False,
+    )
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y=None,
+        *,
+        counts=None,
+        name=None,
+        response_method="auto",
+        annotator_table=None,
+        title=None,
+        digits=4,
+        **report_params,
+    ):
+        """The report of fitted classifiers on the items ``X`` and their labels.
+
+        Each classifier's ``predict_proba(X)`` is the prediction, its columns
+        named by its ``classes_`` (matched by name with a DataFrame ``y`` or
+        1-D labels). A classifier with a ``predict_disagreement`` (an
+        :class:`~sklearn_hcal.AlphaCalibrator`, an ensemble, also as the last
+        step of a Pipeline) is scored on its own predicted disagreement in
+        the disagreement columns and figure; the others on their point
+        prediction's ``1 − Σ_k q_k²``. The data summary says which.
+
+        Parameters
+        ----------
+        estimator : fitted classifier or dict of str to fitted classifier
+            One classifier (named ``name``, by default its class name), or
+            ``{name: classifier}`` for several, compared row by row.
+        X : array-like of shape (n_samples, n_features)
+            The items, as each classifier takes them.
+        y : array-like of shape (n_samples, n_classes) or (n_samples,), \
+default=None
+            The human labels: label histograms (a DataFrame's columns name
+            the classes), rows of human probabilities, or 1-D labels.
+        counts : array-like of shape (n_samples, n_classes), default=None
+            Histograms that replace ``y``, as for the metrics.
+        name : str, default=None
+            The name of a single classifier (a dict's keys name its own).
+        response_method : {"auto", "predict_proba"}, default="auto"
+            Where the predicted disagreement comes from: ``"auto"`` a
+            classifier's ``predict_disagreement`` when it has one, else
+            ``1 − Σ_k q_k²`` of ``predict_proba``; ``"predict_proba"`` the
+            latter for every classifier.
+        annotator_table, title, digits
+            See the class parameters.
+        **report_params
+            The other keyword arguments of
+            :func:`~sklearn_hcal.metrics.human_calibration_report`
+            (``metrics``, ``metric_params``, ``n_bootstrap``,
+            ``confidence_level``, ``ci_method``, ``random_state``,
+            ``n_jobs``, ``verbose``); ``labels`` and ``disagreement`` come
+            from the classifiers.
+
+        Returns
+        -------
+        report : CalibrationReport
+
+        Raises
+        ------
+        ValueError
+            When a component of a classifier has ``predict_disagreement`` out
+            of reach (e.g. behind ``GridSearchCV``): ``1 − Σ q²`` would then
+            score another model than the one fitted; pass that component.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.frozen import FrozenEstimator
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn_hcal import AlphaCalibrator
+        >>> from sklearn_hcal.datasets import make_label_histograms
+        >>> from sklearn_hcal.report import CalibrationReport
+        >>> X, Y, _ = make_label_histograms(1500, n_classes=3, n_annotations=5,
+        ...                                 concentration=1.0, random_state=0)
+        >>> clf = LogisticRegression().fit(X[:500], Y[:500].argmax(axis=1))
+        >>> alpha = AlphaCalibrator(FrozenEstimator(clf)).fit(X[500:1000],
+        ...                                                 Y[500:1000])
+        >>> report = CalibrationReport.from_estimator(
+        ...     {"raw": clf, "alpha": alpha}, X[1000:], Y[1000:],
+        ...     metrics=["kl", "disagreement_sq_loss"])
+        >>> table = report.table
+        >>> bool(table.loc["raw", "kl"] == table.loc["alpha", "kl"])  # same f
+        True
+        >>> bool(table.loc["alpha", "disagreement_sq_loss"]
+        ...      < table.loc["raw", "disagreement_sq_loss"])  # its own φ
+        True
+        """
+        for param in ("labels", "disagreement", "return_bootstrap"):
+            if param in report_params:
+                raise ValueError(
+                    f"{param} is not a parameter of from_estimator: the classes "
+                    "and the predicted disagreement come from the classifiers; "
+                    f"call from_predictions to give {param}= yourself."
+                )
+        from ..metrics._shared import as_prediction_dict
+
+        default = "" if isinstance(estimator, Mapping) else type(estimator).__name__
+        estimators = as_prediction_dict(
+            estimator, name, default=default, what="estimator"
+        )
+        predictions, disagreement = {}, {}
+        for key, model in estimators.items():
+            label = f"estimator {key!r} ({type(model).__name__})"
+            predictions[key] = labelled_proba(model, X, label)
+            if response_method == "auto":
+                method = disagreement_method(model, label=label, user="the report")
+                if method is not None:
+                    disagreement[key] = np.asarray(method(X), dtype=np.float64)
+        with warnings.catch_warnings():
+            # φ is given whenever a classifier has it; without a disagreement
+            # column (no item with two labels, or metrics=) it is simply unused
+            warnings.filterwarnings(
+                "ignore", message="disagreement is given but no disagreement"
+            )
+            return cls.from_predictions(
+                y,
+                predictions,
+                counts=counts,
+                annotator_table=annotator_table,
+                title=title,
+                digits=digits,
+                disagreement=disagreement or None,
+                **report_params,
+            )
+
     # ------------------------------------------------------------------ #
     # the pieces
     # ------------------------------------------------------------------ #
@@ -209,6 +354,20 @@ default=None
                 "table must be a DataFrame returned by human_calibration_report, "
                 f"got {type(self.table).__name__}."
             )
+        for axis, what in (
+            (self.table.index, "classifier"),
+            (self.table.columns, "column"),
+        ):
+            repeated = axis[axis.duplicated()]
+            if len(repeated):
+                # each row is a classifier and each cell is looked up by name:
+                # pandas would answer "the truth value of a Series is ambiguous"
+                where = np.flatnonzero(axis == repeated[0]).tolist()
+                raise ValueError(
+                    f"The table names the {what} {repeated[0]!r} more than once "
+                    f"(positions {where}); each {what} needs its own name, e.g. "
+                    "rename one or build the table with unique names."
+                )
         digits = self.digits
         if not isinstance(digits, numbers.Integral) or isinstance(digits, bool):
             raise ValueError(f"digits must be a non-negative integer, got {digits!r}.")
@@ -322,6 +481,14 @@ default=None
             items.append(("annotations per item", text))
         names = [str(i) for i in table.index]
         items.append(("classifiers", f"{len(names)} ({', '.join(names)})"))
+        if human is not None and self.disagreement:
+            # which φ the disagreement columns and figure show, per classifier
+            own = [n for n in names if n in self.disagreement]
+            point = [n for n in names if n not in self.disagreement]
+            words = [f"{', '.join(own)}: the classifier's own"]
+            if point:
+                words.append(f"{', '.join(point)}: 1 − Σ q² of its probabilities")
+            items.append(("predicted disagreement φ", "; ".join(words)))
         annot = self.annotator_table
         if annot is not None:
             if "n_annotators" in annot.columns:

@@ -25,17 +25,17 @@ STYLE = """
   text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .hcal-report thead th { background: #f0f0f0; }
 .hcal-report td.best { background: #e3f4e1; }
-.hcal-report caption { caption-side: bottom; text-align: left;
-  font-size: 0.9em; color: #444; padding-top: 0.3em; }
+.hcal-report p.caption { font-size: 0.9em; color: #444; margin: 0.3em 0 0.8em; }
 .hcal-report .arrow { font-weight: bold; }
 .hcal-report table.legend td:nth-child(2),
 .hcal-report table.legend td:nth-child(3) { white-space: nowrap; }
 .hcal-report .ci { font-size: 0.85em; color: #555; }
 .hcal-report div.scroll { overflow-x: auto; max-width: 100%; }
+.hcal-report div.metric-blocks { display: flex; flex-wrap: wrap;
+  gap: 0 1.5em; align-items: flex-start; }
 .hcal-report div.figures { display: flex; flex-wrap: wrap; gap: 0 1.5em; }
-.hcal-report figure { flex: 0 1 auto; max-width: 48em; }
-.hcal-report figure.wide { flex-basis: 100%; max-width: 100%; overflow-x: auto; }
-.hcal-report figure.wide img { max-width: none; }
+.hcal-report figure { flex: 0 1 auto; max-width: 100%; }
+.hcal-report figure.wide { flex-basis: 100%; }
 .hcal-report dl.summary { display: grid; grid-template-columns: max-content auto;
   gap: 0.15em 1em; margin: 0.4em 0; }
 .hcal-report dl.summary dt { font-weight: bold; }
@@ -69,7 +69,7 @@ def legend_html(rows: list, *, anchors: bool = True) -> str:
         body.append(
             f'<tr class="legend"{ident}><th scope="row"><code>'
             f"{escape(row['column'])}</code></th>"
-            f"<td>{row['arrow']} {escape(row['direction'])}</td>"
+            f"<td>{escape(row['arrow'])} {escape(row['direction'])}</td>"
             f"<td>proper score: {escape(row['proper'])}</td>"
             f"<td>{escape(row['description'])}</td>"
             f"<td>{escape(row['source'])}</td></tr>"
@@ -109,12 +109,13 @@ def fragment(
             parts.append(f"<p>{escape(figures_note)}</p>")
         parts.append('<div class="figures">')
         for stem, uri, width, height, caption in figures:
-            # A figure wider than a screen keeps its size and scrolls: shrunk
-            # to fit, the many panels of ten classes could not be read.
-            wide = ' class="wide"' if width > 1000 else ""
+            # Figures are drawn to fit a 1280-px page (the marginals wrap
+            # their panels); a wide one takes a line of its own, and any
+            # shrinks with a narrower window instead of overflowing it.
+            wide = ' class="wide"' if width > 700 else ""
             parts.append(
-                f'<figure id="figure-{escape(stem)}"{wide}><img src="{uri}" '
-                f'width="{width}" height="{height}" alt="{escape(caption)}">'
+                f'<figure id="figure-{escape(stem)}"{wide}><img src="{escape(uri)}" '
+                f'width="{int(width)}" height="{int(height)}" alt="{escape(caption)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"
             )
         parts.append("</div>")

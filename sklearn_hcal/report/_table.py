@@ -5,6 +5,13 @@ has a column per metric ``m``, followed by ``m_low`` and ``m_high`` when
 bootstrapped; here each cell reads ``value [low, high]`` with a fixed number
 of decimals (as the command line prints it), and the best value of each
 column -- by the registry's direction -- is marked.
+
+In HTML a table wider than a page is cut into blocks of consecutive columns,
+each repeating the row names (as the command line does in a narrow
+terminal): the page has no script to measure text, so each column's width
+is estimated from its longest text in a wide font (:data:`CHAR_PX`) and the
+blocks are sized for :data:`PAGE_PX`. Every text that reaches the page is
+escaped.
 """
 
 from __future__ import annotations
@@ -17,7 +24,26 @@ import pandas as pd
 
 from ._legend import ARROWS, direction, metric_of
 
-__all__ = ["metric_columns", "format_number", "cell_texts", "best_mask", "table_html"]
+__all__ = [
+    "CHAR_PX",
+    "PAGE_PX",
+    "best_mask",
+    "cell_texts",
+    "column_blocks",
+    "format_number",
+    "metric_columns",
+    "table_html",
+]
+
+#: The width a block of columns may take: a 1280-px window less the page's
+#: margins and a scrollbar (1249 px), with room for fonts wider than measured.
+PAGE_PX = 1150
+#: Width of a character of the table at 16 px in DejaVu Sans, the widest of
+#: the common sans-serif fonts (measured in Chromium: 8.5 px for digits,
+#: 9 px for the letters of a header), and the padding and border of a cell.
+CHAR_PX, CELL_PAD_PX = 9.0, 22.0
+#: The interval's line is set at 0.85em.
+_CI_SCALE = 0.85
 
 
 def metric_columns(table: pd.DataFrame) -> list:
@@ -112,6 +138,93 @@ def best_mask(table: pd.DataFrame, aliases=None) -> pd.DataFrame:
     return mask
 
 
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in str(text).split()), default=0)
+
+
+def _column_px(column, parts, best) -> float:
+    """Estimated width of a metric column: its longest line, padded.
+
+    The header breaks after each underscore (``<wbr>``) and keeps its arrow
+    on the last piece; a best value carries `` ★``; the interval is smaller.
+    """
+    pieces = str(column).split("_")
+    header = max(len(p) + 1 for p in pieces[:-1]) if len(pieces) > 1 else 0
+    header = max(header, len(pieces[-1]) + 2)
+    value = max((len(v) + 2 * b for (v, _), b in zip(parts, best)), default=0)
+    interval = max((len(ci) for _, ci in parts if ci is not None), default=0)
+    return CHAR_PX * max(header, value, _CI_SCALE * interval) + CELL_PAD_PX
+
+
+def column_blocks(widths, first: float, page: float = PAGE_PX) -> list:
+    """Consecutive columns in as few blocks as fit ``page``, evenly filled.
+
+    ``widths`` are the columns' widths and ``first`` that of the row names,
+    repeated in every block. The number of blocks is the fewest in which
+    each block fits (a column wider than the page gets a block of its own);
+    the blocks then share the columns so that the widest is as narrow as
+    possible, rather than a full block and a last one of two columns.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.report._table import column_blocks
+    >>> column_blocks([100] * 5, 50, page=400)  # 3 fit; 5 in two blocks
+    [[0, 1, 2], [3, 4]]
+    >>> column_blocks([100] * 16, 100, page=1150)  # 10 fit: 8 and 8
+    [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]
+    """
+    widths = [float(w) for w in widths]
+
+    def split(limit: float) -> list:
+        blocks, used = [[]], first
+        for j, w in enumerate(widths):
+            if blocks[-1] and used + w > limit:
+                blocks.append([])
+                used = first
+            blocks[-1].append(j)
+            used += w
+        return blocks
+
+    if not widths:
+        return [[]]
+    n_blocks = len(split(page))
+    low, high = first + max(widths), max(page, first + max(widths))
+    for _ in range(40):  # bisect the narrowest limit giving n_blocks blocks
+        mid = (low + high) / 2
+        if len(split(mid)) <= n_blocks:
+            high = mid
+        else:
+            low = mid
+    return split(high)
+
+
+def _header_cell(column, aliases, links: bool) -> str:
+    metric = metric_of(column, aliases)
+    arrow, words = ARROWS[direction(metric)]
+    # a long name may break after an underscore: disagreement_ / sq_loss
+    name = escape(str(column)).replace("_", "_<wbr>")
+    if links:
+        name = f'<a href="#legend-{escape(str(column))}">{name}</a>'
+    tip = words if metric is None else f"{metric.description} ({words})"
+    return (
+        f'<th scope="col" title="{escape(tip)}">{name}'
+        f' <span class="arrow" aria-label="{escape(words)}">{escape(arrow)}</span>'
+        "</th>"
+    )
+
+
+def _value_cell(value: str, interval, best: bool) -> str:
+    # The value, then its interval on a line of its own: one cell, and a
+    # table of many metrics stays narrow enough to read.
+    ci = "" if interval is None else f'<br><span class="ci">{escape(interval)}</span>'
+    if best:
+        return (
+            '<td class="best" title="best of the column">'
+            f"<strong>{escape(value)}</strong> ★{ci}</td>"
+        )
+    return f"<td>{escape(value)}{ci}</td>"
+
+
 def table_html(
     table: pd.DataFrame,
     *,
@@ -119,50 +232,45 @@ def table_html(
     aliases=None,
     caption: str | None = None,
     links: bool = True,
+    page_px: float = PAGE_PX,
 ) -> str:
-    """The metric table as an HTML ``<table>`` (no script, no style attribute).
+    """The metric table as HTML tables (no script, no style attribute).
 
     Headers carry the direction arrow and the metric's description as a
     tooltip (and, with ``links``, a link to its legend row); the best cell of
-    each column is bold with a ``★``.
+    each column is bold with a ``★``. A table wider than ``page_px`` is cut
+    into blocks of consecutive columns (:func:`column_blocks`), each a
+    ``<table class="metrics">`` repeating the row names; the blocks sit side
+    by side where the window is wide enough. The caption follows the last.
     """
     columns = metric_columns(table)
     parts = _cell_parts(table, columns, digits)
     best = best_mask(table, aliases).to_numpy()
     index_name = table.index.name or ""
-    head = [f'<th scope="col">{escape(str(index_name))}</th>']
-    for column in columns:
-        metric = metric_of(column, aliases)
-        arrow, words = ARROWS[direction(metric)]
-        name = escape(str(column))
-        if links:
-            name = f'<a href="#legend-{escape(str(column))}">{name}</a>'
-        tip = words if metric is None else f"{metric.description} ({words})"
-        head.append(
-            f'<th scope="col" title="{escape(tip)}">{name}'
-            f' <span class="arrow" aria-label="{words}">{arrow}</span></th>'
-        )
-    body = []
-    for i, row in enumerate(table.index):
-        cells = [f'<th scope="row">{escape(str(row))}</th>']
-        for j, (value, interval) in enumerate(parts[i]):
-            # The value, then its interval on a line of its own: one cell, and
-            # a table of many metrics stays narrow enough to read.
-            ci = "" if interval is None else f'<br><span class="ci">{interval}</span>'
-            if best[i, j]:
-                cells.append(
-                    f'<td class="best" title="best of the column">'
-                    f"<strong>{escape(value)}</strong> ★{ci}</td>"
-                )
-            else:
-                cells.append(f"<td>{escape(value)}{ci}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return (
-        f'<div class="scroll"><table class="metrics">{cap}'
-        f"<thead><tr>{''.join(head)}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table></div>"
+    rows = [escape(str(row)) for row in table.index]
+    first = CHAR_PX * max(
+        [_longest_word(index_name)] + [_longest_word(r) for r in table.index]
     )
+    widths = [
+        _column_px(c, [p[j] for p in parts], best[:, j]) for j, c in enumerate(columns)
+    ]
+    blocks = []
+    for block in column_blocks(widths, first + CELL_PAD_PX, page_px):
+        head = [f'<th scope="col">{escape(str(index_name))}</th>']
+        head += [_header_cell(columns[j], aliases, links) for j in block]
+        body = [
+            f'<tr><th scope="row">{row}</th>'
+            + "".join(_value_cell(*parts[i][j], best[i, j]) for j in block)
+            + "</tr>"
+            for i, row in enumerate(rows)
+        ]
+        blocks.append(
+            f'<div class="scroll"><table class="metrics">'
+            f"<thead><tr>{''.join(head)}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></div>"
+        )
+    cap = f'<p class="caption">{escape(caption)}</p>' if caption else ""
+    return f'<div class="metric-blocks">{"".join(blocks)}</div>{cap}'
 
 
 def plain_table_html(frame: pd.DataFrame, *, digits: int = 4) -> str:

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 
 __all__ = [
+    "labelled_proba",
     "predict_disagreement",
     "disagreement_method",
     "final_estimator",
@@ -85,6 +86,32 @@ def get_method(estimator, name: str) -> Callable | None:
     method.__name__ = name
     method.__qualname__ = f"{type(estimator).__name__}[-1].{name}"
     return method
+
+
+def labelled_proba(estimator, X, label: str):
+    """``predict_proba(X)`` of a fitted classifier, its columns named by ``classes_``.
+
+    ``predict_proba``'s columns follow ``classes_``; a DataFrame naming them
+    lets the Displays' and the report's ``from_estimator`` match them with
+    the human labels by name (1-D labels, a DataFrame's columns), as the
+    scorers do by passing ``labels=classes_``. Looks through Pipelines;
+    ``label`` names the estimator in the error when it has no
+    ``predict_proba``.
+    """
+    import numpy as np
+
+    method = get_method(estimator, "predict_proba")
+    if method is None:
+        raise ValueError(
+            f"{label} has no predict_proba; a probabilistic classifier is required."
+        )
+    P = np.asarray(method(X))
+    classes = getattr(estimator, "classes_", None)
+    if classes is None or P.ndim != 2 or len(classes) != P.shape[1]:
+        return P
+    import pandas as pd
+
+    return pd.DataFrame(P, columns=pd.Index(np.asarray(classes), dtype=object))
 
 
 def has_method(estimator, name: str) -> bool:

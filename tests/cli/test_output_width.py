@@ -283,3 +283,18 @@ def test_sharper_than_truth_wins_jsd_and_distce_not_kl_or_el():
     assert best["kl"] == pytest.approx(Q, abs=0.01)
     assert best["sq"] == pytest.approx(Q, abs=0.01)
     assert best["jsd"] > Q + 0.02 and best["tv"] > Q + 0.02
+
+
+def test_demo_legend_lines_do_not_repeat_the_header():
+    # the registry's descriptions start with the paper's name, which is the
+    # demo's header: the lines read "RankCS: RankCS: fraction ..."
+    from sklearn_hcal.cli._demo import DEMO_TABLES
+    from sklearn_hcal.cli._demo_notes import legend_entries
+
+    entries = dict(legend_entries(DEMO_TABLES))
+    assert entries["RankCS"] == (
+        "fraction of items whose class ranking matches; higher is better"
+    )
+    assert entries["EntCE (abs)"].startswith("mean |H(q) − H(p̂)|")
+    for header, text in entries.items():
+        assert not text.startswith(header.split(" ")[0] + ":"), (header, text)

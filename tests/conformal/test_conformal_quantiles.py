@@ -1,6 +1,7 @@
 """The conformal p-values, thresholds and ECDF correction against loops."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -90,6 +91,61 @@ def test_majority_threshold_is_the_textbook_quantile():
         P_test, _ = _data(4, n=40)
         S_test = conformity_scores(P_test, "lac")
         assert np.array_equal(cp.predict_set(P_test), S_test <= expected)
+
+
+@pytest.mark.parametrize(
+    ("n", "level"), [(9, 0.9), (999, 0.9), (19, 0.95), (99, 0.99), (39, 0.8)]
+)
+def test_pvalue_equal_to_alpha_is_out_of_the_set(n, level):
+    # (n + 1)(1 − α) is an integer: the p-value of the ⌈(n + 1)(1 − α)⌉-th
+    # score is α exactly, so that rank is the last in the set. In floating
+    # point 1 − 0.9 < 0.1 kept one more score (all of them at n = 9).
+    rank = math.ceil((n + 1) * Fraction(str(level)))  # exact integer arithmetic
+    rng = np.random.default_rng(n)
+    P = rng.dirichlet(np.ones(3), size=n)
+    y = rng.integers(0, 3, size=n)
+    cp = HumanConformalClassifier(calibration="majority", confidence_level=level)
+    cp.fit(P, np.eye(3, dtype=int)[y])
+    scores = np.sort(conformity_scores(P, "lac")[np.arange(n), y])
+    assert cp.threshold_ == scores[rank - 1]
+    S_test = np.r_[scores, scores + 1e-9]
+    P_test = np.c_[1 - S_test, S_test / 2, S_test / 2]  # LAC score of class 0
+    assert np.array_equal(cp.predict_set(P_test)[:, 0], S_test <= scores[rank - 1])
+    # just above the rank-th score the p-value is α itself, and it is out
+    p = cp.predict_pvalues(P_test[[n + rank - 1]])[0, 0]
+    assert Fraction(p).limit_denominator(n + 1) == 1 - Fraction(str(level))
+    # the Display's sets agree with the classifier's
+    pytest.importorskip("matplotlib")
+    from sklearn_hcal.plotting import ConformalCoverageDisplay
+
+    Y_test = np.eye(3, dtype=int)[np.zeros(S_test.size, dtype=int)]
+    disp = ConformalCoverageDisplay.from_predictions(
+        Y_test, cp.predict_pvalues(P_test), levels=[level]
+    )
+    sets = cp.predict_set(P_test)
+    assert disp.mean_set_size[0] == pytest.approx(sets.sum(axis=1).mean())
+
+
+@pytest.mark.parametrize("calibration", ["monte_carlo", "exact"])
+def test_weighted_pvalue_equal_to_alpha_is_out(calibration):
+    # n = 9 items, each with its histogram on one class: every mode's weights
+    # are one-hot, the Monte Carlo ones summed from k/m -- p = 1/10 = α is out
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(3), size=9)
+    Y = 4 * np.eye(3, dtype=int)[rng.integers(0, 3, size=9)]
+    cp = HumanConformalClassifier(
+        calibration=calibration, confidence_level=0.9, random_state=0
+    ).fit(P, Y)
+    assert np.isfinite(cp.threshold_)
+    assert not cp.predict_set(np.array([[1e-6, 0.5 - 5e-7, 0.5]]))[0, 0]
+
+
+def test_monte_carlo_sums_are_exact_fractions():
+    # 0.1 summed 1000 times in floating point is 99.9999999999986
+    S = np.arange(1000.0).reshape(-1, 1) * np.ones((1, 10))
+    W = np.full((1000, 10), 0.1)
+    p = weighted_pvalues(S, W, np.array([0.0, 900.0]), 1000)
+    assert p.tolist() == [1001 / 1001, 101 / 1001]
 
 
 def test_too_few_items_keep_every_class():

@@ -102,8 +102,40 @@ def test_default_score_is_confidence_and_oracle_is_best():
     assert np.allclose(hum, 1 - (p_hat**2).sum(axis=1))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_default_score_is_deferral_scores_default_exactly(dtype):
+    # rows rounded to 3 decimals are renormalised; deferral_score divided
+    # them a second time, moving scores by an ulp and splitting ties: AURC
+    # 0.028458 with y_score=None against 0.028452 with deferral_score's
+    rng = np.random.default_rng(11)
+    Q = rng.dirichlet(np.full(3, 0.7), size=2000)
+    Y = np.array([rng.multinomial(5, q) for q in Q])
+    P = np.round(Q, 3).astype(dtype)
+    score = deferral_score(P)
+    P64 = P.astype(np.float64)
+    # (float32 rows within 1e-5 of one are kept as they are)
+    np.testing.assert_allclose(
+        score,
+        1 - (P64 / P64.sum(axis=1, keepdims=True)).max(axis=1),
+        atol=1e-12 if dtype is np.float64 else 1e-5,
+    )
+    assert aurc_loss(Y, P) == aurc_loss(Y, P, y_score=score)
+    for a, b in zip(
+        risk_coverage_curve(Y, P),
+        risk_coverage_curve(Y, P, y_score=score),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b)
+    assert risk_at_coverage_loss(Y, P) == risk_at_coverage_loss(Y, P, y_score=score)
+
+
 def test_bad_inputs():
     Y, P = _data()
+    for text in (["a"] * len(Y), ["0.5"] * len(Y), [0.5] * (len(Y) - 1) + [{}]):
+        with pytest.raises(ValueError, match="y_score must hold numbers"):
+            aurc_loss(Y, P, y_score=np.array(text, dtype=object))
+    with pytest.raises(ValueError, match="y_score must hold numbers.*got 'a'"):
+        risk_coverage_curve(Y, P, y_score=["a"] * len(Y))
     with pytest.raises(ValueError, match="y_score"):
         aurc_loss(Y, P, y_score=np.ones(3))
     with pytest.raises(ValueError, match="finite"):

@@ -1,5 +1,7 @@
 """Prediction-set metrics against plain loops."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,6 +101,60 @@ def test_bad_sets(data):
         aggregated_coverage_score(Y[:10], S)
     with pytest.raises(ValueError):
         aggregated_coverage_score(Y[:, :3], S)
+
+
+_SET_METRICS = [
+    aggregated_coverage_score,
+    majority_coverage_score,
+    mean_set_size,
+    coverage_by_set_size,
+    size_stratified_coverage_score,
+]
+
+
+@pytest.mark.parametrize("metric", _SET_METRICS, ids=lambda f: f.__name__)
+def test_no_items_is_an_error_for_every_set_metric(data, metric):
+    # mean_set_size returned nan with two RuntimeWarnings
+    Y, S = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="y_set is empty"):
+            metric(Y[:0], S[:0])
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [f for f in _SET_METRICS if f is not mean_set_size],
+    ids=lambda f: f.__name__,
+)
+@pytest.mark.parametrize(
+    ("labels", "match"),
+    [
+        ([0, 0, 1, 2], "labels must name each class once; 0 occurs more than once"),
+        (["a", "b", "a", "c"], "'a' occurs more than once"),
+        ([0, 1, 2], "labels has 3 entries .* but y_set has 4 columns"),
+    ],
+)
+def test_bad_labels_name_the_entry(data, metric, labels, match):
+    # a repeated entry was accepted with an array y_true (columns by position)
+    Y, S = data
+    with pytest.raises(ValueError, match=match):
+        metric(Y, S, labels=labels)
+
+
+def test_messages_name_each_thing_once(data):
+    Y, S = data
+    truth = pd.DataFrame(Y, columns=["a", "b", "c", "d"])
+    with pytest.raises(ValueError) as info:
+        aggregated_coverage_score(truth, S, labels=["a", "b", "c", "e"])
+    assert "the classes of y_set's columns (labels=) ['a', 'b', 'c', 'e']" in str(
+        info.value
+    )
+    assert "the classes of the classes" not in str(info.value)
+    with pytest.raises(ValueError, match="^the columns of y_set must name each"):
+        aggregated_coverage_score(truth, pd.DataFrame(S, columns=list("aabc")))
+    with pytest.raises(ValueError, match="^the columns of y_true must name each"):
+        aggregated_coverage_score(pd.DataFrame(Y, columns=list("aabc")), S)
 
 
 def test_named_truth_and_unnamed_sets_follow_the_positional_rule():

@@ -19,6 +19,7 @@ from sklearn_hcal.plotting import (  # noqa: E402
     AgreementBinDisplay,
     CalibrationDispersionDisplay,
     DisagreementReliabilityDisplay,
+    HumanModelMarginalDisplay,
     MajorityReliabilityDisplay,
 )
 
@@ -158,3 +159,59 @@ def test_agreement_bin_labels_do_not_overprint():
     shown = [t for t in disp.ax_.get_xticklabels() if t.get_visible()]
     assert len(shown) == 12  # turned, not dropped
     assert _overlapping_pairs(shown) == []
+
+
+# --------------------------------------------------------------------------- #
+# The marginals of many classes fit a page
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("n_classes", [3, 4, 5, 10])
+def test_marginal_panels_wrap_to_a_page_width(n_classes):
+    # ten classes in one row were 3072 px wide at 96 dpi, their legend
+    # centred 1536 px from the left edge, off a 1280-px page
+    Y, Q = _problem(n_classes)
+    preds = {"a model with a long name": Q, "sharp": _sharpen(Q, 0.5), "flat": Q**0.5}
+    preds["flat"] = preds["flat"] / preds["flat"].sum(axis=1, keepdims=True)
+    disp = HumanModelMarginalDisplay.from_predictions(Y, preds)
+    fig = disp.figure_
+    fig.draw_without_rendering()
+    width, height = fig.get_size_inches() * 96
+    assert width <= 1152
+    n_cols = min(n_classes, 4)
+    n_rows = -(-n_classes // n_cols)
+    assert disp.axes_.shape == (2 * n_rows + 1, n_cols)
+    # every class and guess panel where it belongs, read row by row
+    for k in range(n_classes):
+        row, col = divmod(k, n_cols)
+        assert disp.axes_[row, col].get_title() == f"P({k})"
+        assert disp.axes_[n_rows + row, col].get_title().startswith(f"{k + 1}")
+    assert disp.axes_[-1, 0].get_title() == "DistCE (TVD)"
+    assert disp.axes_[-1, 1].get_title().startswith("Entropy")
+    used = n_classes * 2 + 2
+    assert sum(ax.axison for ax in disp.axes_.flat) == used
+    # the legend and every title lie inside the figure
+    renderer = fig.canvas.get_renderer()
+    inside = fig.bbox.padded(1)
+    (legend,) = fig.legends
+    boxes = [legend.get_window_extent(renderer)]
+    boxes += [ax.title.get_window_extent(renderer) for ax in disp.axes_.flat]
+    for box in boxes:
+        assert inside.x0 <= box.x0 and box.x1 <= inside.x1
+        assert inside.y0 <= box.y0 and box.y1 <= inside.y1
+    assert [t.get_text() for t in legend.get_texts()] == ["Human", *preds]
+
+
+def test_marginal_columns_on_request():
+    Y, Q = _problem(5)
+    disp = HumanModelMarginalDisplay.from_predictions(Y, Q, n_cols=5)
+    assert disp.axes_.shape == (3, 5)
+    again = HumanModelMarginalDisplay.from_predictions(
+        Y, _sharpen(Q, 0.5), name="other", ax=disp.axes_, n_cols=5
+    )
+    assert again.figure_ is disp.figure_
+    with pytest.raises(
+        ValueError,
+        match=r"\(5, 4\) grid of Axes for 5 classes in 4 columns, got shape \(3, 5\)",
+    ):
+        HumanModelMarginalDisplay.from_predictions(Y, Q, ax=disp.axes_)
+    with pytest.raises(ValueError, match="n_cols"):
+        HumanModelMarginalDisplay.from_predictions(Y, Q, n_cols=1)

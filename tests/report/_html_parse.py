@@ -10,11 +10,13 @@ class TableReader(HTMLParser):
 
     ``tables[cls]`` is a list of rows; a row is a list of ``(text, classes)``
     for its ``th``/``td`` cells, text with whitespace collapsed.
+    ``blocks[cls]`` holds the same rows table by table.
     """
 
     def __init__(self):
         super().__init__()
         self.tables: dict[str, list] = {}
+        self.blocks: dict[str, list] = {}
         self.images: list[dict] = []
         self.tags: list[tuple[str, dict]] = []
         self._table = None
@@ -26,6 +28,8 @@ class TableReader(HTMLParser):
         self.tags.append((tag, attrs))
         if tag == "table":
             self._table = self.tables.setdefault(attrs.get("class", ""), [])
+            self._class = attrs.get("class", "")
+            self.blocks.setdefault(self._class, []).append([])
         elif tag == "tr" and self._table is not None:
             self._row = []
         elif tag in ("td", "th") and self._row is not None:
@@ -43,6 +47,7 @@ class TableReader(HTMLParser):
         elif tag == "tr" and self._row is not None:
             if self._row:
                 self._table.append(self._row)
+                self.blocks[self._class][-1].append(self._row)
             self._row = None
         elif tag == "table":
             self._table = None
@@ -57,3 +62,21 @@ def read_tables(html: str) -> TableReader:
     reader.feed(html)
     reader.close()
     return reader
+
+
+def metric_table(html: str) -> tuple:
+    """``(header, {row name: cells})`` of the metric table, its blocks joined.
+
+    The report cuts a wide table into blocks of columns that repeat the row
+    names; ``header`` is the row names' header then every metric's, ``cells``
+    every metric cell ``(text, classes)`` of a row, in column order.
+    """
+    blocks = read_tables(html).blocks["metrics"]
+    header = [blocks[0][0][0][0]]
+    body: dict = {}
+    for block in blocks:
+        assert block[0][0][0] == header[0]  # each block repeats the row names
+        header += [text for text, _ in block[0][1:]]
+        for row in block[1:]:
+            body.setdefault(row[0][0], []).extend(row[1:])
+    return header, body

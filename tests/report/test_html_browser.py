@@ -54,10 +54,26 @@ window.addEventListener('load', function () {
   });
   var legend = Array.prototype.map.call(
     document.querySelectorAll('tr.legend'), function (r) { return r.innerText; });
+  var box = function (e) {
+    var r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, width: r.width};
+  };
+  var layout = {
+    viewport: window.innerWidth,
+    scroll_width: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight,
+    tables: Array.prototype.map.call(document.querySelectorAll('table'), box),
+    figures: Array.prototype.map.call(document.images, function (i) {
+      var b = box(i);
+      b.natural = i.naturalWidth;
+      b.id = i.parentNode.id;
+      return b;
+    })
+  };
   var out = document.createElement('pre');
   out.id = 'hcal-probe';
   out.textContent = JSON.stringify(
-    {errors: window.__errors, images: images, legend: legend});
+    {errors: window.__errors, images: images, legend: legend, layout: layout});
   document.body.appendChild(out);
 });
 </script>"""
@@ -92,7 +108,7 @@ def _console_lines(stderr: str) -> list:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
 
 
-def _probe(browser, page, tmp_path) -> dict:
+def _probe(browser, page, tmp_path, *extra) -> dict:
     html = page.read_text(encoding="utf-8")
     # The report forbids scripts (its Content-Security-Policy); the probe is
     # the test's, so the copy allows inline scripts and nothing more.
@@ -102,7 +118,7 @@ def _probe(browser, page, tmp_path) -> dict:
     html = html.replace("<head>", "<head>" + _PROBE, 1)
     copy = page.with_name(page.stem + "-probe.html")
     copy.write_text(html, encoding="utf-8")
-    dom = _run(browser, copy, tmp_path, "--dump-dom").stdout
+    dom = _run(browser, copy, tmp_path, *extra, "--dump-dom").stdout
     found = re.search(r'<pre id="hcal-probe">(.*?)</pre>', dom, re.S)
     assert found, dom[-2000:]
     text = found.group(1)
@@ -111,21 +127,35 @@ def _probe(browser, page, tmp_path) -> dict:
     return json.loads(text.replace("&amp;", "&"))
 
 
-@pytest.fixture(scope="module")
-def report_file(tmp_path_factory):
-    rng = np.random.default_rng(0)
-    Q = rng.dirichlet([1.0, 1.0, 1.0], size=400)
+def _report_file(folder, *, n_classes, noise, n_bootstrap, seed, uniform=False):
+    """A report of the oracle and a noisy model (and the uniform prediction)
+    on 400 items of five labels, written to ``folder/report.html``."""
+    rng = np.random.default_rng(seed)
+    Q = rng.dirichlet(np.ones(n_classes), size=400)
     Y = np.array([rng.multinomial(5, q) for q in Q])
-    noisy = Q + rng.uniform(0, 0.5, Q.shape)
+    noisy = Q + rng.uniform(0, noise, Q.shape)
     preds = {"oracle": Q, "noisy": noisy / noisy.sum(1, keepdims=True)}
+    if uniform:
+        preds["uniform"] = np.full(Q.shape, 1.0 / n_classes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         report = CalibrationReport.from_predictions(
-            Y, preds, n_bootstrap=30, random_state=0
+            Y, preds, n_bootstrap=n_bootstrap, random_state=0
         )
-    path = tmp_path_factory.mktemp("report") / "report.html"
+    path = folder / "report.html"
     report.to_html(path)
     return path, report
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory):
+    return _report_file(
+        tmp_path_factory.mktemp("report"),
+        n_classes=3,
+        noise=0.5,
+        n_bootstrap=30,
+        seed=0,
+    )
 
 
 @pytest.mark.slow
@@ -190,3 +220,59 @@ def test_the_browser_checks_can_fail(tmp_path):
     assert any("example.com" in e for e in found["errors"])
     assert any(e.startswith("load error: IMG data:") for e in found["errors"])
     assert "console: control error" in found["errors"]
+
+
+@pytest.fixture(scope="module")
+def ten_class_report(tmp_path_factory):
+    # the report people share: ten classes, three models, intervals, the 16
+    # default columns, every figure
+    return _report_file(
+        tmp_path_factory.mktemp("report10"),
+        n_classes=10,
+        noise=0.3,
+        n_bootstrap=20,
+        seed=1,
+        uniform=True,
+    )
+
+
+@pytest.mark.slow
+def test_ten_classes_fit_a_1280_px_page(ten_class_report, tmp_path):
+    # The marginals strip was 3072 px wide (its legend centred off-screen)
+    # and the 16-column table 2400 px: both needed horizontal scrolling.
+    browser = require_chromium()
+    page, report = ten_class_report
+    assert len(report.legend()) == 16
+    window = ("--hide-scrollbars", "--window-size=1280,1000")
+    layout = _probe(browser, page, tmp_path, *window)["layout"]
+    assert layout["viewport"] == 1280
+    assert layout["scroll_width"] <= 1280  # nothing to scroll sideways
+    assert len(layout["tables"]) >= 3  # the metric blocks and the legend
+    for table in layout["tables"]:
+        assert table["right"] <= 1280, table
+    figures = {f["id"]: f for f in layout["figures"]}
+    assert len(figures) == 5 and "figure-marginals" in figures
+    for figure in figures.values():
+        # drawn for the page: shown at its own size, not shrunk to fit
+        assert figure["natural"] <= 1280 - 16, figure
+        assert figure["width"] == pytest.approx(figure["natural"], abs=2), figure
+        assert figure["right"] <= 1280, figure
+    # the screenshot of the whole page: no ink reaches its right edge, where
+    # anything wider than the page would be cut
+    shot = tmp_path / "report10.png"
+    _run(
+        browser,
+        page,
+        tmp_path,
+        "--hide-scrollbars",
+        f"--window-size=1280,{int(layout['height']) + 20}",
+        f"--screenshot={shot}",
+    )
+    from matplotlib.image import imread
+
+    pixels = imread(shot)[..., :3]
+    assert pixels.shape[1] == 1280
+    ink = np.any(pixels < 0.9, axis=-1)
+    assert ink.mean() > 0.02  # the page was drawn
+    columns = np.flatnonzero(ink.any(axis=0))
+    assert columns.max() < 1280 - 4, columns.max()

@@ -15,7 +15,7 @@ import pytest
 from sklearn_hcal.cli import main
 from sklearn_hcal.metrics import _registry, annotator_report, human_calibration_report
 from sklearn_hcal.report import CalibrationReport
-from tests.report._html_parse import read_tables
+from tests.report._html_parse import metric_table, read_tables
 
 pytest.importorskip("matplotlib")
 
@@ -44,11 +44,8 @@ def boot_report():
 
 
 def _metric_rows(html):
-    """``{row name: [cell text, ...]}`` and the header of the metric table."""
-    rows = read_tables(html).tables["metrics"]
-    header = [text for text, _ in rows[0]]
-    body = {r[0][0]: r[1:] for r in rows[1:]}
-    return header, body
+    """The header of the metric table and ``{row name: [cell, ...]}``."""
+    return metric_table(html)
 
 
 def test_notebook_shows_the_dataframe_values_to_the_printed_precision(boot_report):
@@ -258,6 +255,155 @@ def test_bad_arguments():
         CalibrationReport.from_predictions(Y, preds, return_bootstrap=True)
     with pytest.raises(ValueError, match="digits"):
         CalibrationReport.from_predictions(Y, preds, digits=-2)
+
+
+def test_repeated_names_are_named():
+    # pandas answered "The truth value of a Series is ambiguous"
+    Y, preds = _data(n=20)
+    table = human_calibration_report(Y, preds, metrics=["jsd", "kl"], n_bootstrap=5)
+    twice = pd.concat([table, table.iloc[[1]]])
+    for show in (CalibrationReport.to_html, CalibrationReport._repr_html_):
+        with pytest.raises(
+            ValueError, match=r"classifier 'noisy' more than once .*\[1, 3\]"
+        ):
+            show(CalibrationReport(twice))
+    with pytest.raises(ValueError, match="classifier 'noisy' more than once"):
+        CalibrationReport(twice).formatted()
+    columns = pd.concat([table[["jsd"]], table[["jsd", "kl"]]], axis=1)
+    with pytest.raises(ValueError, match="column 'jsd' more than once"):
+        CalibrationReport(columns).to_html()
+
+
+_PLANTED = "<b id='planted'>x</b>&amp;"
+
+
+def test_every_value_that_reaches_the_page_is_escaped():
+    # a string in an interval cell reached the HTML as markup
+    index = pd.Index([f"model {_PLANTED}", "other"], name=f"by {_PLANTED}")
+    table = pd.DataFrame(
+        {
+            "jsd": [0.1, _PLANTED],
+            "jsd_low": [_PLANTED, 0.05],
+            "jsd_high": [0.2, _PLANTED],
+            f"col {_PLANTED}": [1.0, 2.0],
+        },
+        index=index,
+    )
+    annotators = pd.DataFrame({f"n {_PLANTED}": [_PLANTED]}, index=[_PLANTED])
+    report = CalibrationReport(
+        table,
+        title=f"title {_PLANTED}",
+        notes=[f"note {_PLANTED}"],
+        annotator_table=annotators,
+        aliases={f"col {_PLANTED}": "jsd"},
+    )
+    for html in (report.to_html(), report._repr_html_()):
+        reader = read_tables(html)
+        assert not any(
+            tag == "b" or attrs.get("id") == "planted" for tag, attrs in reader.tags
+        )
+        header, body = metric_table(html)
+        assert header[0] == f"by {_PLANTED}"
+        assert header[2] == f"col {_PLANTED} ↓"
+        assert body[f"model {_PLANTED}"][0][0] == f"0.1000 [{_PLANTED}, 0.2000]"
+        assert body["other"][0][0] == f"{_PLANTED} [0.0500, {_PLANTED}]"
+        assert reader.tables["plain"][1][0][0] == _PLANTED
+        assert f"title {_PLANTED}" not in html  # only its escaped form
+        assert "title &lt;b id=&#x27;planted&#x27;&gt;x&lt;/b&gt;&amp;amp;" in html
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_hcal import AlphaCalibrator
+    from sklearn_hcal.datasets import make_label_histograms
+
+    X, Y, _ = make_label_histograms(
+        900, n_classes=3, n_annotations=5, concentration=1.0, random_state=0
+    )
+    clf = LogisticRegression().fit(X[:300], Y[:300].argmax(axis=1))
+    alpha = AlphaCalibrator(FrozenEstimator(clf)).fit(X[300:600], Y[300:600])
+    return X[600:], Y[600:], clf, alpha
+
+
+def test_from_estimator_uses_an_alpha_models_own_disagreement(fitted):
+    # the user need not remember disagreement=alpha.predict_disagreement(X)
+    X, Y, clf, alpha = fitted
+    report = CalibrationReport.from_estimator(
+        {"raw": clf, "alpha": alpha}, X, Y, n_bootstrap=10, random_state=0
+    )
+    expected = human_calibration_report(
+        Y,
+        {"raw": clf.predict_proba(X), "alpha": alpha.predict_proba(X)},
+        disagreement={"alpha": alpha.predict_disagreement(X)},
+        n_bootstrap=10,
+        random_state=0,
+    )
+    pd.testing.assert_frame_equal(report.table, expected)
+    # α-calibration lowers the disagreement losses (Mimori et al., Table 2)
+    table = report.table
+    assert table.loc["alpha", "disagreement_ce"] < table.loc["raw", "disagreement_ce"]
+    # the figure draws the same φ, and the summary says whose it is
+    _, _, phi, _, _ = report._data()
+    np.testing.assert_array_equal(phi["alpha"], alpha.predict_disagreement(X))
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(phi["raw"], 1 - (P**2).sum(axis=1), atol=1e-12)
+    html = report.to_html(figures=False)
+    assert (
+        "<dt>predicted disagreement φ</dt><dd>alpha: the classifier&#x27;s own; "
+        "raw: 1 − Σ q² of its probabilities</dd>"
+    ) in html
+    # the point prediction for all when asked
+    plain = CalibrationReport.from_estimator(
+        {"raw": clf, "alpha": alpha}, X, Y, response_method="predict_proba"
+    )
+    pd.testing.assert_frame_equal(
+        plain.table,
+        human_calibration_report(
+            Y, {"raw": clf.predict_proba(X), "alpha": alpha.predict_proba(X)}
+        ),
+    )
+    assert "<dt>predicted disagreement φ</dt>" not in plain.to_html(figures=False)
+
+
+def test_from_estimator_names_and_classes(fitted):
+    X, Y, clf, _ = fitted
+    one = CalibrationReport.from_estimator(clf, X, Y, metrics=["kl"])
+    assert list(one.table.index) == ["LogisticRegression"]
+    named = CalibrationReport.from_estimator(clf, X, Y, name="lr", metrics=["kl"])
+    assert list(named.table.index) == ["lr"]
+    # predict_proba's columns are the classes_: matched by name with a
+    # DataFrame in another column order, and with 1-D labels
+    frame = pd.DataFrame(Y, columns=clf.classes_)[[2, 0, 1]]
+    shuffled = CalibrationReport.from_estimator(clf, X, frame, metrics=["kl"])
+    assert shuffled.table.loc["LogisticRegression", "kl"] == pytest.approx(
+        one.table.loc["LogisticRegression", "kl"], rel=1e-12
+    )
+    labels = CalibrationReport.from_estimator(
+        clf, X, Y.argmax(axis=1), metrics=["accuracy"]
+    )
+    assert labels.table.iloc[0, 0] == pytest.approx(
+        np.mean(clf.predict(X) == Y.argmax(axis=1))
+    )
+
+
+def test_from_estimator_bad_arguments(fitted):
+    from sklearn.linear_model import LinearRegression
+
+    X, Y, clf, _ = fitted
+    for param in ("disagreement", "labels"):
+        with pytest.raises(ValueError, match=f"{param} is not a parameter of from_e"):
+            CalibrationReport.from_estimator(clf, X, Y, **{param: None})
+    with pytest.raises(ValueError, match="estimator"):
+        CalibrationReport.from_estimator(LinearRegression().fit(X, Y[:, 0]), X, Y)
+    with pytest.raises(ValueError, match="estimator 'bad' .* no predict_proba"):
+        CalibrationReport.from_estimator(
+            {"ok": clf, "bad": LinearRegression().fit(X, Y[:, 0])}, X, Y
+        )
+    with pytest.raises(ValueError, match="response_method"):
+        CalibrationReport.from_estimator(clf, X, Y, response_method="nope")
 
 
 def test_without_matplotlib_the_file_says_so(monkeypatch):

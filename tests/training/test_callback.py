@@ -154,3 +154,46 @@ def test_errors_and_no_validation(data):
         net.fit(X, Y)
     assert any("no validation batch" in str(w.message) for w in caught)
     assert "neg_kl_divergence" not in net.history[-1]
+
+
+@pytest.mark.parametrize(
+    ("monitor", "match"),
+    [
+        ("kl", "records that metric in net.history as 'neg_kl_divergence'"),
+        ("kl_divergence", "monitor='neg_kl_divergence', lower_is_better=False"),
+        ("kl_best", "monitor='neg_kl_divergence_best'"),
+    ],
+)
+def test_monitor_under_another_name_of_a_recorded_metric_raises(data, monitor, match):
+    # the user wrote "kl" for both; the history holds neg_kl_divergence
+    # (−KL): skorch failed after an epoch with a missing key
+    X, Y, Xv, Tv = data
+    stop = EarlyStopping(monitor=monitor)
+    net = _net((Xv, Tv), [HumanMetricsCallback(["kl"]), stop], max_epochs=2)
+    with pytest.raises(ValueError, match=match):
+        net.fit(X, Y)
+
+
+def test_counts_through_a_predefined_split_reach_the_count_metrics(data):
+    # the documented way to score Mimori et al.'s estimators: integer counts
+    # as validation targets (crashed inside torch's loss)
+    from sklearn_hcal.metrics import expected_squared_loss
+
+    X, Y, _, _ = data
+    Xv, Yv = X[200:], Y[200:]
+    cb = HumanMetricsCallback(["sq_loss", "kl"])
+    net = _net((Xv, Yv), [cb], max_epochs=2)
+    net.fit(X[:200], Y[:200])
+    proba = net.predict_proba(Xv)
+    last = net.history[-1]
+    np.testing.assert_allclose(
+        last["neg_expected_squared_loss"], -expected_squared_loss(Yv, proba), **TOL
+    )
+    np.testing.assert_allclose(
+        last["neg_kl_divergence"], -kl_divergence(Yv, proba), **TOL
+    )
+    # the validation loss is the soft cross-entropy against Y / n, as in fit
+    P_hat = Yv / Yv.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(
+        last["valid_loss"], -(P_hat * np.log(proba)).sum(axis=1).mean(), rtol=1e-5
+    )

@@ -354,6 +354,49 @@ def test_bad_input(tabular):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_predefined_validation_counts_give_the_soft_cross_entropy(tabular, dtype):
+    # fit's targets are normalised to Y / n, a predefined validation set's
+    # were not: valid_loss was n = 5 times the soft cross-entropy, and
+    # integer counts crashed inside torch
+    from skorch.dataset import Dataset
+    from skorch.helper import predefined_split
+
+    X, Y, _ = tabular
+    valid = Dataset(X[150:], Y[150:].astype(dtype))
+    net = make_soft_label_net(
+        Linear, max_epochs=2, random_state=0, train_split=predefined_split(valid)
+    ).fit(X[:150], Y[:150])
+    P_hat = Y[150:] / Y[150:].sum(axis=1, keepdims=True)
+    logits = skorch_logits(net, X[150:])
+    expected = -(P_hat * log_softmax(logits, axis=1)).sum(axis=1).mean()
+    assert net.history[-1, "valid_loss"] == pytest.approx(expected, rel=1e-5)
+    majority = np.mean(logits.argmax(axis=1) == Y[150:].argmax(axis=1))
+    assert net.history[-1, "valid_acc"] == pytest.approx(majority)
+
+
+@pytest.mark.slow
+def test_bad_predefined_validation_targets(tabular):
+    from skorch.dataset import Dataset
+    from skorch.helper import predefined_split
+
+    X, Y, _ = tabular
+    Yv = Y[150:].copy()
+    Yv[3] = 0
+    net = make_soft_label_net(
+        Linear,
+        max_epochs=1,
+        random_state=0,
+        train_split=predefined_split(Dataset(X[150:], Yv)),
+    )
+    with pytest.raises(ValueError, match=r"validation targets.*row 3"):
+        net.fit(X[:150], Y[:150])
+    Yv[3] = -1
+    with pytest.raises(ValueError, match="validation targets"):
+        net.fit(X[:150], Y[:150])
+
+
+@pytest.mark.slow
 def test_module_width_follows_the_classes(tabular):
     # A module class taking n_classes gets one output per class of the data
     # unless module__n_classes is given; an instance is used as it is.
