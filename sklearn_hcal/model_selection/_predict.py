@@ -7,9 +7,10 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import is_classifier
 
+from .._frontend import class_columns
 from .._validation import column_order, frame_names
 from .._validation._targets import check_target
-from ..calibration._shared import class_columns, cross_fit
+from ..calibration._shared import cross_fit
 from ..utils._compat import HasMethods, num_samples, validate_params
 from ..utils._pipeline import final_estimator, get_method
 
