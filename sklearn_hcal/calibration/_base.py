@@ -108,14 +108,14 @@ class _BaseCalibrator(
                 f"trains nothing itself, so {name} cannot cross-fit it; fit it, "
                 f"then pass FrozenEstimator({type(self.estimator).__name__}(...))."
             )
-        # frames up to fit's caller: _unfrozen_outputs, _fit_front, _fit, fit,
+        # fit's caller: above _unfrozen_outputs, _fit_front, _fit, fit and
         # fit_context's wrapper
         warn_fitted_not_frozen(
             self.estimator,
             owner=name,
             param="estimator",
             action="it is cloned and cross-fitted afresh on cv folds",
-            stacklevel=5,
+            stacklevel=6,
         )
         inner_weight = sample_weight
         if sample_weight is not None and sample_weight_key(self.estimator) is None:
