@@ -41,9 +41,12 @@ from ._features import (
     member_probabilities,
     standardize_features,
 )
-from ._model import warn_if_degenerate
 from ._predict import _DirichletPredictionsMixin
-from ._solvers import fit_concentration_model, predict_log_alpha0
+from ._solvers import (
+    fit_concentration_model,
+    predict_log_alpha0,
+    warn_if_degenerate,
+)
 
 __all__ = ["AlphaCalibrator"]
 
