@@ -151,3 +151,28 @@ def test_an_unfrozen_classifier_is_the_subclass_s_business():
     _fit(TemperatureScaler(LogisticRegression(), cv=2), X, Y.argmax(axis=1))
     with pytest.raises(ValueError, match=r"FrozenEstimator.*split conformal"):
         HumanConformalClassifier(LogisticRegression()).fit(X, Y)
+
+
+TARGET_ONLY_CASES = [
+    "NaN count",
+    "counts and y lengths",
+    "fewer rows than X",
+    "frame with a class named twice",
+    "negative count",
+    "no target",
+    "ragged rows",
+]
+
+
+@pytest.mark.parametrize("case", TARGET_ONLY_CASES)
+def test_an_estimator_of_the_first_level_reads_targets_the_same_way(case):
+    # SoftLabelClassifier inherits only the targets (HumanTargetMixin), as
+    # the estimators fitted on annotations will
+    from sklearn_hcal import SoftLabelClassifier
+
+    X_, y_, kw = BAD_TARGETS[case]()
+    features = X[: len(X_)]
+    with pytest.raises(ValueError) as err:
+        SoftLabelClassifier(LogisticRegression()).fit(features, y_, **kw)
+    mine = re.sub("SoftLabelClassifier", "<estimator>", str(err.value))
+    assert mine == _message(TemperatureScaler, X_, y_, kw, {})
