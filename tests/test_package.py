@@ -16,6 +16,7 @@ def test_import_does_not_pull_torch_or_matplotlib():
         "import sklearn_hcal.report, sklearn_hcal.conformal, sklearn_hcal.cli;"
         "from sklearn_hcal.metrics import jensen_shannon_distance, MetricState;"
         "from sklearn_hcal import HumanConformalClassifier, TemperatureScaler;"
+        "from sklearn_hcal import AlphaCalibrator;"
         "bad = [m for m in ('torch', 'skorch', 'matplotlib', 'dask')"
         " if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"

@@ -17,20 +17,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    HumanScoreMixin,
-    check_item_weights,
-    check_target,
-    resolve_targets,
-    select_target,
-)
+from .._validation import HumanTargetMixin
 from ..datasets._shared import draw_annotation
 from ..utils._compat import (
     HasMethods,
     StrOptions,
     fit_context,
     get_tags,
-    num_samples,
     safe_indexing,
     validate_data,
 )
@@ -58,7 +51,7 @@ def _estimator_has(attr):
 
 
 class SoftLabelClassifier(
-    MetaEstimatorMixin, HumanScoreMixin, ClassifierMixin, BaseEstimator
+    MetaEstimatorMixin, HumanTargetMixin, ClassifierMixin, BaseEstimator
 ):
     """Fit any scikit-learn classifier on label histograms (soft labels).
 
@@ -135,6 +128,8 @@ class SoftLabelClassifier(
         The classes in column order: ``classes`` if given, else the columns of
         a DataFrame ``y`` (``0 .. n_classes - 1`` for an array), or the sorted
         labels of a 1-D ``y``.
+    n_classes_ : int
+        Number of classes.
     strategy_ : str
         The strategy that was used (``"auto"`` resolved).
     n_features_in_ : int
@@ -181,6 +176,10 @@ class SoftLabelClassifier(
 
     #: fits on label histograms (cross-fitting calibrators do not wrap it)
     _fits_histograms = True
+
+    #: the rows of an item are weighted by its counts: soft labels (rows of
+    #: probabilities) have none
+    _allow_probability_targets = False
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
@@ -271,10 +270,10 @@ class SoftLabelClassifier(
                 "TemperatureScaler(FrozenEstimator(clf)); to score it, pass its "
                 "classes_ as labels= to the metrics."
             )
-        y, name = select_target(y, counts, owner=type(self).__name__)
+        # the estimators' front end, targets only (developer guide §estimators)
+        targets = self._read_targets(X, y, counts)
         validate_data(self, X, skip_check_array=True, reset=True)
-        n_samples = num_samples(X)
-        y, is_hist = check_target(y, name=name)
+        is_hist = targets.is_histogram
         weight_key = sample_weight_key(self.estimator)
         strategy = self._resolve_strategy(is_hist, weight_key)
         if sample_weight is not None and weight_key is None:
@@ -283,15 +282,8 @@ class SoftLabelClassifier(
                 f"{type(self.estimator).__name__}.fit does not accept it (nor "
                 "does a Pipeline's final step)."
             )
-        sample_weight = check_item_weights(sample_weight, X)
-        Y, classes = resolve_targets(
-            y, classes=self.classes, allow_probabilities=False, name=name
-        )
-        if Y.shape[0] != n_samples:
-            raise ValueError(
-                f"X and {name} have different numbers of samples: {n_samples} and "
-                f"{Y.shape[0]}."
-            )
+        sample_weight = self._item_weights(sample_weight, X)
+        Y = self._resolve_targets(targets)  # sets classes_
         if is_hist:
             rows, y_fit, weight = self._histogram_rows(Y, strategy)
             if sample_weight is not None:
@@ -305,7 +297,6 @@ class SoftLabelClassifier(
             y_fit = Y.argmax(axis=1)
             X_fit, weight = X, sample_weight
 
-        self.classes_ = np.asarray(classes)
         self.strategy_ = strategy
         self.estimator_ = fit_with_sample_weight(
             clone(self.estimator), X_fit, y_fit, weight

@@ -7,7 +7,8 @@ tolerances and the block machinery of the chunked passes; :mod:`._labels`
 maps labels and class names to columns; :mod:`._scan` checks the values of
 histograms and probabilities; :mod:`._pair` validates a (human labels,
 model probabilities) pair for the metrics; :mod:`._targets` resolves the
-targets of the estimators.
+targets of the estimators (``HumanTargetMixin``, the first level of the
+estimators' front end, developer guide §estimators).
 """
 
 from ._core import (
@@ -57,7 +58,10 @@ from ._scan import (
 )
 from ._targets import (
     HumanScoreMixin,
+    HumanTargetMixin,
+    Targets,
     check_item_weights,
+    check_min_samples,
     check_n_samples,
     check_new_labels,
     check_target,
@@ -73,11 +77,13 @@ __all__ = [
     "Block",
     "DISAGREEMENT_TOL",
     "HumanScoreMixin",
+    "HumanTargetMixin",
     "NEGATIVE_ROUNDING_TOL",
     "PROBA_FLOOR",
     "Pair",
     "ROUNDING_TOL_PER_CLASS",
     "ROW_SUM_TOL",
+    "Targets",
     "all_finite",
     "as_array",
     "check_class_names",
@@ -88,6 +94,7 @@ __all__ = [
     "check_label_histograms",
     "check_labels",
     "check_logits",
+    "check_min_samples",
     "check_n_samples",
     "check_new_labels",
     "check_pair",

@@ -1,7 +1,8 @@
 """Targets of the estimators, matched to classes by name.
 
-Every estimator of the package (:class:`~sklearn_hcal.SoftLabelClassifier`
-and the calibrators) takes the same targets (developer guide §data-conventions) and
+Every estimator of the package (:class:`~sklearn_hcal.SoftLabelClassifier`,
+the calibrators, the conformal classifier and whatever is fitted on human
+labels) takes the same targets (developer guide §data-conventions) and
 resolves them here:
 
 * a label histogram ``(n_samples, n_classes)`` -- an array, a sparse matrix or
@@ -16,9 +17,25 @@ or a ``ValueError`` when the two sets of names differ; an array's columns are
 positional, or named by the estimator's ``classes`` parameter; labels are
 looked up by name. A DataFrame with the default ``RangeIndex`` columns
 (``pd.DataFrame(array)``) carries no names and counts as an array.
+
+:class:`HumanTargetMixin` is the first level of the estimators' front end
+(developer guide §estimators): what any estimator fitted on human labels
+does with its targets, without anything about scores or wrapped
+classifiers. An estimator with a ``classes`` parameter inherits it and
+calls, in ``fit``::
+
+    targets = self._read_targets(X, y, counts)   # counts replaces y; checked
+    sample_weight = self._item_weights(sample_weight, X)
+    Y = self._resolve_targets(targets, reference=..., n_classes=...)
+    # Y: float64 (n_samples, n_classes) in the order of classes_ (set here)
+
+and gets ``score`` (:class:`HumanScoreMixin`). Estimators whose ``X`` is a
+classifier's output build on it in :mod:`sklearn_hcal._frontend`.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,7 +53,10 @@ from ._weights import check_weight_values
 
 __all__ = [
     "HumanScoreMixin",
+    "HumanTargetMixin",
+    "Targets",
     "check_item_weights",
+    "check_min_samples",
     "check_n_samples",
     "check_new_labels",
     "check_target",
@@ -78,6 +98,15 @@ def check_n_samples(a, b, a_name: str, b_name: str) -> None:
         raise ValueError(
             f"{a_name} and {b_name} have different numbers of samples: {n_a} and "
             f"{n_b} (one row per item in each)."
+        )
+
+
+def check_min_samples(n_samples: int, owner: str, minimum: int = 2) -> None:
+    """Raise unless an estimator has at least ``minimum`` items to fit on."""
+    if n_samples < minimum:
+        raise ValueError(
+            f"{owner} needs at least {minimum} samples to fit; got {n_samples} "
+            f"sample(s) (n_samples={n_samples})."
         )
 
 
@@ -265,8 +294,14 @@ def check_new_labels(Y_new, n_samples: int, classes) -> np.ndarray:
         order = column_order(names, classes, name="Y_new", target_name="classes_")
         if order is not None:
             arr = arr[:, order]
-    if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.any(arr % 1 != 0):
-        raise ValueError("Y_new must hold finite non-negative integer counts.")
+    with np.errstate(invalid="ignore"):  # inf % 1 is NaN: flagged below
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr % 1 != 0)
+    if bad.any():
+        row, col = divmod(int(np.argmax(bad)), K)
+        raise ValueError(
+            "Y_new must hold finite non-negative integer counts; row "
+            f"{row}, class {classes.tolist()[col]!r} is {arr[row, col].item()!r}."
+        )
     return arr
 
 
@@ -333,3 +368,90 @@ class HumanScoreMixin:
         """
         check_is_fitted(self)
         return human_score(self, X, y, sample_weight=sample_weight, counts=counts)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """An estimator's targets as given, checked (:func:`check_target`).
+
+    Attributes
+    ----------
+    y : array-like, DataFrame or ndarray
+        A label histogram (a DataFrame keeps its column names) or validated
+        1-D labels.
+    is_histogram : bool
+        Whether ``y`` is a histogram (else one label per item).
+    name : str
+        The argument it came from, ``"y"`` or ``"counts"`` (for messages).
+    """
+
+    y: object
+    is_histogram: bool
+    name: str
+
+
+class HumanTargetMixin(HumanScoreMixin):
+    """The targets of an estimator fitted on human labels (the front end's
+    first level; see the module docstring and developer guide §estimators).
+
+    Reads the estimator's ``classes`` parameter when it has one. Sets
+    ``classes_`` and ``n_classes_`` in :meth:`_resolve_targets`.
+    """
+
+    #: whether rows of probabilities are accepted as targets (soft labels);
+    #: estimators whose likelihood needs counts set it to False
+    _allow_probability_targets = True
+
+    def _read_targets(self, X, y, counts=None) -> Targets:
+        """``counts`` replaces ``y`` (convention B); checked; rows of ``X``.
+
+        ``X=None`` skips the length check (an estimator without features).
+        A missing target raises scikit-learn's "requires y to be passed".
+        """
+        y, name = select_target(y, counts, owner=type(self).__name__)
+        y, is_hist = check_target(y, name=name)
+        if X is not None:
+            check_n_samples(X, y, "X", name)
+        return Targets(y, is_hist, name)
+
+    def _item_weights(self, sample_weight, X):
+        """``sample_weight`` as float64 item weights (row and value named)."""
+        return check_item_weights(sample_weight, X)
+
+    def _resolve_targets(
+        self,
+        targets: Targets,
+        *,
+        n_classes: int | None = None,
+        reference=None,
+        reference_name: str = "the estimator's classes_",
+    ) -> np.ndarray:
+        """Float64 histograms in the order of ``classes_``, which it sets.
+
+        ``reference`` is the class of each predicted column when names say it
+        (a wrapped classifier's ``classes_``, a score DataFrame's columns):
+        the histogram is aligned with it by name. ``n_classes`` is the number
+        of predicted columns (the scores').
+        """
+        Y, classes = resolve_targets(
+            targets.y,
+            n_classes=n_classes,
+            reference=reference,
+            classes=getattr(self, "classes", None),
+            allow_probabilities=self._allow_probability_targets,
+            name=targets.name,
+            reference_name=reference_name,
+        )
+        if n_classes is not None and Y.shape[1] != n_classes:
+            raise ValueError(
+                f"{targets.name} has {Y.shape[1]} classes but the scores have "
+                f"{n_classes} columns (class-count mismatch)."
+            )
+        self.classes_ = np.asarray(classes)
+        self.n_classes_ = int(Y.shape[1])
+        return Y
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.single_output = True
+        return tags

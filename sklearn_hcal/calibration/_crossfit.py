@@ -18,11 +18,11 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import indexable
 from sklearn.utils.parallel import Parallel, delayed
 
+from .._frontend import is_fitted
 from .._validation import is_histogram_target
 from ..utils._compat import check_method_params, num_samples, safe_indexing
 from ..utils._pipeline import final_estimator
 from ..utils._sample_weight import fit_with_sample_weight
-from ._scores import is_fitted
 
 __all__ = ["accepts_histograms", "cross_fit", "fit_clone", "warn_fitted_not_frozen"]
 
@@ -43,7 +43,7 @@ def warn_fitted_not_frozen(
 ) -> None:
     """Warn when a fitted estimator is trained afresh (developer guide §prefit).
 
-    Under the prefit rule (:func:`._scores.is_prefit`) a fitted estimator
+    Under the prefit rule (:func:`sklearn_hcal._frontend.is_prefit`) a fitted estimator
     that is not frozen is cloned and trained again; the fitted one is not
     used, which a user who meant it to be is told.
 

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._frontend import class_columns
 from ..utils._compat import (
     HasMethods,
     Interval,
@@ -35,7 +36,6 @@ from ._row_streams import (
     supported_dropout,
     take_rows,
 )
-from ._scores import class_columns
 
 __all__ = ["MCDropoutClassifier", "TestTimeAugmentationClassifier"]
 

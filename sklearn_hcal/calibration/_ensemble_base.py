@@ -15,10 +15,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from .._frontend import is_fitted, is_prefit, unwrap_frozen
 from .._validation import HumanScoreMixin, check_new_labels
 from ..utils._compat import validate_data
 from ._crossfit import fit_clone, warn_fitted_not_frozen
-from ._scores import is_fitted, is_prefit, unwrap_frozen
 
 
 def _known_input(X) -> bool:
@@ -52,8 +52,8 @@ class _BaseEnsemble(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         """The fitted model: the frozen one, or a clone fitted on ``(X, y)``.
 
         The calibration core's rules: only ``FrozenEstimator`` means prefit
-        (:func:`._scores.is_prefit`); anything else is cloned and fitted by
-        :func:`._crossfit.fit_clone` (through ``SoftLabelClassifier`` when
+        (:func:`sklearn_hcal._frontend.is_prefit`); anything else is cloned
+        and fitted by :func:`._crossfit.fit_clone` (through ``SoftLabelClassifier`` when
         ``y`` is a histogram the model cannot take), with a warning when it
         was fitted already.
         """

@@ -13,10 +13,11 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
+from .._frontend import log_softmax
 from ..utils._compat import Interval, fit_context
 from ..utils._threads import one_blas_thread
-from ._base import _BaseLogitCalibrator, _log_softmax
-from ._scores import power_of_two_scale
+from ._base import _BaseLogitCalibrator
+from ._rescaling import power_of_two_scale
 
 __all__ = ["MatrixScaler", "VectorScaler"]
 
@@ -27,7 +28,7 @@ def _histogram_nll_and_grad(U, Y, w, n, total):
     Returns the loss ``-Σ_i w_i Σ_k Y_ik log softmax(U_i)_k / total`` and its
     gradient with respect to ``U``, ``w_i (n_i softmax(U_i) − Y_i) / total``.
     """
-    logp = _log_softmax(U)
+    logp = log_softmax(U)
     loss = -(w @ np.einsum("ij,ij->i", Y, logp)) / total
     G = np.exp(logp)
     G *= (w * n)[:, None]
@@ -173,7 +174,7 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
         on_top = U >= U.max(axis=1, keepdims=True)
         if not np.all(on_top[annotated]):
             return
-        logp = np.where(annotated, _log_softmax(U), 0.0)
+        logp = np.where(annotated, log_softmax(U), 0.0)
         nll = -float(w @ (Y * logp).sum(axis=1)) / total
         if nll < 1e-3:
             warnings.warn(

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..utils._compat import Interval, fit_context
 from ..utils._threads import one_blas_thread
 from ._base import _BaseLogitCalibrator
-from ._scores import power_of_two_scale
+from ._rescaling import power_of_two_scale
 
 __all__ = ["TemperatureScaler"]
 

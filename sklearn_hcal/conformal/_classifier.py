@@ -3,6 +3,10 @@
 Monte Carlo conformal prediction (Stutz et al. 2023, "Conformal prediction
 under ambiguous ground truth", TMLR) around any fitted classifier; the
 p-values are those of :mod:`._quantiles`, the scores those of :mod:`._scores`.
+Targets, classes by name, ``counts=`` routing, ``estimator=None`` input and
+``FrozenEstimator`` come from the estimators' front end
+(:class:`sklearn_hcal._frontend.ClassifierOutputMixin`, developer guide
+§estimators), as for the calibrators.
 """
 
 from __future__ import annotations
@@ -12,32 +16,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    HumanScoreMixin,
-    check_target,
-    resolve_targets,
-    select_target,
+from .._frontend import (
+    ClassifierOutputMixin,
+    get_probabilities,
+    probabilities_from_input,
 )
-from ..calibration._shared import (
-    check_positional_scores,
-    class_columns,
-    get_scores,
-    is_prefit,
-    read_input_type,
-    scores_from_input,
-    softmax,
-    unwrap_frozen,
-)
-from ..utils._compat import (
-    HasMethods,
-    Interval,
-    StrOptions,
-    fit_context,
-    num_samples,
-    validate_data,
-)
+from ..utils._compat import Interval, StrOptions, fit_context
 from ._quantiles import (
     alpha_of_level,
     ecdf_corrected_pvalues,
@@ -61,7 +46,7 @@ def _generator(random_state) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
+class HumanConformalClassifier(ClassifierOutputMixin, ClassifierMixin, BaseEstimator):
     """Conformal prediction sets calibrated on label histograms.
 
     Split conformal prediction around a fitted classifier, calibrated
@@ -129,17 +114,25 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         (``"auto"``: probabilities when every row is one).
     classes : array-like of shape (n_classes,), default=None
         Names of the columns of an array ``y`` (and the classes of 1-D
-        labels). Histogram columns are matched to the wrapped classifier's
-        ``classes_`` by name.
+        labels); with ``estimator=None`` and an array ``X``, the class of
+        each column of ``X``. Histogram columns are matched by name to the
+        wrapped classifier's ``classes_``, or to the columns of a DataFrame
+        ``X`` when ``estimator=None``.
     random_state : int, RandomState instance or None, default=None
         Draws of the Monte Carlo labels and of the held-out split.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        Class of each column of ``predict_proba`` and ``predict_set``: the
+        wrapped classifier's ``classes_``; with ``estimator=None`` the
+        classes named by ``X``'s columns, else ``classes``, a DataFrame
+        ``y``'s columns, the sorted labels or ``0 .. n_classes - 1``.
     n_classes_ : int
     estimator_ : estimator or None
         The classifier used at prediction time.
+    input_type_ : {"logits", "proba"} or None
+        How ``X`` is read when ``estimator=None``.
     calibration_scores_ : ndarray of shape (n_calibration, n_classes)
         Non-conformity scores of the items that set the p-values.
     calibration_weights_ : ndarray of shape (n_calibration, n_classes)
@@ -191,20 +184,19 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
     True
     """
 
+    _unfrozen_reason = (
+        "split conformal prediction calibrates a fixed model on items it was "
+        "not trained on"
+    )
+
     _parameter_constraints: dict = {
-        "estimator": [
-            HasMethods(["predict_proba"]),
-            HasMethods(["decision_function"]),
-            None,
-        ],
+        **ClassifierOutputMixin._parameter_constraints,
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "calibration": [StrOptions({"monte_carlo", "exact", "majority"})],
         "n_labels": [Interval(Integral, 1, None, closed="left")],
         "conformity_score": [StrOptions(set(CONFORMITY_SCORES))],
         "correction": [StrOptions({"ecdf"}), None],
         "holdout": [Interval(Real, 0, 1, closed="neither")],
-        "input": [StrOptions({"auto", "logits", "proba"})],
-        "classes": ["array-like", None],
         "random_state": ["random_state"],
     }
 
@@ -233,40 +225,12 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         self.classes = classes
         self.random_state = random_state
 
-    # -- probabilities ---------------------------------------------------------
-    def _probabilities(self, X, *, reset: bool) -> np.ndarray:
-        if self.estimator is None:
-            X = validate_data(
-                self,
-                X,
-                reset=reset,
-                dtype=[np.float64, np.float32],
-                ensure_min_samples=2 if reset else 1,
-            )
-            if X.shape[1] < 2:
-                raise ValueError(
-                    "With estimator=None, X must hold one probability (or logit) "
-                    f"column per class (at least 2); got n_features={X.shape[1]}."
-                )
-            if reset:
-                self.input_type_ = read_input_type(X, self.input)
-            Z = scores_from_input(X, self.input_type_, fitted_input=self.input)
-            if self.input_type_ == "proba":
-                # the probabilities themselves, not softmax(log(.)) of them:
-                # the round trip moves them by rounding errors
-                P = np.asarray(X, dtype=np.float64)
-                return P / P.sum(axis=1, keepdims=True)
-            return softmax(Z)
-        estimator = self.estimator_ if not reset else self.estimator
-        if hasattr(estimator, "predict_proba"):
-            P = class_columns(estimator.predict_proba(X))
-            if not np.all(np.isfinite(P)):
-                raise ValueError(
-                    f"{type(unwrap_frozen(estimator)).__name__}.predict_proba "
-                    "returned NaN or infinity."
-                )
-            return P / P.sum(axis=1, keepdims=True)
-        return softmax(get_scores(estimator, X))
+    # -- the front end's hooks: probabilities, not logits ------------------------
+    def _outputs(self, estimator, X):
+        return get_probabilities(estimator, X)
+
+    def _input_outputs(self, X):
+        return probabilities_from_input(X, self.input_type_, fitted_input=self.input)
 
     # -- fit ---------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=False)
@@ -290,62 +254,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        name = type(self).__name__
-        y, target_name = select_target(y, counts, owner=name)
-        y, _ = check_target(y, name=target_name)
-        for attr in ("n_features_in_", "feature_names_in_", "input_type_"):
-            self.__dict__.pop(attr, None)
-        if self.estimator is None:
-            self.estimator_ = None
-            reference = None
-            if self.classes is None:
-                # X's columns follow a classifier's sorted classes_, not y's
-                # column order (developer guide §class-names)
-                check_positional_scores(y, name)
-        else:
-            if not is_prefit(self.estimator):
-                raise ValueError(
-                    f"{name} needs a fitted classifier wrapped in FrozenEstimator "
-                    f"(got {type(self.estimator).__name__}): split conformal "
-                    "prediction calibrates a fixed model on items it was not "
-                    "trained on. Fit the classifier, then pass "
-                    "FrozenEstimator(clf)."
-                )
-            self.estimator_ = self.estimator
-            for attr in ("n_features_in_", "feature_names_in_"):
-                value = getattr(unwrap_frozen(self.estimator), attr, None)
-                if value is not None:
-                    setattr(self, attr, value)
-        P = self._probabilities(X, reset=True)
-        if self.estimator is not None:
-            classes = getattr(self.estimator, "classes_", None)
-            reference = (
-                np.asarray(classes)
-                if classes is not None and len(classes) == P.shape[1]
-                else None
-            )
-        if num_samples(y) != P.shape[0]:
-            raise ValueError(
-                f"X and {target_name} have different numbers of samples: "
-                f"{P.shape[0]} and {num_samples(y)}."
-            )
-        Y, classes = resolve_targets(
-            y,
-            n_classes=P.shape[1],
-            reference=reference,
-            classes=self.classes,
-            name=target_name,
-            reference_name=(
-                "X's columns" if self.estimator is None else "the estimator's classes_"
-            ),
-        )
-        if Y.shape[1] != P.shape[1]:
-            raise ValueError(
-                f"{target_name} has {Y.shape[1]} classes but the classifier gives "
-                f"{P.shape[1]} probability columns (class-count mismatch)."
-            )
-        self.classes_ = np.asarray(classes)
-        self.n_classes_ = int(P.shape[1])
+        P, Y, _ = self._fit_front(X, y, counts=counts)
         p_hat = Y / Y.sum(axis=1, keepdims=True)
         S = conformity_scores(P, self.conformity_score)
         rng = _generator(self.random_state)
@@ -415,28 +324,7 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        check_is_fitted(self)
-        P = self._probabilities(X, reset=False)
-        if P.shape[1] != self.n_classes_:
-            raise ValueError(
-                f"The classifier gives {P.shape[1]} probability columns but "
-                f"{type(self).__name__} was fitted with {self.n_classes_} classes."
-            )
-        return P
-
-    def predict(self, X) -> np.ndarray:
-        """Most probable class (first on ties), mapped to ``classes_``.
-
-        Parameters
-        ----------
-        X : array-like
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        P = self.predict_proba(X)  # checks that self is fitted
-        return self.classes_[P.argmax(axis=1)]
+        return self._predict_outputs(X)
 
     def predict_pvalues(self, X) -> np.ndarray:
         """Conformal p-value of every class (after the correction, if any).
@@ -475,6 +363,5 @@ class HumanConformalClassifier(HumanScoreMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.single_output = True
         tags.non_deterministic = False
         return tags

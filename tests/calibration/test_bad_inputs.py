@@ -6,6 +6,7 @@ offending row or value; inputs that can be handled safely (logits of ±1e300,
 sparse histograms) must give the same answer as the equivalent sane input.
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -232,3 +233,35 @@ def test_ensembles_are_not_crossfitted():
     )
     with pytest.raises(ValueError, match=r"ensemble.*FrozenEstimator\(TestTime"):
         AlphaCalibrator(tta, cv=2).fit(Z, Y)
+
+
+# -- non-finite scores and new labels: the argument, the row and the value ----------
+@pytest.mark.parametrize("value", [np.nan, -np.inf])
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_non_finite_scores_name_the_row_and_the_value(Cal, value):
+    bad = Z.copy()
+    bad[5, 1] = value
+    pattern = rf"X contains NaN or infinity \(row 5, column 1: {value!r}\)"
+    with pytest.raises(ValueError, match=pattern):
+        Cal().fit(bad, Y)
+    fitted = Cal().fit(Z, Y)
+    with pytest.raises(ValueError, match=pattern):
+        fitted.predict_proba(bad)
+
+
+@functools.cache
+def _alpha_fitted():
+    return AlphaCalibrator().fit(Z, Y)
+
+
+@pytest.mark.parametrize(
+    "value, shown", [(np.nan, "nan"), (-1.0, "-1.0"), (0.5, "0.5"), (np.inf, "inf")]
+)
+def test_bad_new_labels_name_the_row_the_class_and_the_value(value, shown):
+    cal = _alpha_fitted()
+    Y_new = Y.astype(float)
+    Y_new[7, 2] = value
+    with pytest.raises(
+        ValueError, match=rf"Y_new must hold .*counts; row 7, class 2 is {shown}\b"
+    ):
+        cal.predict_posterior(Z, Y_new)

@@ -12,9 +12,9 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
+from sklearn_hcal._frontend import get_scores
 from sklearn_hcal._validation import PROBA_FLOOR
 from sklearn_hcal.calibration import MatrixScaler, TemperatureScaler, VectorScaler
-from sklearn_hcal.calibration._base import _get_scores
 from sklearn_hcal.datasets import make_label_histograms
 
 
@@ -37,13 +37,13 @@ class _PredictOnly(ClassifierMixin, BaseEstimator):
         return np.full(len(X), self.classes_[0])
 
 
-# -- _get_scores ---------------------------------------------------------------
+# -- get_scores -----------------------------------------------------------------
 def test_get_scores_binary_decision_is_zero_d():
     rng = np.random.RandomState(0)
     X = rng.randn(60, 2)
     y = (X[:, 0] + 0.5 * rng.randn(60) > 0).astype(int)
     clf = LogisticRegression().fit(X, y)
-    Z = _get_scores(clf, X)
+    Z = get_scores(clf, X)
     assert Z.shape == (60, 2)
     np.testing.assert_array_equal(Z[:, 0], 0.0)
     np.testing.assert_allclose(Z[:, 1], clf.decision_function(X))
@@ -54,9 +54,9 @@ def test_get_scores_binary_decision_is_zero_d():
 def test_get_scores_multiclass_decision(features_and_histograms):
     X, Y = features_and_histograms
     clf = LogisticRegression().fit(X, Y.argmax(1))
-    np.testing.assert_array_equal(_get_scores(clf, X), clf.decision_function(X))
+    np.testing.assert_array_equal(get_scores(clf, X), clf.decision_function(X))
     np.testing.assert_array_equal(
-        _get_scores(FrozenEstimator(clf), X), clf.decision_function(X)
+        get_scores(FrozenEstimator(clf), X), clf.decision_function(X)
     )
 
 
@@ -64,10 +64,10 @@ def test_get_scores_predict_proba_is_floored_log(features_and_histograms):
     X, Y = features_and_histograms
     nb = GaussianNB().fit(X, Y.argmax(1))
     np.testing.assert_allclose(
-        softmax(_get_scores(nb, X), axis=1), nb.predict_proba(X), atol=1e-10
+        softmax(get_scores(nb, X), axis=1), nb.predict_proba(X), atol=1e-10
     )
     tree = DecisionTreeClassifier(random_state=0).fit(X, Y.argmax(1))
-    Z = _get_scores(tree, X)
+    Z = get_scores(tree, X)
     assert np.all(np.isfinite(Z))
     # a fully grown tree predicts exact zeros, which become log(floor)
     assert np.isclose(Z.min(), np.log(PROBA_FLOOR))
@@ -77,7 +77,7 @@ def test_get_scores_without_scores_raises(features_and_histograms):
     X, Y = features_and_histograms
     clf = _PredictOnly().fit(X, Y.argmax(1))
     with pytest.raises(ValueError, match="neither decision_function nor"):
-        _get_scores(clf, X)
+        get_scores(clf, X)
     with pytest.raises(ValueError, match="estimator"):
         TemperatureScaler(FrozenEstimator(clf)).fit(X, Y)
     with pytest.raises(ValueError, match="estimator"):

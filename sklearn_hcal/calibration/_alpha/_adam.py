@@ -4,8 +4,8 @@ Used for hidden layers (a non-convex fit that held-out early stopping
 regularises) and for unregularised linear models with too few items per
 parameter; see :func:`._solvers.choose_solver`. skorch provides the
 epochs, the held-out scoring, the patience, the restoration of the best
-weights and the progress table; torch and skorch are passed in or imported
-lazily.
+weights and the progress table. This module imports torch and skorch; the
+solvers (:mod:`._solvers`) import it only for an Adam fit.
 """
 
 from __future__ import annotations
@@ -19,37 +19,64 @@ from ...utils._interrupt import reraise_interrupt
 from ...utils._optional import import_optional
 from ...utils._progress import report_progress
 
-__all__ = ["fit_adam"]
+__all__ = ["Objective", "ObjectiveNet", "TensorBatches", "fit_adam"]
+
+torch = import_optional("torch")
+skorch = import_optional("skorch")
+from skorch.callbacks import EarlyStopping  # noqa: E402
+from skorch.helper import predefined_split  # noqa: E402
 
 
-def _batches(torch, generator):
+class TensorBatches:
     """skorch ``iterator_train``/``iterator_valid``: slices of whole tensors.
 
     skorch's default DataLoader fetches and collates one row at a time, which
     costs more than the model on ``(N, d)`` features; the data here is
     already a dict of tensors on the fit device, so a batch is one index.
+    ``generator`` (a ``torch.Generator``) draws the shuffled orders.
     """
 
-    class TensorBatches:
-        def __init__(self, dataset, batch_size, shuffle=False):
-            self.X, self.batch_size, self.shuffle = dataset.X, batch_size, shuffle
+    def __init__(self, dataset, batch_size, shuffle=False, generator=None):
+        self.X, self.batch_size, self.shuffle = dataset.X, batch_size, shuffle
+        self.generator = generator
 
-        def __iter__(self):
-            first = next(iter(self.X.values()))
-            n = first.shape[0]
-            if self.shuffle:
-                order = torch.randperm(n, generator=generator).to(first.device)
-            else:
-                order = torch.arange(n, device=first.device)
-            for start in range(0, n, self.batch_size):
-                idx = order[start : start + self.batch_size]
-                yield {k: v[idx] for k, v in self.X.items()}, None
+    def __iter__(self):
+        first = next(iter(self.X.values()))
+        n = first.shape[0]
+        if self.shuffle:
+            order = torch.randperm(n, generator=self.generator).to(first.device)
+        else:
+            order = torch.arange(n, device=first.device)
+        for start in range(0, n, self.batch_size):
+            idx = order[start : start + self.batch_size]
+            yield {k: v[idx] for k, v in self.X.items()}, None
 
-    return TensorBatches
+
+class Objective(torch.nn.Module):
+    """The batch objective as the module's output (skorch's loss).
+
+    ``objective(*tensors)`` is evaluated on the batch's tensors, named
+    ``names`` in the batch dict; ``net`` holds the trained parameters.
+    """
+
+    def __init__(self, net, objective, names):
+        super().__init__()
+        self.net = net
+        self.objective = objective
+        self.names = names
+
+    def forward(self, **batch):
+        return self.objective(*(batch[k] for k in self.names))
+
+
+class ObjectiveNet(skorch.NeuralNet):
+    """A skorch net whose module's output is its loss."""
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        return y_pred
 
 
 def fit_adam(
-    torch,
     module,
     objective,
     tensors,
@@ -72,10 +99,6 @@ def fit_adam(
     restoration of the best weights and the progress table (sent to standard
     error). Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
     """
-    skorch = import_optional("skorch")
-    from skorch.callbacks import EarlyStopping
-    from skorch.helper import predefined_split
-
     perm = rng.permutation(n)
     train_split = None
     if early_stopping:
@@ -98,20 +121,6 @@ def fit_adam(
     n_train = train[0].shape[0]
     bs = min(512, n_train) if batch_size == "auto" else min(batch_size, n_train)
 
-    class Objective(torch.nn.Module):
-        """The batch objective as the module's output (skorch's loss)."""
-
-        def __init__(self):
-            super().__init__()
-            self.net = module
-
-        def forward(self, **batch):
-            return objective(*(batch[k] for k in names))
-
-    class ObjectiveNet(skorch.NeuralNet):
-        def get_loss(self, y_pred, y_true, X=None, training=False):
-            return y_pred
-
     def sink(message, verbose=verbose):
         report_progress(str(message), verbose)
 
@@ -124,17 +133,17 @@ def fit_adam(
         sink=sink,
     )
     gen = torch.Generator(device="cpu").manual_seed(int(rng.randint(2**31 - 1)))
-    batches = _batches(torch, gen)
     net = ObjectiveNet(
-        Objective(),
+        Objective(module, objective, names),
         criterion=torch.nn.Identity,  # unused: get_loss returns the objective
         optimizer=torch.optim.Adam,
         lr=learning_rate,
         max_epochs=max_iter,
         batch_size=bs,
-        iterator_train=batches,
+        iterator_train=TensorBatches,
         iterator_train__shuffle=True,
-        iterator_valid=batches,
+        iterator_train__generator=gen,
+        iterator_valid=TensorBatches,
         train_split=train_split,
         callbacks=[("early_stopping", stopper)],
         callbacks__print_log__sink=sink,
@@ -156,7 +165,7 @@ def fit_adam(
     # training objective at the restored weights, batch by batch on the device
     # (the weight penalty is in every batch's loss, so the mean keeps it once)
     total = 0.0
-    for batch, _ in batches(skorch.dataset.Dataset(dict(zip(names, train))), bs):
+    for batch, _ in TensorBatches(skorch.dataset.Dataset(dict(zip(names, train))), bs):
         batch = skorch.utils.to_tensor(batch, device=net.device)
         with torch.no_grad():
             total += float(objective(*(batch[k] for k in names))) * len(batch[names[0]])

@@ -4,7 +4,9 @@ Mimori, Sasada, Matsui and Sato (2021), *Diagnostic Uncertainty Calibration:
 Towards Reliable Machine Predictions in Medical Domain*, §5.3 and App. D.2–D.5.
 
 The estimator modes, targets, classes, ``sample_weight``, ``counts`` routing
-and ``score`` come from the calibration core (:mod:`._base`); this module
+and ``score`` come from the estimators' front end
+(:mod:`sklearn_hcal._frontend`) through the calibration core
+(:mod:`.._base`); this module
 supplies what α-calibration takes from a classifier -- its probabilities
 ``f`` and the features ``g`` -- and the fit of the concentration model
 (:mod:`._solvers`).
@@ -16,10 +18,15 @@ import numbers
 import warnings
 
 import numpy as np
-from scipy.special import softmax
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
+from ..._frontend import (
+    class_columns,
+    get_scores,
+    probabilities_from_input,
+    scores_from_input,
+)
 from ...utils._compat import (
     HasMethods,
     Interval,
@@ -29,15 +36,17 @@ from ...utils._compat import (
 )
 from ...utils._optional import resolve_device
 from .._base import _BaseCalibrator
-from .._scores import class_columns, get_scores, scores_from_input
 from ._features import (
     extract_features,
     member_probabilities,
     standardize_features,
 )
-from ._model import warn_if_degenerate
 from ._predict import _DirichletPredictionsMixin
-from ._solvers import fit_concentration_model, predict_log_alpha0
+from ._solvers import (
+    fit_concentration_model,
+    predict_log_alpha0,
+    warn_if_degenerate,
+)
 
 __all__ = ["AlphaCalibrator"]
 
@@ -330,21 +339,15 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         )
         return F, np.asarray(G, dtype=np.float64)
 
-    def _input_logits(self, X):
-        return scores_from_input(X, self.input_type_, fitted_input=self.input)
-
-    def _input_proba(self, X, logits):
+    def _input_proba(self, X):
         """f from ``estimator=None`` input: probabilities as they are
         (renormalised, never passed through a softmax), else softmax(X)."""
-        if self.input_type_ == "proba":
-            X = np.maximum(np.asarray(X, dtype=np.float64), 0.0)  # -1e-15 is 0
-            return X / X.sum(axis=1, keepdims=True)
-        return softmax(logits, axis=1)
+        return probabilities_from_input(X, self.input_type_, fitted_input=self.input)
 
     def _input_outputs(self, X):
-        logits = self._input_logits(X)
+        logits = scores_from_input(X, self.input_type_, fitted_input=self.input)
         G = extract_features(self.features, None, X, logits)
-        return self._input_proba(X, logits), np.asarray(G, dtype=np.float64)
+        return self._input_proba(X), np.asarray(G, dtype=np.float64)
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, sample_weight=None, counts=None):
@@ -461,8 +464,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         """
         check_is_fitted(self, "coefs_")
         if self.estimator_ is None:
-            X = self._validate_input(X, reset=False)
-            return self._input_proba(X, self._input_logits(X))
+            return self._input_proba(self._validate_input(X, reset=False))
         return class_columns(self.estimator_.predict_proba(X))
 
     # defined here, not in the mixin, so that set_output wraps it

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._frontend import unwrap_frozen
 from ...utils._optional import import_optional, is_skorch_net
 from ...utils._pipeline import get_method
-from .._scores import unwrap_frozen
 
 __all__ = [
     "extract_features",

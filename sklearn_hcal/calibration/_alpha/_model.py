@@ -3,21 +3,26 @@
 ``log α0 = MLP(h)`` as a torch module whose first layer is trained in
 whitened coordinates (see :mod:`._solvers` for why), the Cholesky
 preconditioner of the feature covariance, and the mean curvature of the
-Dirichlet-multinomial NLL that scales it. Torch is passed in by the callers,
-so importing this module does not import torch.
+Dirichlet-multinomial NLL that scales it. This module imports torch: the
+solvers (:mod:`._solvers`) import it only when they fit, so importing the
+estimator imports no torch.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...utils._optional import import_optional
+
 __all__ = [
     "PRECONDITIONER_ROWS",
-    "warn_if_degenerate",
-    "concentration_net",
+    "ConcentrationNet",
+    "fits_on_device",
     "mean_curvature",
     "preconditioner",
 ]
+
+torch = import_optional("torch")
 
 #: Rows used for the covariance of the preconditioner: at least this many, or
 #: ten per feature (the whitened Hessian then stays within a factor ~2 of the
@@ -25,7 +30,7 @@ __all__ = [
 PRECONDITIONER_ROWS = 20_000
 
 
-def concentration_net(torch, n_in, hidden, dtype, chol, center, bias_scale):
+class ConcentrationNet(torch.nn.Module):
     """The MLP ``log α0 = MLP(h)`` with its first layer in whitened coordinates.
 
     The trainable first-layer weight ``B`` and bias ``c`` act on whitened,
@@ -34,44 +39,49 @@ def concentration_net(torch, n_in, hidden, dtype, chol, center, bias_scale):
     (:meth:`layers`). ``chol=None`` is the plain parametrisation.
     """
 
-    class ConcentrationNet(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            widths = (n_in,) + hidden
-            self.linears = torch.nn.ModuleList(
-                torch.nn.Linear(a, b, dtype=dtype)
-                for a, b in zip(widths, hidden + (1,))
-            )
-            # Zero output layer: α0 = 1 at initialisation whatever the hidden
-            # layers, the starting point of the reference implementation.
-            torch.nn.init.zeros_(self.linears[-1].weight)
-            torch.nn.init.zeros_(self.linears[-1].bias)
-            self.register_buffer("chol", chol)
-            self.register_buffer("center", center)
-            self.bias_scale = bias_scale
+    def __init__(self, n_in, hidden, dtype, chol=None, center=None, bias_scale=1.0):
+        super().__init__()
+        widths = (n_in,) + hidden
+        self.linears = torch.nn.ModuleList(
+            torch.nn.Linear(a, b, dtype=dtype) for a, b in zip(widths, hidden + (1,))
+        )
+        # Zero output layer: α0 = 1 at initialisation whatever the hidden
+        # layers, the starting point of the reference implementation.
+        torch.nn.init.zeros_(self.linears[-1].weight)
+        torch.nn.init.zeros_(self.linears[-1].bias)
+        self.register_buffer("chol", chol)
+        self.register_buffer("center", center)
+        self.bias_scale = bias_scale
 
-        def layers(self):
-            """``(weight, bias)`` of every layer in feature coordinates."""
-            first = self.linears[0]
-            W, b = first.weight, first.bias
-            if self.chol is not None:
-                # X L = B  <=>  X = B L⁻¹ (a triangular solve, d² per row of B)
-                W = torch.linalg.solve_triangular(self.chol, W, upper=False, left=False)
-                b = b * self.bias_scale - W @ self.center
-            return [(W, b)] + [(m.weight, m.bias) for m in self.linears[1:]]
+    def layers(self):
+        """``(weight, bias)`` of every layer in feature coordinates."""
+        first = self.linears[0]
+        W, b = first.weight, first.bias
+        if self.chol is not None:
+            # X L = B  <=>  X = B L⁻¹ (a triangular solve, d² per row of B)
+            W = torch.linalg.solve_triangular(self.chol, W, upper=False, left=False)
+            b = b * self.bias_scale - W @ self.center
+        return [(W, b)] + [(m.weight, m.bias) for m in self.linears[1:]]
 
-        def forward(self, h, layers=None):
-            layers = self.layers() if layers is None else layers
-            for i, (W, b) in enumerate(layers):
-                h = torch.nn.functional.linear(h, W, b)
-                if i < len(layers) - 1:
-                    h = torch.relu(h)
-            return h[:, 0]
-
-    return ConcentrationNet()
+    def forward(self, h, layers=None):
+        layers = self.layers() if layers is None else layers
+        for i, (W, b) in enumerate(layers):
+            h = torch.nn.functional.linear(h, W, b)
+            if i < len(layers) - 1:
+                h = torch.relu(h)
+        return h[:, 0]
 
 
-def preconditioner(torch, H, sw, rng, *, curvature, l2_reg, device):
+def fits_on_device(nbytes, device) -> bool:
+    """Whether ``nbytes`` of float64 data fit in 70% of a CUDA device's free
+    memory (the CPU fit shares the caller's arrays: always True)."""
+    if device.type != "cuda":
+        return True
+    free, _ = torch.cuda.mem_get_info(device)
+    return nbytes <= 0.7 * free
+
+
+def preconditioner(H, sw, rng, *, curvature, l2_reg, device):
     """``(L, m)``: Cholesky factor of the scaled covariance and the mean of ``H``.
 
     ``L Lᵀ = curvature·Cov_s(H) + 2·l2_reg·I`` (the Hessian of the linear
@@ -118,7 +128,7 @@ def preconditioner(torch, H, sw, rng, *, curvature, l2_reg, device):
     raise ValueError("The covariance of the features could not be factorised.")
 
 
-def mean_curvature(torch, nll, data):
+def mean_curvature(nll, data):
     """Mean over items of ``u_i·d²NLL_i/d(log α0_i)²`` at α0 = 1.
 
     Each item's NLL depends on its own ``log α0`` only, so the second
@@ -130,37 +140,3 @@ def mean_curvature(torch, nll, data):
     (g,) = torch.autograd.grad((w * nll(eta, *lik)).sum(), eta, create_graph=True)
     (d2,) = torch.autograd.grad(g.sum(), eta)
     return float(d2.mean())
-
-
-#: |log α0| beyond which a fitted concentration counts as degenerate (α0
-#: below 1e-6 or above 1e6, half-way to the clip bound in log scale): L-BFGS
-#: stops before the bound itself because the likelihood flattens there.
-DEGENERATE_LOG_ALPHA0 = 0.5 * float(np.log(1e12))
-
-
-def warn_if_degenerate(log_a0, sample_weight=None) -> None:
-    """Warn when the fitted α0 is degenerate for most training items.
-
-    developer guide §never-degrade (never silently degrade): a fit whose α0 runs towards
-    its clip bound for more than half the items predicts extreme
-    disagreements and posteriors -- typically because ``f`` or the features
-    come from another classifier than at prediction time (issue 11 case 5:
-    out-of-fold logits on another scale than the refit net's).
-    """
-    import warnings
-
-    at_bound = np.abs(log_a0) >= DEGENERATE_LOG_ALPHA0
-    share = float(np.average(at_bound, weights=sample_weight))
-    if share > 0.5:
-        side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
-        warnings.warn(
-            f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
-            f"1e12), for {share:.0%} of the training items: the "
-            "concentration model is degenerate (the histograms are far "
-            "from what f predicts, or the features separate the items "
-            "perfectly). Predicted disagreements and posteriors will be "
-            "extreme; check that f and the features come from the "
-            "classifier used at prediction time, or raise alpha_reg.",
-            UserWarning,
-            stacklevel=7,
-        )

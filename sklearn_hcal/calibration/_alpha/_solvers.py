@@ -47,37 +47,27 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from ...utils._optional import import_optional, resolve_device
 from ...utils._progress import report_progress
 from ...utils._threads import one_torch_thread
 from .._dirichlet import NORMALIZATIONS
-from ._adam import fit_adam
-from ._model import (
-    PRECONDITIONER_ROWS,
-    concentration_net,
-    mean_curvature,
-    preconditioner,
-)
 
 __all__ = [
+    "DEGENERATE_LOG_ALPHA0",
     "LOG_ALPHA0_BOUND",
     "ConcentrationFit",
     "choose_solver",
     "fit_concentration_model",
     "predict_log_alpha0",
     "use_histogram_slots",
+    "warn_if_degenerate",
 ]
 
 #: log α0 is clipped to [log 1e-12, log 1e12], the clipping range of the
 #: reference implementation, so that exp never overflows.
 LOG_ALPHA0_BOUND = float(np.log(1e12))
-
-#: L-BFGS is restarted with a fresh history at most this many times when its
-#: line search stalls before the gradient tolerance is met.
-_MAX_RESTARTS = 3
 
 
 @dataclass
@@ -150,15 +140,6 @@ def use_histogram_slots(max_labels, n_classes) -> bool:
     CIFAR-10H's ~50 labels). Both forms give the same likelihood.
     """
     return max_labels <= 3 * (n_classes + 3)
-
-
-def _fits_on_device(torch, nbytes, device) -> bool:
-    """Whether ``nbytes`` of float64 data fit in 70% of a CUDA device's free
-    memory (the CPU fit shares the caller's arrays: always True)."""
-    if device.type != "cuda":
-        return True
-    free, _ = torch.cuda.mem_get_info(device)
-    return nbytes <= 0.7 * free
 
 
 def _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter):
@@ -252,8 +233,18 @@ def fit_concentration_model(
     -------
     fit : ConcentrationFit
     """
+    # the torch modules, imported when a fit needs them (the estimator is
+    # imported without torch)
     torch = import_optional("torch")
     from .. import _dirichlet as dm
+    from ._lbfgs import fit_lbfgs
+    from ._model import (
+        PRECONDITIONER_ROWS,
+        ConcentrationNet,
+        fits_on_device,
+        mean_curvature,
+        preconditioner,
+    )
 
     _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter)
     hidden = tuple(int(h) for h in hidden)
@@ -268,7 +259,7 @@ def fit_concentration_model(
         )
     # H and the per-label slots (about 3 × 8 bytes per label) in float64
     nbytes = 8 * (H.size + 3 * int(Y.sum()) + 3 * H.shape[0])
-    fits = _fits_on_device(torch, nbytes, device)
+    fits = fits_on_device(nbytes, device)
     chosen = choose_solver(
         solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg, fits_in_memory=fits
     )
@@ -321,19 +312,19 @@ def fit_concentration_model(
             rows = None
             if n_items > PRECONDITIONER_ROWS:
                 rows = np.sort(rng.choice(n_items, PRECONDITIONER_ROWS, replace=False))
-            curvature = mean_curvature(torch, nll, tensors(rows, skip=1))
+            curvature = mean_curvature(nll, tensors(rows, skip=1))
             curvature += 2.0 * alpha_reg
             if not curvature > 0:  # no information at α0 = 1
                 curvature = 1.0
             bias_scale = 1.0 / np.sqrt(curvature)
         chol, center = preconditioner(
-            torch, H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device
+            H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device
         )
         chol, center = chol.to(dtype), center.to(dtype)
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
         torch.manual_seed(seed)
-        module = concentration_net(
-            torch, H.shape[1], hidden, dtype, chol, center, bias_scale
+        module = ConcentrationNet(
+            H.shape[1], hidden, dtype, chol, center, bias_scale
         ).to(device)
 
     def objective(h, w, item_w, *lik):
@@ -348,8 +339,7 @@ def fit_concentration_model(
 
     start = time.perf_counter()
     if solver == "lbfgs":
-        result = _fit_lbfgs(
-            torch,
+        result = fit_lbfgs(
             module,
             objective,
             tensors(),
@@ -358,8 +348,9 @@ def fit_concentration_model(
             whitened=chol is not None,
         )
     else:
+        from ._adam import fit_adam  # skorch: only for Adam
+
         result = fit_adam(
-            torch,
             module,
             objective,
             tensors,
@@ -394,81 +385,33 @@ def fit_concentration_model(
     )
 
 
-def _gradient_size(module):
-    """``(largest |component|, squared norm)`` of the gradient."""
-    grads = [p.grad for p in module.parameters() if p.grad is not None]
-    if not grads:
-        return 0.0, 0.0
-    return (
-        max(float(g.abs().max()) for g in grads),
-        sum(float((g.double() ** 2).sum()) for g in grads),
-    )
+#: |log α0| beyond which a fitted concentration counts as degenerate (α0
+#: below 1e-6 or above 1e6, half-way to the clip bound in log scale): L-BFGS
+#: stops before the bound itself because the likelihood flattens there.
+DEGENERATE_LOG_ALPHA0 = 0.5 * float(np.log(1e12))
 
 
-def _fit_lbfgs(torch, module, objective, data, *, max_iter, tol, whitened):
-    """Full-batch L-BFGS, strong-Wolfe line search, restarted when it stalls.
+def warn_if_degenerate(log_a0, sample_weight=None) -> None:
+    """Warn when the fitted α0 is degenerate for most training items.
 
-    Returns ``(n_iter, loss, converged, grad_max, n_evals)``. Converged means
-    the largest gradient component is at most ``tol`` or, in whitened
-    coordinates (Hessian close to the identity), that the decrease the
-    gradient still promises, ``½‖g‖²``, is below what float64 resolves in
-    the loss (``100·eps·|loss|``): a line search cannot see smaller steps.
+    developer guide §never-degrade (never silently degrade): a fit whose α0 runs towards
+    its clip bound for more than half the items predicts extreme
+    disagreements and posteriors -- typically because ``f`` or the features
+    come from another classifier than at prediction time (issue 11 case 5:
+    out-of-fold logits on another scale than the refit net's).
     """
-    eps = float(np.finfo(np.float64).eps)
-
-    def done(grad_max, grad_sq, loss):
-        floor = whitened and 0.5 * grad_sq <= 100 * eps * max(1.0, abs(loss))
-        return grad_max <= tol or floor
-
-    params = list(module.parameters())
-    n_iter = n_evals = 0
-    for _ in range(_MAX_RESTARTS + 1):
-        remaining = max_iter - n_iter
-        opt = torch.optim.LBFGS(
-            params,
-            lr=1.0,
-            max_iter=remaining,
-            max_eval=2 * remaining,
-            tolerance_grad=tol,
-            # Stop on the gradient, not on tiny loss changes: a float64 loss
-            # of order 1 still resolves 1e-15.
-            tolerance_change=1e-15,
-            history_size=20,
-            line_search_fn="strong_wolfe",
-        )
-        evals = []
-
-        def closure(opt=opt, evals=evals):
-            opt.zero_grad()
-            loss = objective(*data)
-            loss.backward()
-            evals.append(([p.detach().clone() for p in params], float(loss.detach())))
-            return loss
-
-        opt.step(closure)
-        state = opt.state[params[0]]
-        n_iter += int(state.get("n_iter", 0))
-        n_evals += len(evals)
-        # loss and gradient at the final parameters: those of the last
-        # evaluation when the line search ended there (one pass saved)
-        last, loss = evals[-1]
-        if not all(torch.equal(p, q) for p, q in zip(params, last)):
-            loss = float(closure().detach())
-        grad_max, grad_sq = _gradient_size(module)
-        converged = done(grad_max, grad_sq, loss)
-        if converged or n_iter >= max_iter or len(evals) <= 2:
-            break
-    if not converged:
-        why = (
-            f"in max_iter={max_iter} iterations; increase max_iter"
-            if n_iter >= max_iter
-            else "(the line search stalled); check the features for extreme "
-            "values or set l2_reg > 0"
-        )
+    at_bound = np.abs(log_a0) >= DEGENERATE_LOG_ALPHA0
+    share = float(np.average(at_bound, weights=sample_weight))
+    if share > 0.5:
+        side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
         warnings.warn(
-            f"L-BFGS did not reach the gradient tolerance tol={tol:g} {why} "
-            f"(largest gradient component {grad_max:.2e}).",
-            ConvergenceWarning,
-            stacklevel=5,
+            f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
+            f"1e12), for {share:.0%} of the training items: the "
+            "concentration model is degenerate (the histograms are far "
+            "from what f predicts, or the features separate the items "
+            "perfectly). Predicted disagreements and posteriors will be "
+            "extreme; check that f and the features come from the "
+            "classifier used at prediction time, or raise alpha_reg.",
+            UserWarning,
+            stacklevel=7,
         )
-    return max(1, n_iter), loss, converged, grad_max, n_evals

@@ -1,10 +1,13 @@
-"""Where a calibrator's scores come from (developer guide §estimators).
+"""What an estimator of the front end reads from a classifier (developer guide
+§estimators, §prefit).
 
 Scores are an ``(n_samples, n_classes)`` float64 matrix of logits. A fitted
-classifier gives them through :func:`get_scores`; with ``estimator=None`` the
-input ``X`` is the classifier output, logits or probabilities
-(:func:`scores_from_input`). :func:`power_of_two_scale` lets the fits work on
-scores of any finite magnitude (logits of ±1e300 included) without overflow.
+classifier gives them through :func:`get_scores`, its probabilities through
+:func:`get_probabilities`; with ``estimator=None`` the input ``X`` is the
+classifier output, logits or probabilities (:func:`read_input_type`,
+:func:`scores_from_input`, :func:`probabilities_from_input`). The prefit
+rule (:func:`is_prefit`, :func:`unwrap_frozen`, :func:`is_fitted`) says what
+a wrapped classifier is.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
+    all_finite,
+    check_finite,
     looks_like_probabilities,
     negative_tolerance,
     probabilities_to_logits,
@@ -25,11 +30,13 @@ from ..utils._optional import is_skorch_net
 __all__ = [
     "class_columns",
     "contains_skorch_net",
+    "get_probabilities",
     "get_scores",
     "is_fitted",
     "is_prefit",
     "log_softmax",
-    "power_of_two_scale",
+    "probabilities_from_input",
+    "read_input_type",
     "scores_from_input",
     "softmax",
     "unwrap_frozen",
@@ -51,27 +58,13 @@ def softmax(Z: np.ndarray) -> np.ndarray:
     return E
 
 
-def power_of_two_scale(A) -> float:
-    """A power of two ``c`` with ``max |A| / c`` in ``[1, 2)`` (1 for zeros).
-
-    Dividing by a power of two is exact, so a fit on ``A / c`` followed by
-    the inverse rescaling of its parameters gives the same numbers as a fit
-    on ``A`` wherever the latter does not overflow -- and finite numbers
-    where it would (squares of logits of ±1e300).
-    """
-    m = float(np.max(np.abs(A))) if np.size(A) else 0.0
-    if not (m > 0 and np.isfinite(m)):
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
-
-
 def is_prefit(estimator) -> bool:
     """The prefit rule (scikit-learn's, developer guide §prefit).
 
     Only a :class:`~sklearn.frozen.FrozenEstimator` is used as it is; any
     other estimator, fitted or not, is trained afresh by the calibrators and
     the ensembles (with a warning when it was fitted, see
-    :func:`._crossfit.warn_fitted_not_frozen`).
+    ``calibration/_crossfit.py``) or refused by the conformal classifier.
     """
     return isinstance(estimator, FrozenEstimator)
 
@@ -156,7 +149,7 @@ def get_scores(estimator, X) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn_hcal.calibration._scores import get_scores
+    >>> from sklearn_hcal._frontend import get_scores
     >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
     >>> clf = LogisticRegression().fit(X, [0, 0, 1, 1])
     >>> get_scores(clf, X).shape
@@ -186,13 +179,26 @@ def get_scores(estimator, X) -> np.ndarray:
             f"The scores of {type(inner).__name__} must be 2-D, got shape "
             f"{scores.shape}."
         )
-    if not np.all(np.isfinite(scores)):
-        rows = np.flatnonzero(~np.all(np.isfinite(scores), axis=1))
-        raise ValueError(
-            f"The scores of {type(inner).__name__} contain NaN or infinity "
-            f"(first at row {int(rows[0])})."
-        )
+    if not all_finite(scores):
+        check_finite(scores, name=f"The scores of {type(inner).__name__}")
     return scores
+
+
+def get_probabilities(estimator, X) -> np.ndarray:
+    """Class probabilities of a fitted classifier, rows renormalised.
+
+    ``predict_proba`` when the classifier has it (a 1-D binary output is
+    P(second class), see :func:`class_columns`), else the softmax of
+    :func:`get_scores`. A non-finite entry raises, naming its row, column
+    and value.
+    """
+    if not hasattr(estimator, "predict_proba"):
+        return softmax(get_scores(estimator, X))
+    P = class_columns(estimator.predict_proba(X))
+    if not all_finite(P):
+        name = type(unwrap_frozen(estimator)).__name__
+        check_finite(P, name=f"{name}.predict_proba")
+    return P / P.sum(axis=1, keepdims=True)
 
 
 def _final_skorch_net(estimator, X):
@@ -227,6 +233,24 @@ def read_input_type(X, input_param: str) -> str:
     return input_param
 
 
+def _require_probabilities(X, fitted_input: str) -> None:
+    """Raise, naming the first bad row, unless ``X`` holds probabilities."""
+    if looks_like_probabilities(X):
+        return
+    X = np.asarray(X)
+    bad = (X < -negative_tolerance(X.dtype)).any(axis=1) | (
+        np.abs(X.sum(axis=1) - 1.0) > row_sum_tolerance(X.shape[1], X.dtype)
+    )
+    row = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+    raise ValueError(
+        "X must hold probabilities (entries in [0, 1], rows summing to 1) "
+        f"because this estimator reads its input as probabilities "
+        f"(input={fitted_input!r}); row {row} is "
+        f"{np.array2string(X[row], precision=6, threshold=10)}. Pass "
+        "probabilities, or logits with input='logits'."
+    )
+
+
 def scores_from_input(X: np.ndarray, input_type: str, *, fitted_input: str):
     """Logits from validated ``estimator=None`` input ``X``.
 
@@ -236,17 +260,21 @@ def scores_from_input(X: np.ndarray, input_type: str, *, fitted_input: str):
     """
     if input_type != "proba":
         return np.asarray(X, dtype=np.float64)
-    if not looks_like_probabilities(X):
-        X = np.asarray(X)
-        bad = (X < -negative_tolerance(X.dtype)).any(axis=1) | (
-            np.abs(X.sum(axis=1) - 1.0) > row_sum_tolerance(X.shape[1], X.dtype)
-        )
-        row = int(np.flatnonzero(bad)[0]) if bad.any() else 0
-        raise ValueError(
-            "X must hold probabilities (entries in [0, 1], rows summing to 1) "
-            f"because this calibrator reads its input as probabilities "
-            f"(input={fitted_input!r}); row {row} is "
-            f"{np.array2string(X[row], precision=6, threshold=10)}. Pass "
-            "probabilities, or logits with input='logits'."
-        )
+    _require_probabilities(X, fitted_input)
     return probabilities_to_logits(X)
+
+
+def probabilities_from_input(X: np.ndarray, input_type: str, *, fitted_input: str):
+    """Class probabilities from validated ``estimator=None`` input ``X``.
+
+    Probabilities are returned as they are (entries a rounding error below 0
+    read as 0, rows renormalised), never passed through a log and a softmax,
+    whose round trip moves them by rounding errors; logits go through a
+    softmax. Input that must be probabilities but is not raises as in
+    :func:`scores_from_input`.
+    """
+    if input_type != "proba":
+        return softmax(X)
+    _require_probabilities(X, fitted_input)
+    P = np.maximum(np.asarray(X, dtype=np.float64), 0.0)
+    return P / P.sum(axis=1, keepdims=True)

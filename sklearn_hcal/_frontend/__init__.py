@@ -1,0 +1,80 @@
+"""The estimators' front end: one way to read ``X``, ``y`` and their classes.
+
+Every estimator fitted on human labels goes through the same front end
+(developer guide §estimators), in two levels, so that a family takes what
+it needs and nothing more:
+
+1. **Targets** -- :class:`sklearn_hcal._validation.HumanTargetMixin` (in the
+   validation layer, so that any estimator can use it): ``counts=`` routed
+   as metadata replaces ``y``; histograms or labels checked
+   (:class:`~sklearn_hcal._validation.Targets`); classes aligned by name
+   with a reference or named by the ``classes`` parameter, which sets
+   ``classes_``; ``sample_weight`` checked naming the row and the value;
+   ``score`` (majority accuracy for histograms, accuracy for labels). For
+   estimators fitted on annotations (aggregation, perspectivist models:
+   one label per row) this level is the whole front end::
+
+       class PerspectivistClassifier(HumanTargetMixin, ClassifierMixin,
+                                     BaseEstimator):
+           def fit(self, X, y, sample_weight=None):
+               targets = self._read_targets(X, y)       # labels, one per row
+               weights = self._item_weights(sample_weight, X)
+               Y = self._resolve_targets(targets)       # one-hot, classes_ set
+               ...
+
+2. **A classifier's output** -- :class:`ClassifierOutputMixin` (here), for
+   estimators whose ``X`` is a classifier's scores or probabilities
+   (``estimator=None``, read as logits or probabilities by ``input=``,
+   a DataFrame's columns aligned with the target's classes by name, the
+   positional rule for unnamed arrays) or the input of a wrapped
+   ``FrozenEstimator`` (its ``classes_`` name the columns). The
+   calibrators and the conformal classifier inherit it; ``fit`` calls
+   ``self._fit_front(X, y, sample_weight, counts)`` and gets a
+   :class:`FrontEndFit` ``(outputs, Y, sample_weight)``; prediction calls
+   ``self._predict_outputs(X)``. What is read from a classifier is a hook
+   (``_outputs``, ``_input_outputs``); what happens to an unfrozen one is
+   another (``_unfrozen_outputs``: refused by default, cross-fitted by the
+   calibrators).
+
+The helpers the hooks use are plain names here too: the scores and
+probabilities of a classifier or of ``estimator=None`` input
+(:mod:`._scores`), the prefit rule, and which class each output column is
+(:mod:`._columns`).
+"""
+
+from ._classifier_output import ClassifierOutputMixin, FrontEndFit
+from ._columns import check_positional_scores, estimator_classes, input_column_classes
+from ._scores import (
+    class_columns,
+    contains_skorch_net,
+    get_probabilities,
+    get_scores,
+    is_fitted,
+    is_prefit,
+    log_softmax,
+    probabilities_from_input,
+    read_input_type,
+    scores_from_input,
+    softmax,
+    unwrap_frozen,
+)
+
+__all__ = [
+    "ClassifierOutputMixin",
+    "FrontEndFit",
+    "check_positional_scores",
+    "class_columns",
+    "contains_skorch_net",
+    "estimator_classes",
+    "get_probabilities",
+    "get_scores",
+    "input_column_classes",
+    "is_fitted",
+    "is_prefit",
+    "log_softmax",
+    "probabilities_from_input",
+    "read_input_type",
+    "scores_from_input",
+    "softmax",
+    "unwrap_frozen",
+]

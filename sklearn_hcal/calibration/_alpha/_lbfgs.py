@@ -1,0 +1,105 @@
+"""Full-batch L-BFGS for the concentration model of α-calibration.
+
+The preconditioned linear model (and hidden layers when asked for) is fitted
+by torch's L-BFGS with a strong-Wolfe line search, restarted with a fresh
+history when the search stalls (see :mod:`._solvers` for why the
+preconditioner makes this converge in a few iterations). This module
+imports torch; the solvers import it only when they fit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ...utils._optional import import_optional
+
+__all__ = ["fit_lbfgs"]
+
+torch = import_optional("torch")
+
+#: L-BFGS is restarted with a fresh history at most this many times when its
+#: line search stalls before the gradient tolerance is met.
+_MAX_RESTARTS = 3
+
+
+def _gradient_size(module):
+    """``(largest |component|, squared norm)`` of the gradient."""
+    grads = [p.grad for p in module.parameters() if p.grad is not None]
+    if not grads:
+        return 0.0, 0.0
+    return (
+        max(float(g.abs().max()) for g in grads),
+        sum(float((g.double() ** 2).sum()) for g in grads),
+    )
+
+
+def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
+    """Full-batch L-BFGS, strong-Wolfe line search, restarted when it stalls.
+
+    Returns ``(n_iter, loss, converged, grad_max, n_evals)``. Converged means
+    the largest gradient component is at most ``tol`` or, in whitened
+    coordinates (Hessian close to the identity), that the decrease the
+    gradient still promises, ``½‖g‖²``, is below what float64 resolves in
+    the loss (``100·eps·|loss|``): a line search cannot see smaller steps.
+    """
+    eps = float(np.finfo(np.float64).eps)
+
+    def done(grad_max, grad_sq, loss):
+        floor = whitened and 0.5 * grad_sq <= 100 * eps * max(1.0, abs(loss))
+        return grad_max <= tol or floor
+
+    params = list(module.parameters())
+    n_iter = n_evals = 0
+    for _ in range(_MAX_RESTARTS + 1):
+        remaining = max_iter - n_iter
+        opt = torch.optim.LBFGS(
+            params,
+            lr=1.0,
+            max_iter=remaining,
+            max_eval=2 * remaining,
+            tolerance_grad=tol,
+            # Stop on the gradient, not on tiny loss changes: a float64 loss
+            # of order 1 still resolves 1e-15.
+            tolerance_change=1e-15,
+            history_size=20,
+            line_search_fn="strong_wolfe",
+        )
+        evals = []
+
+        def closure(opt=opt, evals=evals):
+            opt.zero_grad()
+            loss = objective(*data)
+            loss.backward()
+            evals.append(([p.detach().clone() for p in params], float(loss.detach())))
+            return loss
+
+        opt.step(closure)
+        state = opt.state[params[0]]
+        n_iter += int(state.get("n_iter", 0))
+        n_evals += len(evals)
+        # loss and gradient at the final parameters: those of the last
+        # evaluation when the line search ended there (one pass saved)
+        last, loss = evals[-1]
+        if not all(torch.equal(p, q) for p, q in zip(params, last)):
+            loss = float(closure().detach())
+        grad_max, grad_sq = _gradient_size(module)
+        converged = done(grad_max, grad_sq, loss)
+        if converged or n_iter >= max_iter or len(evals) <= 2:
+            break
+    if not converged:
+        why = (
+            f"in max_iter={max_iter} iterations; increase max_iter"
+            if n_iter >= max_iter
+            else "(the line search stalled); check the features for extreme "
+            "values or set l2_reg > 0"
+        )
+        warnings.warn(
+            f"L-BFGS did not reach the gradient tolerance tol={tol:g} {why} "
+            f"(largest gradient component {grad_max:.2e}).",
+            ConvergenceWarning,
+            stacklevel=5,
+        )
+    return max(1, n_iter), loss, converged, grad_max, n_evals
