@@ -19,8 +19,10 @@ from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._interrupt import reraise_interrupt
 from ..utils._progress import Progress
 from . import _experiment
+from ._arguments import positive_int
 from ._demo_notes import demo_notes, legend_entries
 from ._demo_report import write_html_report
+from ._errors import InputError
 from ._output import markdown_table, prepare_output_dir, writing_to
 from ._terminal import fit_table, legend_lines, terminal_width
 
@@ -370,7 +372,7 @@ def format_summary(result: Bunch, width: int | None = None) -> str:
 # --------------------------------------------------------------------------- #
 # the subcommand
 # --------------------------------------------------------------------------- #
-def add_subcommand(sub, positive_int) -> None:
+def add_subcommand(sub) -> None:
     """Register ``hcal demo`` on the subparsers ``sub``."""
     demo = sub.add_parser(
         "demo",
@@ -437,10 +439,9 @@ def add_subcommand(sub, positive_int) -> None:
 
 def _cmd_demo(args) -> int:
     from ..utils._optional import import_optional
-    from ._main import UsageError
 
     if args.val_annotations < 2:
-        raise UsageError(
+        raise InputError(
             "--val-annotations must be at least 2: alpha-calibration learns from "
             f"disagreement between labels, got {args.val_annotations}"
         )
@@ -448,11 +449,11 @@ def _cmd_demo(args) -> int:
         import_optional("torch")
         import_optional("skorch")
     except ImportError as exc:
-        raise UsageError(f"hcal demo needs PyTorch and skorch: {exc}") from None
+        raise InputError(f"hcal demo needs PyTorch and skorch: {exc}") from None
     try:
         _check_device(args.device)
     except ValueError as exc:
-        raise UsageError(f"--device {args.device}: {exc}") from None
+        raise InputError(f"--device {args.device}: {exc}") from None
     # The output folder is checked (created, probed) before training.
     out = prepare_output_dir(args.out, "--out")
     # Figures are files: never open a window from the command line.

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._values import InputError
+from ._errors import InputError
 
 __all__ = ["is_lewidi_truth", "lewidi_report"]
 

@@ -26,7 +26,7 @@ __all__ = [
 
 
 def _output_error(option: str, folder, exc: OSError, doing: str) -> ValueError:
-    from ._values import InputError
+    from ._errors import InputError
 
     if isinstance(exc, FileExistsError):
         why = "exists and is not a folder"
@@ -69,7 +69,7 @@ def prepare_output_dir(folder, option: str) -> Path:
     ...     prepare_output_dir(os.path.join(tmp, "f", "figs"), "--plots")
     Traceback (most recent call last):
     ...
-    sklearn_hcal.cli._values.InputError: --plots .../f/figs: cannot create the \
+    sklearn_hcal.cli._errors.InputError: --plots .../f/figs: cannot create the \
 folder: a part of the path is a file, not a folder
     """
     path = Path(folder)

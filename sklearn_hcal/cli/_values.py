@@ -27,12 +27,9 @@ import numpy as np
 
 from .._validation import check_logits, row_sum_tolerance
 from .._validation._scan import check_finite, scan_histograms, scan_probabilities
+from ._errors import InputError
 
 __all__ = ["check_histogram_values", "check_prediction_values"]
-
-
-class InputError(ValueError):
-    """A problem with a user's file or argument; the message is one line."""
 
 
 #: pandas' name for a CSV column whose header cell is empty.
