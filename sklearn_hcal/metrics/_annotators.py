@@ -461,3 +461,21 @@ def _group_columns(annotators: pd.Series, groups, by) -> pd.DataFrame:
             f"e.g. {unknown}."
         )
     return table.reindex(annotators.to_numpy()).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- #
+# How the official scorer rounds (plain functions, not report columns)
+# --------------------------------------------------------------------------- #
+from ._registry import OfficialRounding, declare_official_rounding  # noqa: E402
+
+declare_official_rounding(
+    "perspectivist_error_rate",
+    # error_rate: each item's rate over its annotators, not the mean
+    OfficialRounding("error_rate", rounds=("item",)),
+    # multilabel_error_rate: each label's rate over the item's annotators,
+    # neither the item's mean over the labels nor the mean over items
+    OfficialRounding("multilabel_error_rate", rounds=("label",), multilabel=True),
+)
+declare_official_rounding(
+    "perspectivist_absolute_distance", OfficialRounding("mean_absolute_distance")
+)

@@ -321,7 +321,7 @@ def ranked_probability_score_loss(
 # arguments of ``make_human_scorer``), matched to the class names of the
 # report's human labels.
 # --------------------------------------------------------------------------- #
-from ._registry import Metric, register  # noqa: E402
+from ._registry import Metric, OfficialRounding, register  # noqa: E402
 
 
 def _block_scale(block, order, values):
@@ -355,6 +355,8 @@ register(
         per_item=_block_wasserstein,
         requires="ordered",
         bounds=(0.0, None),
+        # average_WS rounds the mean only, not each item's distance
+        official_rounding=OfficialRounding("average_WS", rounds=("mean",)),
     )
 )
 register(
