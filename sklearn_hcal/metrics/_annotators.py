@@ -452,7 +452,13 @@ def _group_columns(annotators: pd.Series, groups, by) -> pd.DataFrame:
             raise ValueError("by= needs groups to be a DataFrame.")
         table = pd.Series(groups, name="group").to_frame()
     if not table.index.is_unique:
-        raise ValueError("groups lists an annotator more than once.")
+        repeated = table.index[table.index.duplicated()].unique().tolist()
+        rows = np.flatnonzero(table.index == repeated[0]).tolist()
+        raise ValueError(
+            f"groups lists the annotator {repeated[0]!r} {len(rows)} times (rows "
+            f"{rows}; {len(repeated)} annotator(s) repeated in all); give one row "
+            "per annotator, indexed by annotator id."
+        )
     known = annotators.isin(table.index).to_numpy()
     if not known.all():
         unknown = list(dict.fromkeys(annotators[~known].tolist()))[:_SHOW]

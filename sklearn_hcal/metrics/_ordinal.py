@@ -121,6 +121,14 @@ def _scale_values(values, classes_in_order, n_classes):
 def _scale(classes, order, values):
     """``(permutation or None, positions or None)`` of the columns' classes."""
     classes = np.asarray(classes)
+    if isinstance(values, str) and _numeric(classes) is None:
+        # before the order's error: values="classes" is what asked for numbers
+        raise ValueError(
+            'values="classes" reads each class name as its position on the '
+            f"scale, but the classes {classes.tolist()} are not numbers; pass "
+            "values= as a list of positions (in scale order), or leave values "
+            "out for unit steps (with order= when the names are words)."
+        )
     perm = scale_permutation(classes, order)
     in_order = classes if perm is None else classes[perm]
     return perm, _scale_values(values, in_order, len(classes))
