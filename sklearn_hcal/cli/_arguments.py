@@ -2,7 +2,8 @@
 
 * :class:`Parser` -- an ``ArgumentParser`` whose usage errors raise
   :class:`~sklearn_hcal.cli._errors.InputError` (one line, exit status 2)
-  instead of printing the usage block and exiting;
+  instead of printing the usage block and exiting, and whose help texts may
+  be functions, called when the help is shown;
 * the argument types (:func:`positive_int`, :func:`pred_spec`);
 * :class:`Options` -- options declared with the kinds of input they apply
   to. ``hcal evaluate`` reads two kinds of truth file (label histograms,
@@ -30,6 +31,15 @@ class Parser(argparse.ArgumentParser):
     # a hint and lets main() decide the exit status.
     def error(self, message):
         raise InputError(f"{message} (try '{self.prog} --help')")
+
+    def format_help(self):
+        # A help text may be a function, called only when the help is shown:
+        # texts built from the metric registry would import the library
+        # (seconds) every time the parser is built.
+        for action in self._actions:
+            if callable(action.help):
+                action.help = action.help()
+        return super().format_help()
 
 
 def positive_int(text: str) -> int:

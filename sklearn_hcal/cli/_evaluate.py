@@ -122,7 +122,7 @@ def add_subcommand(sub) -> None:
         kinds=HISTOGRAMS,
         default=None,
         metavar="NAMES",
-        help=_metric_help(),
+        help=_metric_help,  # called by --help only (it loads the registry)
     )
     options.add(
         "--ties",
@@ -395,8 +395,8 @@ def _report(args, hist, predictions):
 
 
 def _cmd_evaluate(args) -> int:
+    from ._folders import prepare_output_dir
     from ._lewidi import is_lewidi_truth
-    from ._output import prepare_output_dir
     from ._terminal import render_for_terminal
 
     if is_lewidi_truth(args.counts):
@@ -447,7 +447,7 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
     if reason is not None:
         warnings.warn(f"--plots: no figures written: {reason}", stacklevel=2)
         return
-    from ._output import writing_to
+    from ._folders import writing_to
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     with writing_to(folder, "--plots"):
@@ -458,7 +458,7 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
 
 def _evaluate_html(path: str, report, hist, predictions) -> None:
     from ..report import CalibrationReport
-    from ._output import writing_to
+    from ._folders import writing_to
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     with writing_to(os.path.dirname(path) or ".", "--html"):

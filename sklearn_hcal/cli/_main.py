@@ -2,8 +2,9 @@
 
 Subcommands, each in its own module listed in :data:`SUBCOMMANDS`:
 
-* ``hcal demo`` (:mod:`sklearn_hcal.cli._demo`) -- the library's main job on
-  the embedded Mix-Digits data;
+* ``hcal demo`` (:mod:`sklearn_hcal.cli._demo_command`, running
+  :mod:`sklearn_hcal.cli._demo`) -- the library's main job on the embedded
+  Mix-Digits data;
 * ``hcal evaluate`` (:mod:`sklearn_hcal.cli._evaluate`) -- score prediction
   files against label-histogram files.
 
@@ -11,8 +12,10 @@ A subcommand module defines ``add_subcommand(sub)``, which adds its parser
 to the subparsers ``sub`` (built with :class:`~sklearn_hcal.cli._arguments.
 Parser`) and sets ``handler`` (a function of the parsed arguments returning
 the exit status); adding a subcommand is adding its module's name to
-:data:`SUBCOMMANDS`. Subcommand modules never import this one: the error
-class is :mod:`sklearn_hcal.cli._errors`, the shared argument types are in
+:data:`SUBCOMMANDS`. The module is imported to build every parser: it
+imports its heavy parts (scikit-learn, PyTorch) inside the handler.
+Subcommand modules never import this one: the error class is
+:mod:`sklearn_hcal.cli._errors`, the shared argument types are in
 :mod:`sklearn_hcal.cli._arguments` (developer guide §cli).
 
 Exit status: 0 on success; 2 with a one-line ``hcal: error: ...`` on stderr
@@ -36,7 +39,7 @@ from ._errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 #: The modules of the subcommands, in the order ``hcal --help`` lists them.
-SUBCOMMANDS = ("_demo", "_evaluate")
+SUBCOMMANDS = ("_demo_command", "_evaluate")
 
 
 def build_parser() -> Parser:

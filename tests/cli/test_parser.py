@@ -47,7 +47,7 @@ def test_the_package_defines_one_error_class():
 def test_subcommands_come_from_the_list():
     parser = build_parser()
     assert parser.commands == ["demo", "evaluate"]
-    assert SUBCOMMANDS == ("_demo", "_evaluate")
+    assert SUBCOMMANDS == ("_demo_command", "_evaluate")
 
 
 def test_every_evaluate_option_declares_its_truths():
