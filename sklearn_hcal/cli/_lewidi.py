@@ -17,23 +17,30 @@ starting kit):
 
 The truth of an item is the share of its annotations (the counts); an item
 without annotations (a test split) uses its shipped soft label. With
-``--official-rounding`` each item's value and the mean are rounded to 5
-decimals, the convention of the LeWiDi 2025 scorer (its leaderboard's
-numbers).
+``--official-rounding`` each metric is rounded as the LeWiDi 2025
+evaluation notebook rounds it -- the rule each metric declares
+(``OfficialRounding`` in :mod:`sklearn_hcal.metrics._registry`) -- and, as
+in the notebook, the soft track's truth is the shipped soft label.
 
-Prediction files (every item of the truth, matched by id):
+Prediction files (every item of the truth, matched by id; an item given
+twice is refused):
 
 * soft, ``.json``: ``{item_id: {class: p, ...}}`` or ``{item_id: [p, ...]}``
-  (a list in the class order of the truth file, as printed by ``--help``'s
-  notes: numeric classes in increasing order, others in the file's order);
-  multi-label: ``{item_id: {label: P(label applies)}}`` or a list;
+  (a list in the class order of the truth file, whatever ``--order`` says);
+  multi-label: ``{item_id: {label: P(label applies)}}`` or a list, each
+  entry a probability or a pair ``[1 − p, p]`` (VariErrNLI's layout);
 * soft, ``.tsv`` (the official submission layout, no header): ``item_id``,
   a tab, then the list ``[p, ...]`` in class order;
 * soft, ``.csv``: a header ``id,<class>,<class>...`` (the id column named
   ``id``, ``uid`` or ``--id-column``);
 * perspectivist, ``.json``: ``{item_id: {annotator: label}}`` (multi-label:
   a list of labels or a comma-separated string); ``.tsv``: ``item_id``, a
-  tab, the list of labels in the order of the item's ``annotators``.
+  tab, the list of labels in the order of the item's annotators (one entry
+  per distinct annotator).
+
+Single-label soft rows are divided by their sums as the metric functions do
+(rows rounded to 2 decimals with a warning; rows further off need
+``--renormalize``).
 """
 
 from __future__ import annotations
