@@ -124,8 +124,9 @@ def _scale(classes, order, values):
     if isinstance(values, str) and _numeric(classes) is None:
         # before the order's error: values="classes" is what asked for numbers
         raise ValueError(
-            'values="classes" reads each class name as its position on the '
-            f"scale, but the classes {classes.tolist()} are not numbers; pass "
+            'values="classes" needs numeric class names: it reads each class '
+            f"name as its position on the scale, but the classes {classes.tolist()} "
+            "are not numbers; pass "
             "values= as a list of positions (in scale order), or leave values "
             "out for unit steps (with order= when the names are words)."
         )

@@ -691,15 +691,15 @@ PARAMETER_CASES = [
         # that asked for numbers, values="classes", went unnamed
         "values_classes_on_word_classes",
         lambda: wasserstein_distance(WORDS, WORD_P, values="classes"),
-        r'values="classes" reads each class name as its position .*'
-        r"\['agree', 'disagree', 'neutral'\] are not numbers",
+        r'values="classes" needs numeric class names: it reads each class name as '
+        r"its position .*\['agree', 'disagree', 'neutral'\] are not numbers",
     ),
     (
         "values_classes_on_word_classes_with_order",
         lambda: wasserstein_distance(
             WORDS, WORD_P, values="classes", order=["disagree", "neutral", "agree"]
         ),
-        r'values="classes" reads each class name as its position',
+        r'values="classes" needs numeric class names',
     ),
     (
         # was "groups lists an annotator more than once": which one?
