@@ -6,8 +6,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install test test-fast lint format demo docs clean
 
+# PyTorch's package index to take torch from first, e.g. its CPU builds
+# (make install TORCH_INDEX=https://download.pytorch.org/whl/cpu): on Linux
+# the default wheel pulls in the CUDA libraries. Empty: the usual indexes.
+TORCH_INDEX ?=
+
 $(STAMP): pyproject.toml requirements/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
+	$(if $(TORCH_INDEX),$(PY) -m pip install --quiet -c requirements/constraints-dev.txt torch --index-url $(TORCH_INDEX))
 	$(PY) -m pip install --quiet -c requirements/constraints-dev.txt -e ".[dev,torch,plot,dask,nlp,bench,docs]"
 	touch $(STAMP)
 
@@ -27,8 +33,11 @@ test-fast: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/hcal demo --out hcal-demo
 
-# Builds the HTML docs (executing the gallery) with warnings as errors.
+# Builds the HTML docs (executing the gallery) with warnings as errors. The
+# gallery reads ChaosNLI from HCAL_DATA: without it (and offline) the build
+# stops at once with one line saying so.
 docs: $(STAMP)
+	@$(PY) docs/_gallery_data.py
 	$(PY) -m sphinx -E -W --keep-going -b html docs docs/_build/html
 
 format: $(STAMP)

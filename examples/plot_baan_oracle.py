@@ -25,14 +25,6 @@ This example reproduces each step.
 # The oracle
 # ----------
 
-# sphinx_gallery_start_ignore
-import os
-from pathlib import Path
-
-for _candidate in (Path("../shared/data"), Path("../../shared/data")):
-    if "HCAL_DATA" not in os.environ and (_candidate / "chaosnli_v1.0").is_dir():
-        os.environ["HCAL_DATA"] = str(_candidate.resolve())
-# sphinx_gallery_end_ignore
 import numpy as np
 import pandas as pd
 

@@ -28,16 +28,6 @@ This example scores three simple predictors against those histograms:
 # Offline, point ``HCAL_DATA`` at a folder that holds ``chaosnli_v1.0/``; the
 # error of a missing file says where it was looked for.
 
-# sphinx_gallery_start_ignore
-# Offline runs from a checkout: use the shared copy of the data next to the
-# project when HCAL_DATA is unset (the documentation build sets it).
-import os
-from pathlib import Path
-
-for _candidate in (Path("../shared/data"), Path("../../shared/data")):
-    if "HCAL_DATA" not in os.environ and (_candidate / "chaosnli_v1.0").is_dir():
-        os.environ["HCAL_DATA"] = str(_candidate.resolve())
-# sphinx_gallery_end_ignore
 import numpy as np
 
 from sklearn_hcal.datasets import fetch_chaosnli

@@ -26,16 +26,6 @@ fitted. ``pip install "sklearn-hcal[nlp]"`` installs the model.
 # Data
 # ----
 
-# sphinx_gallery_start_ignore
-import os
-from pathlib import Path
-
-for _candidate in (Path("../shared/data"), Path("../../shared/data")):
-    if "HCAL_DATA" not in os.environ and (_candidate / "chaosnli_v1.0").is_dir():
-        os.environ["HCAL_DATA"] = str(_candidate.resolve())
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# sphinx_gallery_end_ignore
 import numpy as np
 import pandas as pd
 

@@ -12,8 +12,8 @@ import warnings
 
 import numpy as np
 
+from ._errors import InputError
 from ._files import LabeledArray
-from ._values import InputError
 
 __all__ = ["align_predictions", "with_labels"]
 

@@ -21,10 +21,18 @@ from ..utils._progress import Progress
 from . import _experiment
 from ._demo_notes import demo_notes, legend_entries
 from ._demo_report import write_html_report
-from ._output import markdown_table, prepare_output_dir, writing_to
+from ._errors import InputError
+from ._folders import prepare_output_dir, writing_to
+from ._output import markdown_table
 from ._terminal import fit_table, legend_lines, terminal_width
 
-__all__ = ["run_demo", "format_summary", "DEMO_TABLES", "DEMO_METHODS"]
+__all__ = [
+    "DEMO_METHODS",
+    "DEMO_TABLES",
+    "demo_command",
+    "format_summary",
+    "run_demo",
+]
 
 #: Rows of every table, in order.
 DEMO_METHODS = (
@@ -367,92 +375,20 @@ def format_summary(result: Bunch, width: int | None = None) -> str:
     return "\n".join(parts)
 
 
-# --------------------------------------------------------------------------- #
-# the subcommand
-# --------------------------------------------------------------------------- #
-def add_subcommand(sub, positive_int) -> None:
-    """Register ``hcal demo`` on the subparsers ``sub``."""
-    demo = sub.add_parser(
-        "demo",
-        help="train, calibrate and evaluate on the embedded Mix-Digits data",
-        description=(
-            "Mimori et al.'s single-label experiment on Mix-Digits (scikit-learn's "
-            "8x8 digits, a third of them blended in pairs; no download): a small "
-            "CNN trained on ONE label per item; temperature scaling, "
-            "alpha-calibration and MC dropout fitted on multi-label validation "
-            "histograms; evaluation on 10-label test histograms against the "
-            "oracle. Prints the tables of Mimori et al. (2021), Baan et al. "
-            "(2022) and ChaosNLI (Nie et al. 2020) with bootstrap intervals and "
-            "writes them as CSV and Markdown. Needs the torch extra."
-        ),
-    )
-    demo.add_argument(
-        "--out",
-        default="hcal-demo",
-        metavar="DIR",
-        help="output folder for the tables and figures (default: ./hcal-demo/)",
-    )
-    demo.add_argument(
-        "--quick",
-        action="store_true",
-        help="seconds-long smoke run (4 epochs, 20 bootstrap resamples, 5 MC samples)",
-    )
-    demo.add_argument(
-        "--seed", type=positive_int, default=0, help="random seed (default: 0)"
-    )
-    demo.add_argument(
-        "--val-annotations",
-        type=positive_int,
-        default=5,
-        metavar="N",
-        help="labels per validation item, at least 2 (default: 5)",
-    )
-    demo.add_argument(
-        "--device",
-        choices=["cpu", "cuda", "auto"],
-        default="cpu",
-        help="torch device (default: cpu; auto picks CUDA when available)",
-    )
-    for flag, what in (
-        ("--epochs", "training epochs (default: 40, or 4 with --quick)"),
-        (
-            "--bootstrap",
-            "bootstrap resamples, 0 for none (default: 1000, or 20 with --quick)",
-        ),
-    ):
-        demo.add_argument(flag, type=positive_int, default=None, metavar="N", help=what)
-    demo.add_argument(
-        "--threads",
-        type=positive_int,
-        default=1,
-        metavar="N",
-        help="torch CPU threads (default: 1, fastest for this small CNN)",
-    )
-    demo.add_argument("--no-figures", action="store_true", help="do not write figures")
-    demo.add_argument(
-        "-q", "--quiet", action="store_true", help="no progress lines on stderr"
-    )
-    demo.set_defaults(handler=_cmd_demo)
-
-
-def _cmd_demo(args) -> int:
+def demo_command(args) -> int:
+    """Run ``hcal demo`` with the parsed arguments (its exit status);
+    ``_demo_command`` has checked what needs no PyTorch."""
     from ..utils._optional import import_optional
-    from ._main import UsageError
 
-    if args.val_annotations < 2:
-        raise UsageError(
-            "--val-annotations must be at least 2: alpha-calibration learns from "
-            f"disagreement between labels, got {args.val_annotations}"
-        )
     try:
         import_optional("torch")
         import_optional("skorch")
     except ImportError as exc:
-        raise UsageError(f"hcal demo needs PyTorch and skorch: {exc}") from None
+        raise InputError(f"hcal demo needs PyTorch and skorch: {exc}") from None
     try:
         _check_device(args.device)
     except ValueError as exc:
-        raise UsageError(f"--device {args.device}: {exc}") from None
+        raise InputError(f"--device {args.device}: {exc}") from None
     # The output folder is checked (created, probed) before training.
     out = prepare_output_dir(args.out, "--out")
     # Figures are files: never open a window from the command line.

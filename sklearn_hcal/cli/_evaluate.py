@@ -13,6 +13,9 @@ import os
 import sys
 import warnings
 
+from ._arguments import Options, positive_int, pred_spec
+from ._errors import InputError
+
 __all__ = ["add_subcommand"]
 
 
@@ -29,7 +32,16 @@ def _metric_help() -> str:
     )
 
 
-def add_subcommand(sub, positive_int, pred_spec) -> None:
+#: The kinds of truth file ``hcal evaluate`` reads; every option declares
+#: those it applies to (:class:`~sklearn_hcal.cli._arguments.Options`).
+TRUTHS = {
+    "histograms": "label histograms (.npy, .csv, .jsonl)",
+    "lewidi": "a LeWiDi .json truth, which prints the track's official metrics",
+}
+HISTOGRAMS, LEWIDI = ("histograms",), ("lewidi",)
+
+
+def add_subcommand(sub) -> None:
     """Register ``hcal evaluate`` on the subparsers ``sub``."""
     ev = sub.add_parser(
         "evaluate",
@@ -48,16 +60,10 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
             "the official LeWiDi evaluation: predictions keyed by item id, the "
             "track's metrics (see --track, --official-rounding)."
         ),
-        epilog=(
-            "A ChaosNLI file with several models gives one row per model, named "
-            "NAME/model; with one model the row is NAME. Markdown and CSV use the "
-            "short metric names (jsd, kl, ...), JSON the function names "
-            "({prediction: {metric: value}}); --names changes that. With "
-            '--bootstrap a JSON value is {"value": v, "low": l, "high": h}.'
-        ),
     )
+    options = Options(ev, TRUTHS)
     ev.add_argument("counts", metavar="COUNTS", help="label histograms file")
-    ev.add_argument(
+    options.add(
         "--pred",
         dest="preds",
         action="append",
@@ -68,69 +74,89 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         "file name without its extension); repeatable",
     )
     scale = ev.add_mutually_exclusive_group()
-    scale.add_argument(
+    options.add(
         "--logits",
+        kinds=HISTOGRAMS,
+        group=scale,
         action="store_true",
         help="the .npy/.csv predictions are logits: apply a softmax",
     )
-    scale.add_argument(
+    options.add(
         "--renormalize",
+        group=scale,
         action="store_true",
         help="divide prediction rows (and rows of human probabilities in COUNTS) "
         "that do not sum to 1 by their sums, with a warning; rows off by "
-        "rounding (e.g. probabilities rounded to 3 decimals) are accepted without "
-        "this option",
+        "rounding (e.g. probabilities rounded to 3 decimals, or to 2 in a LeWiDi "
+        "submission) are accepted without this option",
     )
-    ev.add_argument(
+    options.add(
         "--format",
         choices=["markdown", "csv", "json"],
         default="markdown",
         help="output table format on stdout (default: markdown)",
     )
     layout = ev.add_mutually_exclusive_group()
-    layout.add_argument(
+    options.add(
         "--transpose",
+        group=layout,
         action="store_true",
         help="one row per metric, one column per prediction",
     )
-    layout.add_argument(
+    options.add(
         "--long",
+        group=layout,
         action="store_true",
         help="one row per prediction and metric (tidy data)",
     )
-    ev.add_argument(
+    options.add(
         "--names",
+        kinds=HISTOGRAMS,
         choices=["short", "long"],
         default=None,
         help="metric names in the output: short (jsd) or long "
         "(jensen_shannon_distance); default short, long for JSON",
     )
-    ev.add_argument("--metrics", default=None, metavar="NAMES", help=_metric_help())
-    ev.add_argument(
+    options.add(
+        "--metrics",
+        kinds=HISTOGRAMS,
+        default=None,
+        metavar="NAMES",
+        help=_metric_help,  # called by --help only (it loads the registry)
+    )
+    options.add(
         "--ties",
+        kinds=HISTOGRAMS,
         choices=["first", "last", "any"],
         default=None,
         help="majority accuracy with tied human majorities: first (argmax, the "
         "default), last (Baan et al.'s Table 1) or any of the tied classes",
     )
-    ev.add_argument(
+    options.add(
         "--bootstrap",
+        kinds=HISTOGRAMS,
         type=positive_int,
         default=0,
         metavar="N",
         help="bootstrap resamples for 95%% intervals (default: 0, none)",
     )
-    ev.add_argument(
-        "--seed", type=positive_int, default=0, help="bootstrap seed (default: 0)"
+    options.add(
+        "--seed",
+        kinds=HISTOGRAMS,
+        type=positive_int,
+        default=0,
+        help="bootstrap seed (default: 0)",
     )
-    ev.add_argument(
+    options.add(
         "--progress",
+        kinds=HISTOGRAMS,
         action="store_true",
         help="show the bootstrap's progress on stderr even when it is not a "
         "terminal (on a terminal it is shown anyway)",
     )
-    ev.add_argument(
+    options.add(
         "--labels",
+        kinds=HISTOGRAMS,
         type=_class_list,
         default=None,
         metavar="NAMES",
@@ -138,20 +164,21 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         "class names (.npy); needed when COUNTS names its classes in an order "
         "other than sorted, the column order of predict_proba",
     )
-    ev.add_argument(
+    options.add(
         "--id-column",
         default=None,
         metavar="NAME",
         help="name of the item-id column of CSV files (default: uid or id if present)",
     )
-    ev.add_argument(
+    options.add(
         "--digits",
         type=positive_int,
         default=4,
         metavar="N",
-        help="decimals in the Markdown table (default: 4)",
+        help="decimals in the Markdown table (default: 4; at least 5 with "
+        "--official-rounding)",
     )
-    ev.add_argument(
+    options.add(
         "--width",
         type=positive_int,
         default=None,
@@ -160,58 +187,90 @@ def add_subcommand(sub, positive_int, pred_spec) -> None:
         "terminal's width, 80 when not a terminal): a wider table is "
         "transposed, then split into blocks of columns; 0 for no limit",
     )
-    ev.add_argument(
+    options.add(
         "--plots",
+        kinds=HISTOGRAMS,
         default=None,
         metavar="DIR",
         help="also save figures to DIR (needs matplotlib and sklearn_hcal.plotting)",
     )
-    ev.add_argument(
+    options.add(
         "--order",
         default=None,
         metavar="A,B,C",
         help="the classes in scale order, for the ordinal metrics (wasserstein, "
-        "rps); needed when the class names are words, or numbers out of order",
+        "rps); needed when the class names are words, or numbers out of order. "
+        "It orders the scale only: lists in prediction files stay in the class "
+        "order of the truth file",
     )
-    ev.add_argument(
-        "--track",
-        choices=["soft", "perspectivist"],
-        default="soft",
-        help="with a LeWiDi .json truth: score soft labels (default) or "
-        "per-annotator labels",
-    )
-    ev.add_argument(
-        "--official-rounding",
-        action="store_true",
-        help="with a LeWiDi .json truth: round each item's value and the mean to "
-        "5 decimals, as the LeWiDi 2025 scorer does (the leaderboard's numbers)",
-    )
-    ev.add_argument(
+    options.add(
         "--html",
+        kinds=HISTOGRAMS,
         default=None,
         metavar="FILE",
         help="also write the report as one self-contained HTML file: data "
         "summary, table with intervals, legend of the metrics and figures "
         "(figures need matplotlib)",
     )
-    ev.set_defaults(handler=_cmd_evaluate)
+    options.add(
+        "--track",
+        kinds=LEWIDI,
+        choices=["soft", "perspectivist"],
+        default="soft",
+        help="with a LeWiDi .json truth: score soft labels (default) or "
+        "per-annotator labels",
+    )
+    options.add(
+        "--official-rounding",
+        kinds=LEWIDI,
+        action="store_true",
+        help="with a LeWiDi .json truth: round as the LeWiDi 2025 evaluation "
+        "notebook does, metric by metric (the leaderboard's numbers; see "
+        "the LeWiDi guide's table of rules)",
+    )
+    options.add(
+        "--label-map",
+        kinds=LEWIDI,
+        type=_label_map,
+        default=None,
+        metavar="FROM:TO,...",
+        help="with a LeWiDi .json truth: map each annotation onto a soft-label "
+        "class, as load_lewidi(label_map=) does, e.g. ConvAbuse's severities "
+        "--label-map=-3:1,-2:1,-1:1,0:0,1:0 (write '=' before a value that "
+        "starts with '-')",
+    )
+    ev.set_defaults(handler=_cmd_evaluate, options=options)
+
+
+def _label_map(text: str) -> dict:
+    mapping = {}
+    for pair in text.split(","):
+        source, sep, target = pair.partition(":")
+        source, target = source.strip(), target.strip()
+        if not sep or not source or not target:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated FROM:TO pairs (e.g. -3:1,0:0), got {pair!r}"
+            )
+        if source in mapping:
+            raise argparse.ArgumentTypeError(f"the label {source!r} is mapped twice")
+        mapping[source] = target
+    return mapping
 
 
 def _resolve_metric_names(text: str | None) -> list[str] | None:
     from ..metrics._shared import get_metric, metrics
-    from ._main import UsageError
 
     if text is None:
         return None
     names = [t.strip() for t in text.split(",") if t.strip()]
     if not names:
-        raise UsageError("--metrics is empty")
+        raise InputError("--metrics is empty")
     out = []
     for name in names:
         try:
             out.append(get_metric(name).column)
         except ValueError:
-            raise UsageError(
+            raise InputError(
                 f"--metrics: unknown metric {name!r}; choose from "
                 f"{', '.join(metrics())} (or their function names)"
             ) from None
@@ -230,7 +289,6 @@ def _class_list(text: str) -> list[str]:
 def _load_inputs(args):
     from ._align import align_predictions, with_labels
     from ._files import read_histograms, read_predictions
-    from ._values import InputError
 
     hist = read_histograms(
         args.counts, id_column=args.id_column, renormalize=args.renormalize
@@ -270,12 +328,11 @@ def _scale_order(args, hist, metrics) -> dict:
 
     from ..metrics._shared import get_metric, scale_permutation
     from ._lewidi import order_positions
-    from ._main import UsageError
 
     ordinal = [m for m in metrics or [] if get_metric(m).requires == "ordered"]
     if not ordinal:
         if args.order is not None:
-            raise UsageError(
+            raise InputError(
                 "--order applies to the ordinal metrics (wasserstein, rps); "
                 "pass them with --metrics"
             )
@@ -293,7 +350,7 @@ def _scale_order(args, hist, metrics) -> dict:
         try:
             perm = scale_permutation(np.asarray(hist.classes, dtype=object), None)
         except ValueError as exc:
-            raise UsageError(
+            raise InputError(
                 f"{hist.path}: {exc} On the command line: --order A,B,C."
             ) from None
         if perm is None:
@@ -338,12 +395,14 @@ def _report(args, hist, predictions):
 
 
 def _cmd_evaluate(args) -> int:
+    from ._folders import prepare_output_dir
     from ._lewidi import is_lewidi_truth
-    from ._output import prepare_output_dir
     from ._terminal import render_for_terminal
 
     if is_lewidi_truth(args.counts):
+        args.options.refuse(args, "lewidi")
         return _cmd_evaluate_lewidi(args)
+    args.options.refuse(args, "histograms")
     hist, predictions = _load_inputs(args)
     if args.plots is not None:
         # before the (possibly long) report: a folder that cannot be written
@@ -351,9 +410,7 @@ def _cmd_evaluate(args) -> int:
         prepare_output_dir(args.plots, "--plots")
     if args.html is not None:
         if os.path.isdir(args.html):
-            from ._main import UsageError
-
-            raise UsageError(f"--html {args.html}: is a folder; give a file name")
+            raise InputError(f"--html {args.html}: is a folder; give a file name")
         prepare_output_dir(os.path.dirname(args.html) or ".", "--html")
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
@@ -370,27 +427,8 @@ def _cmd_evaluate(args) -> int:
 
 def _cmd_evaluate_lewidi(args) -> int:
     from ._lewidi import lewidi_report
-    from ._main import UsageError
     from ._terminal import render_for_terminal
 
-    unused = [
-        flag
-        for flag, used in (
-            ("--logits", args.logits),
-            ("--renormalize", args.renormalize),
-            ("--metrics", args.metrics is not None),
-            ("--bootstrap", args.bootstrap),
-            ("--plots", args.plots is not None),
-            ("--html", args.html is not None),
-            ("--ties", args.ties is not None),
-        )
-        if used
-    ]
-    if unused:
-        raise UsageError(
-            f"{', '.join(unused)}: not available with a LeWiDi .json truth, which "
-            "prints the track's official metrics"
-        )
     report = lewidi_report(args)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
     # the rounded values have 5 decimals: the default 4 would hide the last
@@ -409,7 +447,7 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
     if reason is not None:
         warnings.warn(f"--plots: no figures written: {reason}", stacklevel=2)
         return
-    from ._output import writing_to
+    from ._folders import writing_to
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     with writing_to(folder, "--plots"):
@@ -420,7 +458,7 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
 
 def _evaluate_html(path: str, report, hist, predictions) -> None:
     from ..report import CalibrationReport
-    from ._output import writing_to
+    from ._folders import writing_to
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     with writing_to(os.path.dirname(path) or ".", "--html"):

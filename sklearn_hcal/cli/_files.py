@@ -44,7 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from ..datasets._shared import read_chaosnli_jsonl, read_chaosnli_predictions
-from ._values import InputError, check_histogram_values, check_prediction_values
+from ._errors import InputError
+from ._values import check_histogram_values, check_prediction_values
 
 __all__ = [
     "InputError",

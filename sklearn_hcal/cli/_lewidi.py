@@ -17,39 +17,45 @@ starting kit):
 
 The truth of an item is the share of its annotations (the counts); an item
 without annotations (a test split) uses its shipped soft label. With
-``--official-rounding`` each item's value and the mean are rounded to 5
-decimals, the convention of the LeWiDi 2025 scorer (its leaderboard's
-numbers).
+``--official-rounding`` each metric is rounded as the LeWiDi 2025
+evaluation notebook rounds it -- the rule each metric declares
+(``OfficialRounding`` in :mod:`sklearn_hcal.metrics._registry`) -- and, as
+in the notebook, the soft track's truth is the shipped soft label.
 
-Prediction files (every item of the truth, matched by id):
+Prediction files (every item of the truth, matched by id; an item given
+twice is refused):
 
 * soft, ``.json``: ``{item_id: {class: p, ...}}`` or ``{item_id: [p, ...]}``
-  (a list in the class order of the truth file, as printed by ``--help``'s
-  notes: numeric classes in increasing order, others in the file's order);
-  multi-label: ``{item_id: {label: P(label applies)}}`` or a list;
+  (a list in the class order of the truth file, whatever ``--order`` says);
+  multi-label: ``{item_id: {label: P(label applies)}}`` or a list, each
+  entry a probability or a pair ``[1 − p, p]`` (VariErrNLI's layout);
 * soft, ``.tsv`` (the official submission layout, no header): ``item_id``,
   a tab, then the list ``[p, ...]`` in class order;
 * soft, ``.csv``: a header ``id,<class>,<class>...`` (the id column named
   ``id``, ``uid`` or ``--id-column``);
 * perspectivist, ``.json``: ``{item_id: {annotator: label}}`` (multi-label:
   a list of labels or a comma-separated string); ``.tsv``: ``item_id``, a
-  tab, the list of labels in the order of the item's ``annotators``.
+  tab, the list of labels in the order of the item's annotators (one entry
+  per distinct annotator).
+
+Single-label soft rows are divided by their sums as the metric functions do
+(rows rounded to 2 decimals with a warning; rows further off need
+``--renormalize``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._values import InputError
+from ._errors import InputError
 
 __all__ = ["is_lewidi_truth", "lewidi_report"]
-
-#: Decimals of the LeWiDi 2025 scorer (each item's value, then the mean).
-OFFICIAL_DECIMALS = 5
 
 
 def is_lewidi_truth(path) -> bool:
@@ -57,12 +63,19 @@ def is_lewidi_truth(path) -> bool:
     return Path(path).suffix.lower() == ".json"
 
 
-def load_truth(path, order=None):
-    """``(data, truth, classes, ordinal)`` of a LeWiDi file.
+def load_truth(path, order=None, label_map=None, shipped=False):
+    """``(data, truth, classes, ordinal, perm)`` of a LeWiDi file.
 
     ``truth`` is (n_items, n_classes): shares of the annotations, or the
-    soft label of items without annotations. ``order`` (class names as
-    text) reorders the columns and makes the set ordinal.
+    soft label of items without annotations, in the file's class order
+    ``classes`` -- the order of the lists of prediction files. ``order``
+    (class names as text) makes the set ordinal: ``perm`` (None without it)
+    are the column positions in scale order, applied to the truth and the
+    predictions alike once both are read. ``label_map`` is
+    :func:`~sklearn_hcal.datasets.load_lewidi`'s. ``shipped``: the truth is
+    the file's ``soft_label`` as shipped, where every item has one (the
+    official notebook's targets, rounded in some files: VariErrNLI writes
+    1/3 as 0.333).
     """
     from ..datasets import load_lewidi
 
@@ -70,9 +83,10 @@ def load_truth(path, order=None):
     if not p.is_file():
         raise InputError(f"{path}: no such file.")
     try:
-        data = load_lewidi(p, annotators_meta=None)
+        data = load_lewidi(p, annotators_meta=None, label_map=label_map)
     except ValueError as exc:
-        raise InputError(str(exc)) from None
+        prefix = "--label-map: " if "label_map" in str(exc) else ""
+        raise InputError(f"{prefix}{exc}") from None
     classes = [str(c) for c in data.classes]
     if data.multilabel:
         if data.counts is None:
@@ -84,17 +98,20 @@ def load_truth(path, order=None):
         truth = data.counts.to_numpy(dtype=np.float64) / np.maximum(n, 1)[:, None]
     else:
         truth = _single_label_truth(path, data)
+    soft = data.soft_labels
+    if shipped and soft is not None and not soft.isna().to_numpy().any():
+        truth = soft.reindex(columns=data.classes).to_numpy(dtype=np.float64)
     ordinal = (
         not data.multilabel
         and len(classes) > 2
         and all(isinstance(c, (int, float)) for c in data.classes)
     )
+    perm = None
     if order is not None:
         if data.multilabel:
             raise InputError("--order does not apply to a multi-label file.")
-        perm = order_positions(classes, order, path)
-        truth, classes, ordinal = truth[:, perm], [classes[j] for j in perm], True
-    return data, truth, classes, ordinal
+        perm, ordinal = order_positions(classes, order, path), True
+    return data, truth, classes, ordinal, perm
 
 
 def _single_label_truth(path, data):
@@ -150,6 +167,27 @@ def _read_json_predictions(p: Path):
     return {str(k).strip(): v for k, v in data.items()}
 
 
+#: numpy 2 prints a list of its scalars as ``[np.float64(0.1), ...]``.
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int)(?:16|32|64)\(([^()]*)\)")
+_NOT_A_NUMBER = re.compile(r"\b(?:nan|inf|infinity)\b", re.IGNORECASE)
+
+
+def _parse_tsv_value(p: Path, lineno: int, item: str, value: str):
+    value = _NUMPY_SCALAR.sub(r"\1", value.strip())
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        pass
+    where = f"{p}: line {lineno} (item {item!r})"
+    found = _NOT_A_NUMBER.search(value)
+    if found:
+        raise InputError(
+            f"{where}: the list holds {found.group(0)!r}, not a number: every "
+            "entry must be a finite number (a probability, or a label)."
+        )
+    raise InputError(f"{where}: {value!r} is not a list.")
+
+
 def _read_tsv_predictions(p: Path):
     rows = {}
     try:
@@ -164,14 +202,8 @@ def _read_tsv_predictions(p: Path):
             raise InputError(
                 f"{p}: line {lineno}: expected 'item_id<TAB>[values]', got {line!r}."
             )
-        try:
-            parsed = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            raise InputError(
-                f"{p}: line {lineno} (item {item.strip()!r}): {value.strip()!r} is "
-                "not a list."
-            ) from None
         item = item.strip()
+        parsed = _parse_tsv_value(p, lineno, item, value)
         if item in rows:
             raise InputError(f"{p}: line {lineno}: item {item!r} appears twice.")
         rows[item] = parsed
@@ -180,7 +212,60 @@ def _read_tsv_predictions(p: Path):
     return rows
 
 
-def _soft_row(p, item, value, classes):
+def _read_csv_predictions(p: Path, id_column):
+    from ._files import _check_unique_ids, _read_csv
+
+    table = _read_csv(p, id_column)
+    if table.ids is None:
+        raise InputError(f"{p}: a CSV prediction file needs an id column (id or uid).")
+    # a repeated id would silently keep its last row (JSON and TSV refuse it)
+    table.ids = np.array([str(i).strip() for i in table.ids])
+    _check_unique_ids(table)
+    return {i: dict(zip(table.classes, row)) for i, row in zip(table.ids, table.values)}
+
+
+def _number(p, item, value, what):
+    if isinstance(value, bool):
+        raise InputError(f"{p}: item {item!r}: {what} is {value!r}, not a number.")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"{p}: item {item!r}: {what} is {value!r}, not a number."
+        ) from None
+
+
+def _label_probability(p, item, label, value):
+    """P(label applies): a number, a pair ``[1 − p, p]`` or ``{"0": 1 − p,
+    "1": p}`` (the truth file's soft-label layout)."""
+    what = f"label {label!r}"
+    if isinstance(value, dict):
+        keys = {str(k).strip(): v for k, v in value.items()}
+        if set(keys) != {"0", "1"}:
+            raise InputError(
+                f"{p}: item {item!r}, {what}: expected {{'0': 1 - p, '1': p}}, got "
+                f"{value!r}."
+            )
+        value = [keys["0"], keys["1"]]
+    if not isinstance(value, (list, tuple)):
+        return _number(p, item, value, what)
+    if len(value) != 2:
+        raise InputError(
+            f"{p}: item {item!r}, {what}: expected P(applies) or the pair "
+            f"[1 - p, p], got {value!r}."
+        )
+    no, yes = (_number(p, item, v, what) for v in value)
+    total = no + yes
+    # a pair rounded to 2 decimals may miss 1 by 0.01 (developer guide §lewidi)
+    if not (np.isfinite(total) and abs(total - 1.0) <= TWO_DECIMALS * 2):
+        raise InputError(
+            f"{p}: item {item!r}, {what}: the pair {list(value)!r} sums to "
+            f"{total:.6g}, not 1; it is not a distribution [1 - p, p]."
+        )
+    return yes / total if 0 <= no and 0 <= yes else yes
+
+
+def _soft_row(p, item, value, classes, multilabel):
     if isinstance(value, dict):
         row = {str(k).strip(): v for k, v in value.items()}
         # "1.0" and "1" name the same numeric class
@@ -193,14 +278,18 @@ def _soft_row(p, item, value, classes):
             )
         value = [row.get(c, 0.0) for c in classes]
     if not isinstance(value, (list, tuple)) or len(value) != len(classes):
+        layout = (
+            "per-label probabilities or [1 - p, p] pairs"
+            if multilabel
+            else ("probabilities")
+        )
         raise InputError(
-            f"{p}: item {item!r}: expected {len(classes)} probabilities (classes "
+            f"{p}: item {item!r}: expected {len(classes)} {layout} (classes "
             f"{classes}), got {value!r}."
         )
-    try:
-        return [float(v) for v in value]
-    except (TypeError, ValueError):
-        raise InputError(f"{p}: item {item!r}: {value!r} holds a non-number.") from None
+    if multilabel:
+        return [_label_probability(p, item, c, v) for c, v in zip(classes, value)]
+    return [_number(p, item, v, f"class {c!r}") for c, v in zip(classes, value)]
 
 
 def _as_class(key, classes):
@@ -234,24 +323,30 @@ def _check_items(p, rows, ids):
         )
 
 
-def read_soft_predictions(path, ids, classes, *, multilabel, id_column=None):
-    """(n_items, n_classes) predictions in the truth's item and class order."""
+#: How far a probability written with 2 decimals may be off, per entry:
+#: the soft labels' rounding rule (developer guide §lewidi).
+TWO_DECIMALS = 0.005
+
+
+def read_soft_predictions(
+    path, ids, classes, *, multilabel, id_column=None, renormalize=False
+):
+    """(n_items, n_classes) predictions in the truth's item and class order.
+
+    ``classes`` are the truth file's classes in its order: lists in the
+    prediction file follow it. Single-label rows are checked and divided by
+    their sums as the library's metrics do (rows within
+    :func:`~sklearn_hcal._validation.row_sum_tolerance` of 1 silently); rows
+    rounded to 2 decimals (within ``0.005`` per class of 1, e.g. 0.97-1.03
+    for 6 classes) are divided by their sums with a warning that counts
+    them; rows further off are refused unless ``renormalize``.
+    """
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{path}: no such file.")
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        from ._files import _read_csv
-
-        table = _read_csv(p, id_column)
-        if table.ids is None:
-            raise InputError(
-                f"{p}: a CSV prediction file needs an id column (id or uid)."
-            )
-        rows = {
-            str(i).strip(): dict(zip(table.classes, row))
-            for i, row in zip(table.ids, table.values)
-        }
+        rows = _read_csv_predictions(p, id_column)
     elif suffix == ".tsv":
         rows = _read_tsv_predictions(p)
     elif suffix == ".json":
@@ -262,7 +357,9 @@ def read_soft_predictions(path, ids, classes, *, multilabel, id_column=None):
             "LeWiDi truth; expected .json, .tsv or .csv."
         )
     _check_items(p, rows, ids)
-    values = np.array([_soft_row(p, i, rows[i], classes) for i in ids])
+    values = np.array(
+        [_soft_row(p, i, rows[i], classes, multilabel) for i in ids], dtype=np.float64
+    )
     bad = ~np.isfinite(values) | (values < 0) | (values > 1)
     if bad.any():
         i, j = np.argwhere(bad)[0]
@@ -270,17 +367,41 @@ def read_soft_predictions(path, ids, classes, *, multilabel, id_column=None):
             f"{p}: item {ids[i]!r}, class {classes[j]!r}: {values[i, j]!r} is not a "
             "probability in [0, 1]."
         )
-    if not multilabel:
-        from .._validation import row_sum_tolerance
+    if multilabel:
+        return values
+    return _normalised_rows(p, ids, values, renormalize)
 
-        sums = values.sum(axis=1)
-        off = np.abs(sums - 1.0) > row_sum_tolerance(len(classes))
-        if off.any():
-            i = int(np.flatnonzero(off)[0])
-            raise InputError(
-                f"{p}: item {ids[i]!r}: the probabilities sum to {sums[i]:.6g}, not 1."
-            )
-    return values
+
+def _normalised_rows(p, ids, values, renormalize):
+    from .._validation import normalised_block, row_sum_tolerance
+
+    n_classes = values.shape[1]
+    sums = values.sum(axis=1)
+    gap = np.abs(sums - 1.0)
+    beyond = gap > row_sum_tolerance(n_classes)
+    rounded = beyond & (gap <= TWO_DECIMALS * n_classes)
+    refused = beyond & ~rounded & ~(renormalize & (sums > 0))
+    if refused.any():
+        i = int(np.flatnonzero(refused)[0])
+        hint = "" if renormalize else " (--renormalize divides rows by their sums)"
+        raise InputError(
+            f"{p}: item {ids[i]!r}: the probabilities sum to {sums[i]:.6g}, not 1"
+            f"{hint}."
+        )
+    if beyond.any():
+        i = int(np.flatnonzero(beyond)[0])
+        count = int(beyond.sum())
+        rows = "one row" if count == 1 else f"{count} rows"
+        why = "rounded to 2 decimals" if rounded.all() else "--renormalize"
+        warnings.warn(
+            f"{p}: {rows} of probabilities did not sum to 1 and were divided by "
+            f"their sums ({why}; first: item {ids[i]!r} summed to {sums[i]:.6g}).",
+            UserWarning,
+            stacklevel=2,
+        )
+    # the library's own renormalisation of rows off by rounding: the same
+    # numbers as the metric functions on the same rows
+    return normalised_block(values, slice(None))
 
 
 def read_perspectivist_predictions(path, data):
@@ -350,31 +471,54 @@ def read_perspectivist_predictions(path, data):
 # --------------------------------------------------------------------------- #
 # Scores
 # --------------------------------------------------------------------------- #
-def _mean(per_item, rounding):
+def _rule(name, rounding, multilabel=False):
+    """The metric's official rounding rule (developer guide §lewidi), or None."""
     if not rounding:
-        return float(np.mean(per_item))
-    per_item = np.round(per_item, OFFICIAL_DECIMALS)
-    return float(np.round(np.mean(per_item), OFFICIAL_DECIMALS))
+        return None
+    from ..metrics._shared import official_rounding
+
+    return official_rounding(name, multilabel=multilabel)
+
+
+def _at(rule, level, values):
+    return values if rule is None else rule.apply(level, values)
+
+
+def _item_mean(name, per_item, rounding):
+    """The mean over items of a metric, rounded as its official rule says."""
+    rule = _rule(name, rounding)
+    return float(_at(rule, "mean", float(np.mean(_at(rule, "item", per_item)))))
 
 
 def soft_scores(truth, pred, *, ordinal, fmt, multilabel, rounding=False):
     """``{metric: value}`` of the soft track (per-item means)."""
     from ..metrics._shared import (
         manhattan_per_item,
-        multilabel_manhattan_per_item,
         soft_cross_entropy_per_item,
         wasserstein_per_item,
     )
 
     if multilabel:
-        per_item = multilabel_manhattan_per_item(truth, pred)
-        return {"multilabel_manhattan_distance": _mean(per_item, rounding)}
-    out = {"manhattan_distance": _mean(manhattan_per_item(truth, pred), rounding)}
+        name = "multilabel_manhattan_distance"
+        rule = _rule(name, rounding, multilabel=True)
+        # each label's distance |t − q| + |(1 − t) − (1 − q)|, as
+        # multilabel_manhattan_distance averages them
+        per_label = _at(rule, "label", 2.0 * np.abs(truth - pred))
+        per_item = _at(rule, "item", per_label.mean(axis=1))
+        return {name: float(_at(rule, "mean", float(np.mean(per_item))))}
+    out = {
+        "manhattan_distance": _item_mean(
+            "manhattan_distance", manhattan_per_item(truth, pred), rounding
+        )
+    }
     if ordinal:
-        out["wasserstein_distance"] = _mean(wasserstein_per_item(truth, pred), rounding)
+        out["wasserstein_distance"] = _item_mean(
+            "wasserstein_distance", wasserstein_per_item(truth, pred), rounding
+        )
     if fmt == "2023":
-        per_item = soft_cross_entropy_per_item(truth, pred)
-        out["soft_cross_entropy"] = _mean(per_item, rounding)
+        out["soft_cross_entropy"] = _item_mean(
+            "soft_cross_entropy", soft_cross_entropy_per_item(truth, pred), rounding
+        )
     return out
 
 
@@ -390,18 +534,31 @@ def perspectivist_scores(data, pred, *, ordinal, classes, rounding=False):
         keys, t, p, multilabel = annotator_pairs(ann, pred, "item", "annotator", label)
     except ValueError as exc:
         raise InputError(f"perspectivist predictions: {exc}") from None
+    items = keys["item"].to_numpy()
 
-    def item_mean(values):
-        per_item = pd.Series(values).groupby(keys["item"].to_numpy(), sort=False).mean()
-        return _mean(per_item.to_numpy(), rounding)
+    def per_item(values):
+        grouped = pd.DataFrame(values).groupby(items, sort=False).mean()
+        return grouped.to_numpy()
 
-    out = {"perspectivist_error_rate": item_mean(annotator_errors(t, p, multilabel))}
+    name = "perspectivist_error_rate"
+    if multilabel:
+        # each label's error rate over the item's annotators, then the mean
+        # over the labels (the mean over annotators of their label-averaged
+        # errors, as perspectivist_error_rate computes it)
+        rule = _rule(name, rounding, multilabel=True)
+        errors = _at(rule, "label", per_item(np.abs(t - p).astype(np.float64)))
+        errors = _at(rule, "item", errors.mean(axis=1))
+        out = {name: float(_at(rule, "mean", float(np.mean(errors))))}
+    else:
+        errors = per_item(annotator_errors(t, p, multilabel))[:, 0]
+        out = {name: _item_mean(name, errors, rounding)}
     if ordinal:
         try:
             dist = annotator_distances(t, p, multilabel, classes, None)
         except ValueError as exc:
             raise InputError(f"perspectivist predictions: {exc}") from None
-        out["perspectivist_absolute_distance"] = item_mean(dist)
+        name = "perspectivist_absolute_distance"
+        out[name] = _item_mean(name, per_item(dist)[:, 0], rounding)
     return out
 
 
@@ -410,7 +567,12 @@ def lewidi_report(args) -> pd.DataFrame:
     order = None
     if args.order is not None:
         order = [t.strip() for t in args.order.split(",") if t.strip()]
-    data, truth, classes, ordinal = load_truth(args.counts, order)
+    # the notebook scores soft predictions against the shipped soft labels
+    shipped = args.official_rounding and args.track == "soft"
+    data, truth, classes, ordinal, perm = load_truth(
+        args.counts, order, label_map=args.label_map, shipped=shipped
+    )
+    scale = classes if perm is None else [classes[j] for j in perm]
     ids = [str(i) for i in data.item_info.index]
     rounding = args.official_rounding
     rows = {}
@@ -424,24 +586,26 @@ def lewidi_report(args) -> pd.DataFrame:
                 )
             pred = read_perspectivist_predictions(path, data)
             rows[name] = perspectivist_scores(
-                data, pred, ordinal=ordinal, classes=classes, rounding=rounding
+                data, pred, ordinal=ordinal, classes=scale, rounding=rounding
             )
-        else:
-            pred = read_soft_predictions(
-                path,
-                ids,
-                classes,
-                multilabel=data.multilabel,
-                id_column=args.id_column,
-            )
-            rows[name] = soft_scores(
-                truth,
-                pred,
-                ordinal=ordinal,
-                fmt=data.format,
-                multilabel=data.multilabel,
-                rounding=rounding,
-            )
+            continue
+        # lists follow the truth file's class order, whatever --order says
+        pred = read_soft_predictions(
+            path,
+            ids,
+            classes,
+            multilabel=data.multilabel,
+            id_column=args.id_column,
+            renormalize=args.renormalize,
+        )
+        both = (truth, pred) if perm is None else (truth[:, perm], pred[:, perm])
+        rows[name] = soft_scores(
+            *both,
+            ordinal=ordinal,
+            fmt=data.format,
+            multilabel=data.multilabel,
+            rounding=rounding,
+        )
     report = pd.DataFrame.from_dict(rows, orient="index")
     report.index.name = "prediction"
     return report

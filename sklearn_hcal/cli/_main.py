@@ -1,78 +1,53 @@
 """The ``hcal`` entry point: the parser, and the one place errors are reported.
 
-Subcommands (each in its own module):
+Subcommands, each in its own module listed in :data:`SUBCOMMANDS`:
 
-* ``hcal demo`` (:mod:`sklearn_hcal.cli._demo`) -- the library's main job on
-  the embedded Mix-Digits data;
+* ``hcal demo`` (:mod:`sklearn_hcal.cli._demo_command`, running
+  :mod:`sklearn_hcal.cli._demo`) -- the library's main job on the embedded
+  Mix-Digits data;
 * ``hcal evaluate`` (:mod:`sklearn_hcal.cli._evaluate`) -- score prediction
   files against label-histogram files.
 
+A subcommand module defines ``add_subcommand(sub)``, which adds its parser
+to the subparsers ``sub`` (built with :class:`~sklearn_hcal.cli._arguments.
+Parser`) and sets ``handler`` (a function of the parsed arguments returning
+the exit status); adding a subcommand is adding its module's name to
+:data:`SUBCOMMANDS`. The module is imported to build every parser: it
+imports its heavy parts (scikit-learn, PyTorch) inside the handler.
+Subcommand modules never import this one: the error class is
+:mod:`sklearn_hcal.cli._errors`, the shared argument types are in
+:mod:`sklearn_hcal.cli._arguments` (developer guide §cli).
+
 Exit status: 0 on success; 2 with a one-line ``hcal: error: ...`` on stderr
-for bad usage or bad input -- a :class:`UsageError`, or any ``ValueError``
-the library raises about the input (its message names the argument or the
-file and row); 130 when interrupted. Other exceptions keep their traceback:
-they are bugs.
+for bad usage or bad input -- an
+:class:`~sklearn_hcal.cli._errors.InputError`, or any ``ValueError`` the
+library raises about the input (its message names the argument or the file
+and row); 130 when interrupted. Other exceptions keep their traceback: they
+are bugs.
 """
 
 from __future__ import annotations
 
-import argparse
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 
-__all__ = ["main", "build_parser", "UsageError"]
+from ._arguments import Parser
+from ._errors import InputError
 
+__all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
-class UsageError(Exception):
-    """Bad usage or bad input: reported on one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    # argparse prints the usage block and exits; the CLI wants one line with
-    # a hint and lets main() decide the exit status.
-    def error(self, message):
-        raise UsageError(f"{message} (try '{self.prog} --help')")
+#: The modules of the subcommands, in the order ``hcal --help`` lists them.
+SUBCOMMANDS = ("_demo_command", "_evaluate")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-negative integer, got {value}"
-        )
-    return value
-
-
-def _pred_spec(text: str) -> tuple[str, str]:
-    """``NAME=FILE``, or ``FILE`` named by its stem (``a/roberta.json``: roberta).
-
-    A bare ``FILE`` is read as such only when it contains no ``=``; a path
-    with ``=`` in it needs an explicit ``NAME=``.
-    """
-    name, sep, path = text.partition("=")
-    if not sep and text.strip():
-        path = text.strip()
-        name = Path(path).stem
-        if name:
-            return name, path
-    if not name.strip() or not path.strip():
-        raise argparse.ArgumentTypeError(
-            f"expected NAME=FILE or FILE (e.g. --pred roberta=preds.json), got {text!r}"
-        )
-    return name.strip(), path.strip()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The ``hcal`` argument parser (subcommands ``demo`` and ``evaluate``).
+def build_parser() -> Parser:
+    """The ``hcal`` argument parser, with the subcommands of :data:`SUBCOMMANDS`.
 
     Returns
     -------
-    parser : argparse.ArgumentParser
+    parser : Parser
         The parser :func:`main` uses; a usage error raises instead of
         exiting, so that :func:`main` can report it in one line.
 
@@ -88,9 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     [('roberta', 'runs/roberta.json'), ('base', 'b.npy')]
     """
     from .. import __version__
-    from . import _demo, _evaluate
 
-    parser = _Parser(
+    parser = Parser(
         prog="hcal",
         description=(
             "Calibrate classifiers to human label distributions and evaluate them "
@@ -101,9 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"hcal (sklearn-hcal) {__version__}"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _demo.add_subcommand(sub, _positive_int)
-    _evaluate.add_subcommand(sub, _positive_int, _pred_spec)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"{__package__}.{name}").add_subcommand(sub)
+    parser.commands = list(sub.choices)  # for the error without a command
     return parser
 
 
@@ -141,15 +116,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if getattr(args, "handler", None) is None:
             # one line, like every other usage error (not the whole help)
-            raise UsageError(
-                "a command is required: demo or evaluate (try 'hcal --help')"
-            )
+            commands = " or ".join(parser.commands)
+            raise InputError(f"a command is required: {commands} (try 'hcal --help')")
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return args.handler(args)
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0
-    except (UsageError, ValueError) as exc:
+    except ValueError as exc:  # InputError included
         # The one place errors become the CLI's answer: the library's
         # ValueErrors name the argument, file and row already.
         message = " ".join(str(exc).split())

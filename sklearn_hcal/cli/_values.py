@@ -32,12 +32,9 @@ from .._validation import (
     scan_histograms,
     scan_probabilities,
 )
+from ._errors import InputError
 
 __all__ = ["check_histogram_values", "check_prediction_values"]
-
-
-class InputError(ValueError):
-    """A problem with a user's file or argument; the message is one line."""
 
 
 #: pandas' name for a CSV column whose header cell is empty.

@@ -499,7 +499,7 @@ def load_lewidi(
             warnings.warn(
                 f"{path.name}: the annotations hold labels {extra[:5]} that are not "
                 f"soft-label classes {classes}; counts is None. Pass label_map= to "
-                "map annotations onto the classes.",
+                "map annotations onto the classes (hcal evaluate: --label-map).",
                 UserWarning,
                 stacklevel=2,
             )

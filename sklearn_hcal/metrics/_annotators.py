@@ -453,7 +453,13 @@ def _group_columns(annotators: pd.Series, groups, by) -> pd.DataFrame:
             raise ValueError("by= needs groups to be a DataFrame.")
         table = pd.Series(groups, name="group").to_frame()
     if not table.index.is_unique:
-        raise ValueError("groups lists an annotator more than once.")
+        repeated = table.index[table.index.duplicated()].unique().tolist()
+        rows = np.flatnonzero(table.index == repeated[0]).tolist()
+        raise ValueError(
+            f"groups lists the annotator {repeated[0]!r} {len(rows)} times (rows "
+            f"{rows}; {len(repeated)} annotator(s) repeated in all); give one row "
+            "per annotator, indexed by annotator id."
+        )
     known = annotators.isin(table.index).to_numpy()
     if not known.all():
         unknown = list(dict.fromkeys(annotators[~known].tolist()))[:_SHOW]
@@ -462,3 +468,21 @@ def _group_columns(annotators: pd.Series, groups, by) -> pd.DataFrame:
             f"e.g. {unknown}."
         )
     return table.reindex(annotators.to_numpy()).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- #
+# How the official scorer rounds (plain functions, not report columns)
+# --------------------------------------------------------------------------- #
+from ._registry import OfficialRounding, declare_official_rounding  # noqa: E402
+
+declare_official_rounding(
+    "perspectivist_error_rate",
+    # error_rate: each item's rate over its annotators, not the mean
+    OfficialRounding("error_rate", rounds=("item",)),
+    # multilabel_error_rate: each label's rate over the item's annotators,
+    # neither the item's mean over the labels nor the mean over items
+    OfficialRounding("multilabel_error_rate", rounds=("label",), multilabel=True),
+)
+declare_official_rounding(
+    "perspectivist_absolute_distance", OfficialRounding("mean_absolute_distance")
+)

@@ -149,8 +149,9 @@ def manhattan_distance(y_true, y_prob, *, counts=None, labels=None) -> float:
     ``MD = (1/N) Σ_i Σ_k |q_ik − p̂_ik|`` (LeWiDi 2025 evaluation notebook,
     "Average MD"; Rizzi et al., 2024). It is twice
     :func:`distribution_calibration_error` and lies in ``[0, 2]``. The
-    official script rounds each item's distance and the mean to 5 decimals;
-    no rounding is done here (results differ by less than ``1e-5``).
+    official script rounds each item's distance and the mean to 5 decimals
+    (``hcal evaluate --official-rounding``); no rounding is done here
+    (results differ by less than ``1e-5``).
 
     Parameters
     ----------
@@ -350,7 +351,7 @@ def _entropy_correlation(pair: Pair) -> float:
 # Registry declarations: the report's columns, the scorers and the command
 # line's metric names are derived from these (see ._registry).
 # --------------------------------------------------------------------------- #
-from ._registry import Metric, Stats, register  # noqa: E402
+from ._registry import Metric, OfficialRounding, Stats, register  # noqa: E402
 
 _ENTROPY_MOMENTS = Stats(
     "entropy_moments",
@@ -374,6 +375,8 @@ register(
             b.p_hat, b.P, eps, offset
         ),
         bounds=(0.0, None),
+        # the 2023 starting kit's cross_entropy returns the exact mean
+        official_rounding=OfficialRounding("cross_entropy"),
     )
 )
 register(
@@ -388,6 +391,7 @@ register(
         proper=False,
         per_item=lambda b: manhattan_per_item(b.p_hat, b.P),
         bounds=(0.0, None),
+        official_rounding=OfficialRounding("average_MD", rounds=("item", "mean")),
     )
 )
 register(

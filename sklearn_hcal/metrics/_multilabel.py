@@ -359,3 +359,18 @@ def multilabel_entropy_correlation_score(
     sums = cell_sums(*_pearson_cells(h_true, h_pred), T.shape[1])
     rs = _pearson_or_raise(sums, [f"entropies of label {lab!r}" for lab in labels_])
     return float(np.mean(rs))
+
+
+# --------------------------------------------------------------------------- #
+# How the official scorer rounds (not a report column: see the module notes)
+# --------------------------------------------------------------------------- #
+from ._registry import OfficialRounding, declare_official_rounding  # noqa: E402
+
+# multilabel_average_MD: average_MD of each item's per-label distributions
+# (each label's distance and the item's mean rounded), then the rounded mean
+declare_official_rounding(
+    "multilabel_manhattan_distance",
+    OfficialRounding(
+        "multilabel_average_MD", rounds=("label", "item", "mean"), multilabel=True
+    ),
+)

@@ -119,6 +119,15 @@ def _scale_values(values, classes_in_order, n_classes):
 def _scale(classes, order, values):
     """``(permutation or None, positions or None)`` of the columns' classes."""
     classes = np.asarray(classes)
+    if isinstance(values, str) and _numeric(classes) is None:
+        # before the order's error: values="classes" is what asked for numbers
+        raise ValueError(
+            'values="classes" needs numeric class names: it reads each class '
+            f"name as its position on the scale, but the classes {classes.tolist()} "
+            "are not numbers; pass "
+            "values= as a list of positions (in scale order), or leave values "
+            "out for unit steps (with order= when the names are words)."
+        )
     perm = scale_permutation(classes, order)
     in_order = classes if perm is None else classes[perm]
     return perm, _scale_values(values, in_order, len(classes))
@@ -319,7 +328,7 @@ def ranked_probability_score_loss(
 # arguments of ``make_human_scorer``), matched to the class names of the
 # report's human labels.
 # --------------------------------------------------------------------------- #
-from ._registry import Metric, register  # noqa: E402
+from ._registry import Metric, OfficialRounding, register  # noqa: E402
 
 
 def _block_scale(block, order, values):
@@ -353,6 +362,8 @@ register(
         per_item=_block_wasserstein,
         requires="ordered",
         bounds=(0.0, None),
+        # average_WS rounds the mean only, not each item's distance
+        official_rounding=OfficialRounding("average_WS", rounds=("mean",)),
     )
 )
 register(

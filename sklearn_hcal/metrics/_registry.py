@@ -11,7 +11,12 @@ of ``_distribution.py``). Everything that lists metrics derives from them:
   :mod:`sklearn_hcal.metrics._engine` from the declared hooks;
 * the ``hcal evaluate --metrics`` names and the command line's headers;
 * the metric table of the documentation (``docs/conf.py`` writes it from
-  :func:`metric_table`).
+  :func:`metric_table`);
+* how the official LeWiDi scorer rounds each of its metrics
+  (:class:`OfficialRounding`, applied by ``hcal evaluate
+  --official-rounding``): a field of the declaration, or, for the LeWiDi
+  metrics that are plain functions rather than report columns (multi-label,
+  per-annotator), :func:`declare_official_rounding` beside the function.
 
 A metric is computed by one of two kinds of hooks, both written with the
 kernels of its module:
@@ -42,9 +47,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import numpy as np
+
 from ..utils._compat import get_parameter_constraints, validate_parameter_constraints
 
-__all__ = ["Metric", "Stats", "register", "get_metric", "metrics", "metric_table"]
+__all__ = [
+    "Metric",
+    "OfficialRounding",
+    "Stats",
+    "declare_official_rounding",
+    "get_metric",
+    "metric_table",
+    "metrics",
+    "official_rounding",
+    "official_rounding_rules",
+    "register",
+]
 
 #: Modules whose declarations fill the registry (a new metric module adds its
 #: name here; a metric added to one of them needs nothing else).
@@ -56,6 +74,10 @@ METRIC_MODULES = (
     "_hlv",
     "_ordinal",
 )
+
+#: Modules declaring the official rounding of LeWiDi metrics that are plain
+#: functions, not report columns (:func:`declare_official_rounding`).
+ROUNDING_MODULES = ("_multilabel", "_annotators")
 
 #: What a metric needs from the human labels, with the words used in errors.
 #: Only metrics that any label histogram supports ("distribution", "counts")
@@ -104,6 +126,68 @@ class Stats:
     params: tuple[str, ...] = ()
 
 
+#: The levels of a LeWiDi metric, innermost first: the value of one label of
+#: an item (multi-label sets; per-annotator: the label's error rate over the
+#: item's annotators), of one item, and the mean over the items.
+ROUNDING_LEVELS = ("label", "item", "mean")
+
+
+@dataclass(frozen=True)
+class OfficialRounding:
+    """How the official LeWiDi scorer rounds one metric.
+
+    LeWiDi's metrics are nested means -- per label of an item (multi-label
+    sets), per item, then over the items -- and each function of the LeWiDi
+    2025 evaluation notebook (``Evaluation_LeWiDi_2025_Metrics.ipynb``)
+    rounds some of those levels to 5 decimals and not others: ``average_MD``
+    each item and the mean, ``average_WS`` only the mean, ``error_rate`` each
+    item but not the mean. The leaderboard's numbers follow from these rules,
+    so each metric declares its own.
+
+    Parameters
+    ----------
+    function : str
+        The official function (``"average_WS"``), for the documentation.
+    rounds : tuple of {"label", "item", "mean"}
+        The levels rounded (``ROUNDING_LEVELS``); ``()`` rounds nothing.
+    multilabel : bool, default=False
+        Whether the rule is that of the multi-label version of the metric
+        (VariErrNLI), which has a ``"label"`` level.
+    decimals : int, default=5
+        Decimals of the rounded levels.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics._registry import OfficialRounding
+    >>> rule = OfficialRounding("average_WS", rounds=("mean",))
+    >>> rule.apply("item", [0.123456]), rule.apply("mean", 0.123456)
+    ([0.123456], 0.12346)
+    """
+
+    function: str
+    rounds: tuple[str, ...] = ()
+    multilabel: bool = False
+    decimals: int = 5
+
+    def __post_init__(self):
+        unknown = sorted(set(self.rounds) - set(ROUNDING_LEVELS))
+        if unknown:
+            raise ValueError(f"{self.function}: unknown rounding levels {unknown}.")
+        if "label" in self.rounds and not self.multilabel:
+            raise ValueError(f"{self.function}: only multi-label metrics have labels.")
+
+    def apply(self, level: str, values):
+        """``values`` rounded to ``decimals`` when ``level`` is rounded, else
+        returned unchanged (a float for the ``"mean"`` level)."""
+        if level not in ROUNDING_LEVELS:
+            raise ValueError(f"unknown rounding level {level!r}.")
+        if level not in self.rounds:
+            return values
+        if np.ndim(values) == 0:
+            return round(float(values), self.decimals)
+        return np.round(np.asarray(values, dtype=np.float64), self.decimals)
+
+
 @dataclass(frozen=True)
 class Metric:
     """The declaration of one metric (one report column, scorer, CLI name).
@@ -148,6 +232,10 @@ class Metric:
         an accuracy, ``(0, None)`` for a divergence); the report clips
         bootstrap intervals to it. Left open for the debiased estimators,
         which can be negative.
+    official_rounding : OfficialRounding or tuple of OfficialRounding, default=()
+        How the official LeWiDi scorer rounds the metric (one rule, or one
+        per variant: single-label and multi-label); empty for a metric no
+        official scorer computes.
     proper : bool or None, default=None
         Whether the metric is a (strictly) proper scoring rule for the human
         distribution: its expected value over the annotations, drawn from
@@ -178,6 +266,7 @@ class Metric:
     order: int | None = None
     bounds: tuple = (None, None)
     proper: bool | None = None
+    official_rounding: OfficialRounding | tuple = ()
 
     def __post_init__(self):
         if (self.per_item is None) == (self.stats is None):
@@ -189,6 +278,10 @@ class Metric:
         if self.response not in ("proba", "disagreement"):
             raise ValueError(f"{self.name}: unknown response {self.response!r}.")
         object.__setattr__(self, "kwargs", MappingProxyType(dict(self.kwargs)))
+        rules = self.official_rounding
+        if isinstance(rules, OfficialRounding):
+            rules = (rules,)
+        object.__setattr__(self, "official_rounding", tuple(rules))
 
     @property
     def direction(self) -> str | None:
@@ -265,6 +358,7 @@ class Metric:
 
 
 _REGISTRY: dict[str, Metric] = {}
+_ROUNDINGS: dict[tuple[str, bool], OfficialRounding] = {}
 _LOADED = False
 _SIGNATURES: dict = {}  # inspect.signature is slow; a report asks many times
 
@@ -279,7 +373,55 @@ def register(metric: Metric) -> Metric:
                 f"{other.name!r} / {other.column!r}."
             )
     _REGISTRY[metric.column] = metric
+    declare_official_rounding(metric.name, *metric.official_rounding)
     return metric
+
+
+def declare_official_rounding(name: str, *rules: OfficialRounding) -> None:
+    """Declare how the official LeWiDi scorer rounds the metric ``name``.
+
+    For metric functions that are not report columns (the multi-label and
+    per-annotator LeWiDi metrics); a :class:`Metric` declares its rules in
+    its ``official_rounding`` field. One rule per variant (single-label,
+    multi-label).
+    """
+    for rule in rules:
+        key = (name, rule.multilabel)
+        if key in _ROUNDINGS and _ROUNDINGS[key] != rule:
+            raise ValueError(f"{name}: two official rounding rules for one variant.")
+        _ROUNDINGS[key] = rule
+
+
+def official_rounding(name: str, *, multilabel: bool = False) -> OfficialRounding:
+    """The official rounding rule of the metric function ``name``.
+
+    Raises ValueError when no rule is declared for it (no official scorer
+    computes that metric, or that variant).
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics._registry import official_rounding
+    >>> official_rounding("wasserstein_distance").rounds
+    ('mean',)
+    >>> official_rounding("perspectivist_error_rate", multilabel=True).function
+    'multilabel_error_rate'
+    """
+    _load()
+    for module in ROUNDING_MODULES:
+        importlib.import_module(f"{__package__}.{module}")
+    try:
+        return _ROUNDINGS[(name, bool(multilabel))]
+    except KeyError:
+        kind = "multi-label " if multilabel else ""
+        raise ValueError(
+            f"no official rounding is declared for the {kind}metric {name!r}."
+        ) from None
+
+
+def official_rounding_rules() -> list[tuple[str, OfficialRounding]]:
+    """``[(metric function, rule), ...]`` of every declared rule (docs, tests)."""
+    official_rounding("manhattan_distance")  # loads every declaring module
+    return [(name, rule) for (name, _), rule in _ROUNDINGS.items()]
 
 
 def _load() -> None:

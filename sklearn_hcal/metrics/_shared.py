@@ -30,6 +30,7 @@ from ._registry import (
     get_metric,
     metric_table,
     metrics,
+    official_rounding,
 )
 from ._report import (
     as_prediction_dict,
@@ -55,6 +56,7 @@ __all__ = [
     "metric_table",
     "metrics",
     "multilabel_manhattan_per_item",
+    "official_rounding",
     "scale_permutation",
     "soft_cross_entropy_per_item",
     "top_class",

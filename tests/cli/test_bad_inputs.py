@@ -92,7 +92,64 @@ class Case(NamedTuple):
     status: int
     stderr: str  # regular expression searched in standard error
     source: str = ""  # the issue (and case) the row comes from
+    stdout: str = ""  # a regular expression searched in standard output
 
+
+def _lewidi_2025(items: dict) -> str:
+    """A LeWiDi 2025 file: ``{item: {annotator: label}}``, soft labels from
+    the annotations (three classes 1, 2, 3)."""
+    records = {}
+    for item, given in items.items():
+        labels = list(given.values())
+        records[item] = {
+            "annotators": ",".join(given),
+            "annotations": given,
+            "soft_label": {c: labels.count(c) / len(labels) for c in "123"},
+            "text": "t",
+        }
+    return json.dumps(records)
+
+
+# i1: shares [.5, .25, .25], i2: [0, .25, .75] on the scale 1 < 2 < 3
+LEWIDI = {
+    "t.json": _lewidi_2025(
+        {
+            "i1": {"A1": "1", "A2": "1", "A3": "2", "A4": "3"},
+            "i2": {"A1": "3", "A2": "3", "A3": "3", "A4": "2"},
+        }
+    )
+}
+EXACT_TSV = "i1\t[0.5, 0.25, 0.25]\ni2\t[0.0, 0.25, 0.75]\n"
+# ConvAbuse (2023): severities -3..1 annotated, soft labels abusive or not
+CONVABUSE = json.dumps(
+    {
+        "1": {
+            "annotators": "A1,A2,A3",
+            "annotations": "-3,0,1",
+            "soft_label": {"0": 0.667, "1": 0.333},
+            "hard_label": "0",
+            "text": "t",
+        }
+    }
+)
+VEN = json.dumps(
+    {
+        "e1": {
+            "annotators": "A1,A2,A2,A3",
+            "annotations": {
+                "A1": "neutral",
+                "A2": "entailment,neutral",
+                "A3": "contradiction",
+            },
+            "soft_label": {
+                "contradiction": {"0": 0.667, "1": 0.333},
+                "entailment": {"0": 0.667, "1": 0.333},
+                "neutral": {"0": 0.333, "1": 0.667},
+            },
+        }
+    }
+)
+LEV = ["evaluate", "t.json", "--format", "json", "--pred"]
 
 EV = ["evaluate"]
 C = {"c.npy": COUNTS}
@@ -697,6 +754,142 @@ CASES = [
         )
     ],
     Case("unknown_command", {}, ["frobnicate"], 2, r"invalid choice: 'frobnicate'"),
+    # ---- issue 31: LeWiDi submissions as participants write them ---------- #
+    Case(
+        # the lists follow the truth file's class order; --order reorders the
+        # scale only (it used to re-read the lists: 1.0 instead of 0)
+        "lewidi_order_keeps_the_class_order_of_lists",
+        dict(LEWIDI, **{"p.tsv": EXACT_TSV}),
+        LEV + ["m=p.tsv", "--order", "3,2,1"],
+        0,
+        r"^$",
+        "31: --order re-reads lists",
+        stdout=r'"manhattan_distance": 0\.0,\s+"wasserstein_distance": 0\.0\s',
+    ),
+    Case(
+        # a repeated id used to keep its last row (JSON and TSV refuse it)
+        "lewidi_csv_repeats_an_item",
+        dict(LEWIDI, **{"p.csv": "id,1,2,3\ni1,1,0,0\ni2,0,0,1\ni1,0.5,0.25,0.25\n"}),
+        LEV + ["m=p.csv"],
+        2,
+        r"p\.csv: uid 'i1' appears 2 times \(line 2 .* and line 4",
+        "31: repeated CSV item",
+    ),
+    Case(
+        "lewidi_tsv_nan",
+        dict(LEWIDI, **{"p.tsv": "i1\t[0.5, nan, 0.5]\ni2\t[0, 0, 1]\n"}),
+        LEV + ["m=p.tsv"],
+        2,
+        r"p\.tsv: line 1 \(item 'i1'\): the list holds 'nan', not a number",
+        "31: NaN in a TSV list",
+    ),
+    Case(
+        "lewidi_rows_rounded_to_two_decimals",
+        dict(LEWIDI, **{"p.tsv": "i1\t[0.33, 0.33, 0.33]\ni2\t[0.34, 0.33, 0.34]\n"}),
+        LEV + ["m=p.tsv"],
+        0,
+        r"hcal: warning: p\.tsv: 2 rows of probabilities did not sum to 1 and were "
+        r"divided by their sums \(rounded to 2 decimals; first: item 'i1' summed "
+        r"to 0\.99\)",
+        "31: two-decimal submission",
+    ),
+    Case(
+        "lewidi_rows_off_without_renormalize",
+        dict(LEWIDI, **{"p.tsv": "i1\t[0.3, 0.3, 0.3]\ni2\t[0, 0, 1]\n"}),
+        LEV + ["m=p.tsv"],
+        2,
+        r"p\.tsv: item 'i1': the probabilities sum to 0\.9, not 1 "
+        r"\(--renormalize divides",
+    ),
+    Case(
+        "lewidi_renormalize_allowed",
+        dict(LEWIDI, **{"p.tsv": "i1\t[0.3, 0.3, 0.3]\ni2\t[0, 0, 1]\n"}),
+        LEV + ["m=p.tsv", "--renormalize"],
+        0,
+        r"one row of probabilities did not sum to 1 .*\(--renormalize; first: item "
+        r"'i1' summed to 0\.9\)",
+        "31: --renormalize with LeWiDi",
+    ),
+    Case(
+        "lewidi_refuses_histogram_options",
+        dict(LEWIDI, **{"p.tsv": EXACT_TSV}),
+        LEV + ["m=p.tsv", "--logits", "--bootstrap", "5"],
+        2,
+        r"--logits, --bootstrap: not available with a LeWiDi \.json truth",
+    ),
+    Case(
+        "histograms_refuse_lewidi_options",
+        CU,
+        EV + ["c.npy", "--pred", "m=p.npy", "--official-rounding"],
+        2,
+        r"--official-rounding: not available with label histograms",
+        "31: options declared with their truth",
+    ),
+    Case(
+        "lewidi_label_map",
+        {"ConvAbuse_dev.json": CONVABUSE, "p.json": '{"1": [0.5, 0.5]}'},
+        ["evaluate", "ConvAbuse_dev.json", "--format", "json", "--pred", "m=p.json"]
+        + ["--label-map=-3:1,-2:1,-1:1,0:0,1:0"],
+        0,
+        r"^$",
+        "31: --label-map",
+        # the truth is the mapped annotations' share [2/3, 1/3]
+        stdout=r'"manhattan_distance": 0\.333333333333333',
+    ),
+    Case(
+        "lewidi_label_map_misses_a_label",
+        {"ConvAbuse_dev.json": CONVABUSE, "p.json": '{"1": [0.5, 0.5]}'},
+        ["evaluate", "ConvAbuse_dev.json", "--pred", "m=p.json"]
+        + ["--label-map=0:0,1:0"],
+        2,
+        r"--label-map: label_map does not map the labels \[-3\]",
+    ),
+    Case(
+        "lewidi_label_map_syntax",
+        {"ConvAbuse_dev.json": CONVABUSE, "p.json": '{"1": [0.5, 0.5]}'},
+        ["evaluate", "ConvAbuse_dev.json", "--pred", "m=p.json", "--label-map=-3"],
+        2,
+        r"--label-map: expected comma-separated FROM:TO pairs",
+    ),
+    Case(
+        "varierrnli_nested_soft_pairs",
+        {
+            "VariErrNLI_dev.json": VEN,
+            "p.tsv": "e1\t[[0.7, 0.3], [0.7, 0.3], [0.3, 0.7]]\n",
+        },
+        ["evaluate", "VariErrNLI_dev.json", "--format", "json", "--pred", "m=p.tsv"],
+        0,
+        r"^$",
+        "31: nested soft layout",
+        # shares 1/3, 1/3, 2/3: 2 |t - q| = 0.0667 per label
+        stdout=r'"multilabel_manhattan_distance": 0\.0666666666666',
+    ),
+    Case(
+        "varierrnli_soft_pair_not_a_distribution",
+        {
+            "VariErrNLI_dev.json": VEN,
+            "p.tsv": "e1\t[[0.7, 0.5], [0.7, 0.3], [0.3, 0.7]]\n",
+        },
+        ["evaluate", "VariErrNLI_dev.json", "--pred", "m=p.tsv"],
+        2,
+        r"item 'e1', label 'contradiction': the pair \[0\.7, 0\.5\] sums to 1\.2",
+    ),
+    Case(
+        # one entry per distinct annotator (A2 gave two labels and is listed
+        # twice in "annotators"), each a list of labels
+        "varierrnli_perspectivist_tsv",
+        {
+            "VariErrNLI_dev.json": VEN,
+            "p.tsv": "e1\t[['neutral'], ['entailment', 'neutral'], ['neutral']]\n",
+        },
+        ["evaluate", "VariErrNLI_dev.json", "--format", "json", "--pred", "m=p.tsv"]
+        + ["--track", "perspectivist"],
+        0,
+        r"^$",
+        "31: VariErrNLI perspectivist TSV",
+        # A3 predicted neutral for contradiction: 2 of 9 label decisions wrong
+        stdout=r'"perspectivist_error_rate": 0\.2222222222222',
+    ),
     Case(
         "demo_out_is_a_file",
         {"afile": "x"},
@@ -755,6 +948,13 @@ def _check_stderr(case: Case, err: str) -> None:
     assert re.search(case.stderr, err, flags=re.MULTILINE), err
 
 
+def _check_stdout(case: Case, out: str) -> None:
+    if case.status == 2:
+        assert out == ""  # nothing printed before the error
+    elif case.stdout:
+        assert re.search(case.stdout, out), out
+
+
 @pytest.mark.parametrize("case", _params(CASES))
 def test_bad_input(case, tmp_path, monkeypatch, capsys):
     _skip_unless_possible(case)
@@ -765,8 +965,7 @@ def test_bad_input(case, tmp_path, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert status == case.status, captured.err
     _check_stderr(case, captured.err)
-    if case.status == 2:
-        assert captured.out == ""  # nothing printed before the error
+    _check_stdout(case, captured.out)
 
 
 def test_the_table_covers_every_cli_case_of_the_issues():

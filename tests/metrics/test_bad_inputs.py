@@ -31,6 +31,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_hcal.metrics import (
+    annotator_report,
     calibration_loss,
     classwise_expected_calibration_error,
     disagreement_calibration_loss,
@@ -643,3 +644,58 @@ def test_human_probability_rows_accepted_within_tolerance(metric):
     renormalised = rounded / rounded.sum(axis=1, keepdims=True)
     assert np.isfinite(metric(p_hat, P))
     assert metric(rounded, P) == pytest.approx(metric(renormalised, P), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- #
+# Parameters whose errors used to name something else (issue 31)
+# --------------------------------------------------------------------------- #
+WORDS = pd.DataFrame(Y, columns=["agree", "disagree", "neutral"])
+WORD_P = pd.DataFrame(P, columns=WORDS.columns)
+ANN = pd.DataFrame(
+    {"item": [1, 1, 2], "annotator": ["A", "B", "A"], "label": [0, 1, 1]}
+)
+PARAMETER_CASES = [
+    (
+        # was "The classes ... are not numbers ...; pass order=": the option
+        # that asked for numbers, values="classes", went unnamed
+        "values_classes_on_word_classes",
+        lambda: wasserstein_distance(WORDS, WORD_P, values="classes"),
+        r'values="classes" needs numeric class names: it reads each class name as '
+        r"its position .*\['agree', 'disagree', 'neutral'\] are not numbers",
+    ),
+    (
+        "values_classes_on_word_classes_with_order",
+        lambda: wasserstein_distance(
+            WORDS, WORD_P, values="classes", order=["disagree", "neutral", "agree"]
+        ),
+        r'values="classes" needs numeric class names',
+    ),
+    (
+        # was "groups lists an annotator more than once": which one?
+        "repeated_annotator_in_groups",
+        lambda: annotator_report(
+            ANN, ANN, groups=pd.Series(["m", "f", "x"], index=["A", "B", "A"])
+        ),
+        r"groups lists the annotator 'A' 2 times \(rows \[0, 2\]",
+    ),
+    (
+        "repeated_annotator_in_group_table",
+        lambda: annotator_report(
+            ANN,
+            ANN,
+            groups=pd.DataFrame({"Gender": ["m", "f", "f"]}, index=["A", "B", "A"]),
+            by="Gender",
+        ),
+        r"groups lists the annotator 'A' 2 times",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [case[1:] for case in PARAMETER_CASES],
+    ids=[case[0] for case in PARAMETER_CASES],
+)
+def test_parameter_errors_name_the_parameter_and_value(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
