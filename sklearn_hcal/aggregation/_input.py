@@ -75,9 +75,14 @@ class Annotations:
         return len(self.item)
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _row(rows: pd.Index, position: int) -> str:
     """A row as users see it: its position and, if different, its index label."""
-    label = rows[position]
+    label = _plain(rows[position])
     if isinstance(rows, pd.RangeIndex) and label == position:
         return f"row {position}"
     return f"row {position} (index {label!r})"
@@ -165,7 +170,7 @@ def _label_codes(labels, classes, rows, owner: str, source: str) -> np.ndarray:
         shown = list(dict.fromkeys(labels[unknown].tolist()))[:_SHOW]
         raise ValueError(
             f"{owner}: {int(unknown.sum())} labels of {source} are not among the "
-            f"classes {np.asarray(classes).tolist()}, first {labels[first]!r} at "
+            f"classes {np.asarray(classes).tolist()}, first {_plain(labels[first])!r} at "
             f"{_row(rows, first)} (unknown labels: {shown})."
         )
     return codes.astype(np.intp)
@@ -177,8 +182,8 @@ def _check_unique_pairs(item, annotator, n_annotators, rows, X, keys, owner: str
     repeated = np.flatnonzero(pair[order][1:] == pair[order][:-1])
     if repeated.size:
         first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-        item_id = X[keys[0]].iloc[first]
-        annotator_id = X[keys[1]].iloc[first]
+        item_id = _plain(X[keys[0]].iloc[first])
+        annotator_id = _plain(X[keys[1]].iloc[first])
         raise ValueError(
             f"{owner}: annotator {annotator_id!r} labels item {item_id!r} twice "
             f"({_row(rows, first)} and {_row(rows, second)}; {repeated.size} "
@@ -305,7 +310,7 @@ def check_annotations_per_annotator(
         first_row = int(np.flatnonzero(data.annotator == few[0])[0])
         shown = data.annotators[few[:_SHOW]].tolist()
         raise ValueError(
-            f"{owner}: annotator {data.annotators[few[0]]!r} has "
+            f"{owner}: annotator {_plain(data.annotators[few[0]])!r} has "
             f"{int(counts[few[0]])} annotation(s) ({_row(data.rows, first_row)}); "
             f"the model needs at least {minimum} per annotator to estimate them "
             f"({few.size} such annotators, e.g. {shown}). Drop them first, e.g. "

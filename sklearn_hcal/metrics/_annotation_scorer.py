@@ -79,8 +79,11 @@ def held_out_labels(X, y, *, label, classes, owner: str) -> np.ndarray:
     codes = pd.Index(np.asarray(classes)).get_indexer(values)
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0])
+        value = (
+            values[row].item() if isinstance(values[row], np.generic) else values[row]
+        )
         raise ValueError(
-            f"{owner}: held-out label {values[row]!r} at row {row} ({source}) is "
+            f"{owner}: held-out label {value!r} at row {row} ({source}) is "
             f"not among the estimator's classes_ {np.asarray(classes).tolist()}."
         )
     return codes

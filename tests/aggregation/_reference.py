@@ -31,7 +31,9 @@ def vote_shares(rows, classes, alpha=0.0):
     counts = defaultdict(lambda: dict.fromkeys(classes, 0.0))
     for item, _, label in rows:
         counts[item][label] += 1.0
-    return {i: normalise({k: v + alpha for k, v in c.items()}) for i, c in counts.items()}
+    return {
+        i: normalise({k: v + alpha for k, v in c.items()}) for i, c in counts.items()
+    }
 
 
 def majority_skills(rows, classes):
@@ -101,9 +103,7 @@ def one_coin_m_step(rows, classes, posterior, alpha):
     for item, annotator, label in rows:
         correct[annotator] += posterior[item][label]
         n[annotator] += 1
-    skills = {
-        a: (correct[a] + K * alpha) / (n[a] + K * K * alpha) for a in n
-    }
+    skills = {a: (correct[a] + K * alpha) / (n[a] + K * K * alpha) for a in n}
     confusion = {}
     for a, s in skills.items():
         confusion[a] = {
@@ -123,6 +123,10 @@ def dawid_skene(rows, classes, n_iter, alpha=0.0, one_coin=False):
     curve = []
     for _ in range(n_iter):
         posterior, ll = ds_e_step(rows, classes, prior, confusion)
+        if alpha > 0:  # the Dirichlet prior's log-density: the MAP objective
+            ll += alpha * sum(
+                math.log(v) for c in confusion.values() for v in c.values()
+            )
         prior, confusion, *skills = step(rows, classes, posterior, alpha)
         curve.append(ll / len(rows))
     return posterior, prior, confusion, (skills[0] if skills else None), curve

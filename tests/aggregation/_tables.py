@@ -41,4 +41,6 @@ def crowd_table(
             rows.append((f"item{i:03d}", f"w{w:02d}", classes[k]))
     X = pd.DataFrame(rows, columns=["item", "annotator", "label"])
     X = X.sample(frac=1.0, random_state=seed).reset_index(drop=True)
-    return X, pd.Series(np.asarray(classes)[truth], index=[f"item{i:03d}" for i in range(n_items)])
+    return X, pd.Series(
+        np.asarray(classes)[truth], index=[f"item{i:03d}" for i in range(n_items)]
+    )

@@ -27,7 +27,11 @@ from sklearn_hcal.datasets import load_lewidi
 from tests.conftest import require_crowdkit, require_data
 
 FILES = {
-    "paraphrase": ("lewidi", "2025", "Paraphrase_train.json"),  # 11 classes, 4 annotators
+    "paraphrase": (
+        "lewidi",
+        "2025",
+        "Paraphrase_train.json",
+    ),  # 11 classes, 4 annotators
     "brexit": ("lewidi", "2023", "HS-Brexit_train.json"),  # binary, 6 annotators
 }
 
@@ -56,7 +60,9 @@ def test_majority_vote_equals_crowdkit(table):
     ours = MajorityVote().fit(table)
     theirs = ck.MajorityVote().fit(_crowdkit_layout(table))
     np.testing.assert_allclose(
-        ours.posteriors_.to_numpy(), _aligned(theirs.probas_, ours.posteriors_), atol=1e-12
+        ours.posteriors_.to_numpy(),
+        _aligned(theirs.probas_, ours.posteriors_),
+        atol=1e-12,
     )
     # labels: equal where one class has the most votes; a tie goes to the
     # first tied class of classes_ here, to the first in crowd-kit's column
@@ -100,9 +106,13 @@ def test_dawid_skene_equals_crowdkit(table, Model, n_iter):
     theirs = getattr(ck, Model.__name__)(n_iter=n_iter, tol=-np.inf)
     theirs.fit(_crowdkit_layout(table))
     np.testing.assert_allclose(
-        ours.posteriors_.to_numpy(), _aligned(theirs.probas_, ours.posteriors_), atol=1e-6
+        ours.posteriors_.to_numpy(),
+        _aligned(theirs.probas_, ours.posteriors_),
+        atol=1e-6,
     )
-    np.testing.assert_allclose(ours.class_prior_, theirs.priors_.sort_index(), atol=1e-6)
+    np.testing.assert_allclose(
+        ours.class_prior_, theirs.priors_.sort_index(), atol=1e-6
+    )
     # the confusion matrices: crowd-kit's errors_ is (worker, label given) x truth
     errors = theirs.errors_
     for w, name in enumerate(ours.annotators_[:3]):
@@ -112,7 +122,9 @@ def test_dawid_skene_equals_crowdkit(table, Model, n_iter):
         given = [k for k in ours.classes_ if k in block.index]
         expected = block.loc[given, list(ours.classes_)].to_numpy().T  # truth x given
         cols = [list(ours.classes_).index(k) for k in given]
-        np.testing.assert_allclose(ours.confusion_matrices_[w][:, cols], expected, atol=1e-6)
+        np.testing.assert_allclose(
+            ours.confusion_matrices_[w][:, cols], expected, atol=1e-6
+        )
     if Model is OneCoinDawidSkene:
         np.testing.assert_allclose(
             ours.skills_, theirs.skills_.reindex(ours.annotators_), atol=1e-6
@@ -178,11 +190,14 @@ def test_mace_updates_equal_crowdkit(table, method):
     posterior, our_ll = mace_steps.e_step(data, know, spam, strategy)
     item_order = pd.Index(task_names).get_indexer(data.items)
     np.testing.assert_allclose(
-        posterior, gold.to_numpy()[item_order] / gold.to_numpy()[item_order].sum(1)[:, None]
+        posterior,
+        gold.to_numpy()[item_order] / gold.to_numpy()[item_order].sum(1)[:, None],
     )
     # crowd-kit adds 1e-8 inside each item's log: the objectives agree to that
     assert our_ll == pytest.approx(ll, rel=1e-3)
-    knew, spammed, counts = mace_steps.expected_counts(data, posterior, know, spam, strategy)
+    knew, spammed, counts = mace_steps.expected_counts(
+        data, posterior, know, spam, strategy
+    )
     np.testing.assert_allclose(knew, knowing_counts.iloc[:, 1])
     np.testing.assert_allclose(spammed, knowing_counts.iloc[:, 0])
     np.testing.assert_allclose(counts, strategy_counts.to_numpy(), atol=1e-12)
@@ -207,7 +222,9 @@ def test_mace_reaches_crowdkit_s_objective(table):
         X, item="item", annotator="annotator", label="label", owner="test"
     )
     spamming = theirs.spamming_
-    _, their_ll = mace_steps.e_step(data, spamming[:, 1], spamming[:, 0], theirs.thetas_)
+    _, their_ll = mace_steps.e_step(
+        data, spamming[:, 1], spamming[:, 0], theirs.thetas_
+    )
     assert ours.log_likelihood_curve_[-1] * len(X) >= their_ll - 1e-6 * abs(their_ll)
     P = ours.posteriors_.to_numpy()
     Q = _aligned(theirs.probas_, ours.posteriors_)

@@ -48,7 +48,9 @@ def test_majority_vote_equals_the_loop(crowd, alpha):
     P = mv.posteriors_
     np.testing.assert_allclose(P.to_numpy(), _frame(expected, P.index, CLASSES))
     skills = ref.majority_skills(rows, CLASSES)
-    np.testing.assert_allclose(mv.skills_.to_numpy(), [skills[a] for a in mv.annotators_])
+    np.testing.assert_allclose(
+        mv.skills_.to_numpy(), [skills[a] for a in mv.annotators_]
+    )
 
 
 def test_wawa_equals_the_loop(crowd):
@@ -71,7 +73,9 @@ def test_dawid_skene_equals_the_loop(crowd, one_coin, alpha):
         rows, CLASSES, 7, alpha=alpha, one_coin=one_coin
     )
     P = model.posteriors_
-    np.testing.assert_allclose(P.to_numpy(), _frame(posterior, P.index, CLASSES), atol=1e-12)
+    np.testing.assert_allclose(
+        P.to_numpy(), _frame(posterior, P.index, CLASSES), atol=1e-12
+    )
     np.testing.assert_allclose(model.class_prior_, [prior[k] for k in CLASSES])
     expected = np.array(
         [
@@ -82,7 +86,9 @@ def test_dawid_skene_equals_the_loop(crowd, one_coin, alpha):
     np.testing.assert_allclose(model.confusion_matrices_, expected, atol=1e-12)
     np.testing.assert_allclose(model.log_likelihood_curve_, curve, rtol=1e-12)
     if one_coin:
-        np.testing.assert_allclose(model.skills_, [skills[a] for a in model.annotators_])
+        np.testing.assert_allclose(
+            model.skills_, [skills[a] for a in model.annotators_]
+        )
     # transform: one more E-step with the final parameters
     again, _ = ref.ds_e_step(rows, CLASSES, prior, confusion)
     np.testing.assert_allclose(
@@ -130,17 +136,23 @@ def test_glad_e_step_objective_and_gradient_equal_the_loops(crowd):
     np.testing.assert_allclose(posterior, _frame(expected, data.items, classes))
     assert ll == pytest.approx(expected_ll, rel=1e-12)
     correct = posterior[data.item, data.label]
-    value, grad = negative_q(np.concatenate([ability, log_beta]), data, correct, 1.0, 1.0)
+    value, grad = negative_q(
+        np.concatenate([ability, log_beta]), data, correct, 1.0, 1.0
+    )
     q, g_a, g_b = ref.glad_q(rows, classes, expected, a, b)
     assert -value == pytest.approx(q, rel=1e-12)
     np.testing.assert_allclose(
-        -grad, [g_a[k] for k in data.annotators] + [g_b[k] for k in data.items], rtol=1e-9
+        -grad,
+        [g_a[k] for k in data.annotators] + [g_b[k] for k in data.items],
+        rtol=1e-9,
     )
 
 
 def test_glad_fit_equals_the_loop(crowd):
     glad = GLAD(max_iter=4, tol=None).fit(crowd)
-    posterior, ability, log_beta = ref.glad(ref.rows_of(crowd), glad.classes_.tolist(), 4)
+    posterior, ability, log_beta = ref.glad(
+        ref.rows_of(crowd), glad.classes_.tolist(), 4
+    )
     P = glad.posteriors_
     np.testing.assert_allclose(
         P.to_numpy(), _frame(posterior, P.index, glad.classes_), atol=1e-8
@@ -149,14 +161,18 @@ def test_glad_fit_equals_the_loop(crowd):
         glad.abilities_, [ability[k] for k in glad.annotators_], atol=1e-7
     )
     np.testing.assert_allclose(
-        np.log(glad.inverse_difficulties_), [log_beta[k] for k in glad.items_], atol=1e-7
+        np.log(glad.inverse_difficulties_),
+        [log_beta[k] for k in glad.items_],
+        atol=1e-7,
     )
     # annotator predictions: a one-coin annotator of accuracy σ(α β)
     pairs = pd.DataFrame({"item": ["item004"], "annotator": ["w03"]})
     right = expit(ability["w03"] * np.exp(log_beta["item004"]))
     q = glad.posteriors_.loc["item004"].to_numpy()
     expected = q * right + (1 - q) * (1 - right) / 2
-    np.testing.assert_allclose(glad.predict_annotator_proba(pairs)[0], expected, atol=1e-7)
+    np.testing.assert_allclose(
+        glad.predict_annotator_proba(pairs)[0], expected, atol=1e-7
+    )
 
 
 @pytest.mark.parametrize("method", ["em", "vb"])
@@ -177,11 +193,17 @@ def test_mace_steps_equal_the_loops(crowd, method):
     expected, expected_ll = ref.mace_e_step(rows, classes, k_d, s_d, st_d)
     np.testing.assert_allclose(posterior, _frame(expected, data.items, classes))
     assert ll == pytest.approx(expected_ll, rel=1e-12)
-    knew, spammed, counts = mace_steps.expected_counts(data, posterior, know, spam, strategy)
-    r_knew, r_spammed, r_counts = ref.mace_counts(rows, classes, expected, k_d, s_d, st_d)
+    knew, spammed, counts = mace_steps.expected_counts(
+        data, posterior, know, spam, strategy
+    )
+    r_knew, r_spammed, r_counts = ref.mace_counts(
+        rows, classes, expected, k_d, s_d, st_d
+    )
     np.testing.assert_allclose(knew, [r_knew[w] for w in names])
     np.testing.assert_allclose(spammed, [r_spammed[w] for w in names])
-    np.testing.assert_allclose(counts, [[r_counts[w][k] for k in classes] for w in names])
+    np.testing.assert_allclose(
+        counts, [[r_counts[w][k] for k in classes] for w in names]
+    )
     if method == "em":
         new = mace_steps.m_step(knew, spammed, counts, 0.01 / 3)
     else:
@@ -191,7 +213,9 @@ def test_mace_steps_equal_the_loops(crowd, method):
     )
     np.testing.assert_allclose(new[0], [r_new[0][w] for w in names])
     np.testing.assert_allclose(new[1], [r_new[1][w] for w in names])
-    np.testing.assert_allclose(new[2], [[r_new[2][w][k] for k in classes] for w in names])
+    np.testing.assert_allclose(
+        new[2], [[r_new[2][w][k] for k in classes] for w in names]
+    )
 
 
 def test_mace_annotator_proba_is_knowing_or_spamming(crowd):

@@ -89,7 +89,10 @@ class _DawidSkeneEM(BaseAggregator):
         curve: list[float] = []
         self.converged_ = False
         for _ in range(self.max_iter):
-            posterior, log_likelihood = e_step(A, prior, self._confusion(params, K))
+            confusion = self._confusion(params, K)
+            posterior, log_likelihood = e_step(A, prior, confusion)
+            if self.alpha > 0:  # MAP-EM increases the log-posterior
+                log_likelihood += self.alpha * np.log(confusion).sum()
             prior = posterior.mean(axis=0)
             params = self._m_step(data, A, posterior, used)
             curve.append(log_likelihood / len(data))
@@ -168,9 +171,11 @@ class DawidSkene(_DawidSkeneEM):
     converged_ : bool
         Whether the gain fell below ``tol``.
     log_likelihood_curve_ : ndarray of shape (n_iter_,)
-        The log-likelihood of all the labels per annotation at each
-        iteration's E-step (under the previous parameters; with ``alpha >
-        0`` the log-posterior's likelihood part): non-decreasing.
+        At each iteration's E-step (under the previous parameters), the
+        log-likelihood of all the labels per annotation; with ``alpha > 0``
+        plus the log-density of the confusion matrices' Dirichlet prior
+        (``α Σ log e``, the log-posterior that MAP-EM increases).
+        Non-decreasing.
 
     See Also
     --------
@@ -278,7 +283,9 @@ class OneCoinDawidSkene(_DawidSkeneEM):
     converged_ : bool
         Whether the gain fell below ``tol``.
     log_likelihood_curve_ : ndarray of shape (n_iter_,)
-        The log-likelihood per annotation at each iteration's E-step.
+        The log-likelihood per annotation at each iteration's E-step (with
+        ``alpha > 0``, the log-posterior, as in :class:`DawidSkene`);
+        non-decreasing.
 
     See Also
     --------
