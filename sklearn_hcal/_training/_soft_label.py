@@ -242,7 +242,9 @@ class SoftLabelClassifier(
         y : array-like of shape (n_samples, n_classes) or (n_samples,)
             Label histograms (non-negative integer counts, at least one
             annotation per row; a DataFrame's columns name the classes; a
-            sparse matrix is densified) or 1-D class labels.
+            sparse matrix is densified), rows of probabilities (soft labels,
+            e.g. the posteriors of :mod:`sklearn_hcal.aggregation`: each item
+            weighs 1 in total) or 1-D class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-item weights, multiplied into the rows of each item.
         counts : array-like of shape (n_samples, n_classes), default=None
@@ -284,8 +286,10 @@ class SoftLabelClassifier(
                 "does a Pipeline's final step)."
             )
         sample_weight = check_item_weights(sample_weight, X)
+        # rows of probabilities are soft labels (e.g. an aggregator's item
+        # posteriors): each item then weighs 1, split by its distribution
         Y, classes = resolve_targets(
-            y, classes=self.classes, allow_probabilities=False, name=name
+            y, classes=self.classes, allow_probabilities=True, name=name
         )
         if Y.shape[0] != n_samples:
             raise ValueError(
