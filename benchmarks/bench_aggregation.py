@@ -18,7 +18,9 @@ annotations):
    held-out labels by ``make_annotation_scorer`` (Brier score and log loss of
    ``predict_annotator_proba``). The baseline, the smoothed empirical
    frequency, is ``MajorityVote(alpha=a)`` at its best ``a`` on these same
-   splits. Target: Dawid–Skene's Brier score below the baseline's.
+   splits. Target: Dawid–Skene's Brier score below the baseline's. Two more
+   rows use Dawid–Skene's posterior alone as the prediction (no confusion
+   matrix): the aggregated soft label is a worse prediction of an annotator.
 
 Usage, from the project root (crowd-kit needed for table 1: ``make
 install``)::
@@ -126,6 +128,7 @@ def held_out_rows(X, n_splits):
 
     import sklearn_hcal.aggregation as agg
     from sklearn_hcal.metrics import make_annotation_scorer
+    from sklearn_hcal.metrics._annotation_scorer import annotation_loss
     from sklearn_hcal.model_selection import OneAnnotationPerItemSplit
 
     cv = OneAnnotationPerItemSplit(n_splits, min_annotations=4, random_state=0)
@@ -155,6 +158,19 @@ def held_out_rows(X, n_splits):
                 scores["test_brier"].std(),
                 -scores["test_log"].mean(),
             )
+        # the posterior alone as the prediction of the held-out annotator (the
+        # aggregators' soft label without the annotator's confusion matrix)
+        for alpha in (0.0, 1.0):
+            brier, log = [], []
+            for train, test in cv.split(X):
+                ds = agg.DawidSkene(alpha=alpha).fit(X.iloc[train])
+                held = X.iloc[test]
+                posterior = ds.posteriors_.loc[held["item"]].to_numpy()
+                codes = np.searchsorted(ds.classes_, held["label"].to_numpy())
+                brier.append(annotation_loss(codes, posterior, "brier_score_loss"))
+                log.append(annotation_loss(codes, posterior, "log_loss"))
+            name = f"DawidSkene(alpha={alpha:g}), its posterior alone"
+            results[name] = (np.mean(brier), np.std(brier), np.mean(log))
     return results
 
 

@@ -170,8 +170,9 @@ def _label_codes(labels, classes, rows, owner: str, source: str) -> np.ndarray:
         shown = list(dict.fromkeys(labels[unknown].tolist()))[:_SHOW]
         raise ValueError(
             f"{owner}: {int(unknown.sum())} labels of {source} are not among the "
-            f"classes {np.asarray(classes).tolist()}, first {_plain(labels[first])!r} at "
-            f"{_row(rows, first)} (unknown labels: {shown})."
+            f"classes {np.asarray(classes).tolist()}, first "
+            f"{_plain(labels[first])!r} at {_row(rows, first)} (unknown labels: "
+            f"{shown})."
         )
     return codes.astype(np.intp)
 
