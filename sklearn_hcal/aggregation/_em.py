@@ -125,5 +125,6 @@ def warn_not_converged(owner: str, max_iter: int, curve: list) -> None:
         f"{owner} did not converge in max_iter={max_iter} iterations (last gain "
         f"of the objective per annotation {gain:.3g}); increase max_iter or tol.",
         ConvergenceWarning,
-        stacklevel=4,
+        # warn_not_converged < _fit < _fit_table < fit < fit_context < caller
+        stacklevel=6,
     )

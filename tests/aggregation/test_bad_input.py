@@ -177,3 +177,20 @@ def test_unfitted_raises(Model):
 def test_parameters_are_validated_in_fit(model, match):
     with pytest.raises(ValueError, match=match):
         model.fit(table())
+
+
+def test_wawa_warns_for_an_item_of_annotators_without_skill():
+    X = pd.DataFrame(
+        {
+            "item": ["q1", "q1", "q1", "q2", "q2", "q2"],
+            "annotator": ["a", "b", "c", "a", "b", "c"],
+            "label": ["yes", "yes", "no", "no", "no", "yes"],
+        }
+    )
+    wawa = Wawa().fit(X)
+    assert wawa.skills_["c"] == 0
+    new = pd.DataFrame({"item": ["q9"], "annotator": ["c"], "label": ["no"]})
+    with pytest.warns(UserWarning, match="item 'q9'.*plain share") as record:
+        posterior = wawa.transform(new)
+    assert record[0].filename == __file__
+    np.testing.assert_array_equal(posterior.to_numpy(), [[1.0, 0.0]])

@@ -230,3 +230,41 @@ def test_mace_annotator_proba_is_knowing_or_spamming(crowd):
     np.testing.assert_allclose(
         P[1], theta / 3 + (1 - theta) * mace.strategies_.mean().to_numpy()
     )
+
+
+def test_transform_of_a_new_table_uses_the_fitted_annotators_and_the_pool(crowd):
+    new = pd.DataFrame(
+        {
+            "item": ["new1", "new1", "new1", "item002", "item002"],
+            "annotator": ["w01", "w04", "stranger", "w02", "stranger"],
+            "label": ["a", "b", "a", "c", "c"],
+        }
+    )
+    rows = ref.rows_of(new)
+    # Dawid-Skene: the E-step with the fitted matrices, the stranger = mean
+    ds = DawidSkene(alpha=0.5, classes=CLASSES).fit(crowd)
+    matrices = dict(zip(ds.annotators_, ds.confusion_matrices_))
+    matrices["stranger"] = ds.confusion_matrices_.mean(axis=0)
+    confusion = {
+        a: {
+            (z, k): m[i, j]
+            for i, z in enumerate(CLASSES)
+            for j, k in enumerate(CLASSES)
+        }
+        for a, m in matrices.items()
+    }
+    prior = dict(zip(CLASSES, ds.class_prior_))
+    expected, _ = ref.ds_e_step(rows, CLASSES, prior, confusion)
+    got = ds.transform(new)
+    np.testing.assert_allclose(got.to_numpy(), _frame(expected, got.index, CLASSES))
+    # GLAD: a known item keeps its difficulty, a new one gets the mean
+    glad = GLAD(max_iter=5, tol=None).fit(crowd)
+    ability = dict(zip(glad.annotators_, glad.abilities_))
+    ability["stranger"] = glad.abilities_.mean()
+    log_beta = np.log(glad.inverse_difficulties_)
+    beta = {"new1": log_beta.mean(), "item002": log_beta["item002"]}
+    expected, _ = ref.glad_e_step(rows, glad.classes_.tolist(), ability, beta)
+    got = glad.transform(new)
+    np.testing.assert_allclose(
+        got.to_numpy(), _frame(expected, got.index, glad.classes_)
+    )

@@ -43,9 +43,10 @@ class Wawa(BaseAggregator):
 
     Notes
     -----
-    An item whose annotators all have skill 0 has no weighted vote; its
-    posterior is the plain share of its votes, with a ``UserWarning``
-    (crowd-kit returns NaN).
+    In ``transform``, an item whose annotators all have skill 0 has no
+    weighted vote; its posterior is the plain share of its votes, with a
+    ``UserWarning`` (crowd-kit returns NaN). This cannot happen in ``fit``:
+    an item's majority label is given by one of its annotators.
 
     Examples
     --------
@@ -96,12 +97,15 @@ class Wawa(BaseAggregator):
         total = weighted.sum(axis=1, keepdims=True)
         unweighted = (total[:, 0] <= 0).nonzero()[0]
         if unweighted.size:
+            # only in transform: in fit every item's majority label was given
+            # by one of its annotators, whose skill is then positive
             warnings.warn(
                 f"Wawa: {unweighted.size} item(s) have only annotators of skill 0 "
                 f"(e.g. item {data.items[unweighted[0]]!r}); their posterior is the "
                 "plain share of their votes.",
                 UserWarning,
-                stacklevel=4,
+                # _weighted < _transform < transform < set_output < caller
+                stacklevel=5,
             )
             plain = vote_counts(data)[unweighted]
             weighted[unweighted] = plain
