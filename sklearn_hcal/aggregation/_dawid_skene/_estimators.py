@@ -170,7 +170,7 @@ class DawidSkene(_DawidSkeneEM):
         The number of EM iterations run.
     converged_ : bool
         Whether the gain fell below ``tol``.
-    log_likelihood_curve_ : ndarray of shape (n_iter_,)
+    log_likelihood_curve_ : ndarray of shape (`n_iter_`,)
         At each iteration's E-step (under the previous parameters), the
         log-likelihood of all the labels per annotation; with ``alpha > 0``
         plus the log-density of the confusion matrices' Dirichlet prior
@@ -282,7 +282,7 @@ class OneCoinDawidSkene(_DawidSkeneEM):
         The number of EM iterations run.
     converged_ : bool
         Whether the gain fell below ``tol``.
-    log_likelihood_curve_ : ndarray of shape (n_iter_,)
+    log_likelihood_curve_ : ndarray of shape (`n_iter_`,)
         The log-likelihood per annotation at each iteration's E-step (with
         ``alpha > 0``, the log-posterior, as in :class:`DawidSkene`);
         non-decreasing.

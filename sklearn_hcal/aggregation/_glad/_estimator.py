@@ -69,7 +69,7 @@ class GLAD(BaseAggregator):
         The number of EM iterations run.
     converged_ : bool
         Whether the gain fell below ``tol``.
-    log_likelihood_curve_ : ndarray of shape (n_iter_,)
+    log_likelihood_curve_ : ndarray of shape (`n_iter_`,)
         The log-posterior per annotation (log-likelihood of the labels plus
         the priors' log-densities of ``α`` and ``log β``) under the
         parameters of each E-step: non-decreasing (generalised EM).

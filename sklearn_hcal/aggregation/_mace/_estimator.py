@@ -81,7 +81,7 @@ class MACE(BaseAggregator):
         The iterations of the kept restart.
     converged_ : bool
         Whether the kept restart stopped on ``tol``.
-    log_likelihood_curve_ : ndarray of shape (n_iter_,)
+    log_likelihood_curve_ : ndarray of shape (`n_iter_`,)
         The kept restart's log-likelihood per annotation after each
         iteration (non-decreasing up to the smoothing's prior with
         ``"em"``).
