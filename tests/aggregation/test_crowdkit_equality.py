@@ -7,6 +7,7 @@ under ``HCAL_REQUIRE_DATA=1``. crowd-kit stops as soon as its bound dips;
 ``tol=None`` here.
 """
 
+import sys
 import warnings
 
 import numpy as np
@@ -229,3 +230,14 @@ def test_mace_reaches_crowdkit_s_objective(table):
     P = ours.posteriors_.to_numpy()
     Q = _aligned(theirs.probas_, ours.posteriors_)
     assert np.mean(P.argmax(1) == Q.argmax(1)) >= 0.95
+
+
+def test_missing_crowdkit_skips_locally_and_fails_in_ci(monkeypatch):
+    monkeypatch.setitem(sys.modules, "crowdkit", None)
+    monkeypatch.setitem(sys.modules, "crowdkit.aggregation", None)
+    monkeypatch.delenv("HCAL_REQUIRE_DATA", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="make install"):
+        require_crowdkit()
+    monkeypatch.setenv("HCAL_REQUIRE_DATA", "1")
+    with pytest.raises(pytest.fail.Exception, match="HCAL_REQUIRE_DATA=1"):
+        require_crowdkit()
