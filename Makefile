@@ -15,6 +15,11 @@ $(STAMP): pyproject.toml requirements/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(if $(TORCH_INDEX),$(PY) -m pip install --quiet -c requirements/constraints-dev.txt torch --index-url $(TORCH_INDEX))
 	$(PY) -m pip install --quiet -c requirements/constraints-dev.txt -e ".[dev,torch,plot,dask,nlp,bench,docs]"
+	# crowd-kit: a test-only oracle of sklearn_hcal.aggregation. Its declared
+	# dependencies (pyarrow, transformers, ...) are not needed by its
+	# aggregation code: install it without them, with exactly the light
+	# packages it imports (versions pinned in the constraints file).
+	$(PY) -m pip install --quiet --no-deps -c requirements/constraints-dev.txt crowd-kit attrs nltk regex click
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -8,6 +8,8 @@ Everything is measured in one run, on the same inputs, on this machine:
   temperature scaling; ``AlphaCalibrator`` fit time on the CPU;
 * ``bench_scaling.py``: time against N (1e3 to 1e7) and K (2 to 1,000) with
   fitted log-log slopes;
+* with ``--aggregation``, only ``bench_aggregation.py`` (the aggregators
+  against crowd-kit on MultiPICo, and on held-out annotations);
 * with ``--include-scripts``, also the output of the standalone scripts
   ``bench_metrics.py`` (with peak memory), ``bench_temperature.py`` and
   ``bench_alpha.py`` at the same sizes.
@@ -135,7 +137,19 @@ def main(argv=None) -> None:
         action="store_true",
         help="only issue 21's goals table (bench_goals.py; with --quick, --output)",
     )
+    parser.add_argument(
+        "--aggregation",
+        action="store_true",
+        help="only the aggregators against crowd-kit (bench_aggregation.py; "
+        "with --output)",
+    )
     args = parser.parse_args(argv)
+    if args.aggregation:
+        import bench_aggregation
+
+        agg_argv = [] if args.output is None else ["--output", str(args.output)]
+        bench_aggregation.main(agg_argv)
+        return
     if args.issue21:
         import bench_goals
 

@@ -28,6 +28,25 @@ def require_data(*parts: str) -> Path:
     return path
 
 
+def require_crowdkit():
+    """``crowdkit.aggregation`` (crowd-kit 1.4.2, a test-only oracle).
+
+    Skips when crowd-kit is not importable and fails under
+    ``HCAL_REQUIRE_DATA=1`` (CI installs the dev extra, ``make install``).
+    """
+    try:
+        import crowdkit.aggregation as aggregation
+    except ImportError as exc:
+        msg = (
+            f"crowd-kit is not importable ({exc}); `make install` installs "
+            "crowd-kit==1.4.2 --no-deps with the light packages it imports"
+        )
+        if os.environ.get("HCAL_REQUIRE_DATA") == "1":
+            pytest.fail(msg + " and HCAL_REQUIRE_DATA=1")
+        pytest.skip(msg)
+    return aggregation
+
+
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
 

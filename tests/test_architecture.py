@@ -66,6 +66,7 @@ PUBLIC_PATHS = {
         "kl_divergence",
         "loss_decomposition",
         "majority_accuracy_score",
+        "make_annotation_scorer",
         "make_human_scorer",
         "manhattan_distance",
         "metrics_by_agreement",
@@ -104,7 +105,19 @@ PUBLIC_PATHS = {
         "make_mixed_digits",
         "sample_annotations",
     ],
-    "sklearn_hcal.model_selection": ["cross_val_predict_proba"],
+    "sklearn_hcal.model_selection": [
+        "AnnotatorKFold",
+        "OneAnnotationPerItemSplit",
+        "cross_val_predict_proba",
+    ],
+    "sklearn_hcal.aggregation": [
+        "DawidSkene",
+        "GLAD",
+        "MACE",
+        "MajorityVote",
+        "OneCoinDawidSkene",
+        "Wawa",
+    ],
     "sklearn_hcal.plotting": [
         "AgreementBinDisplay",
         "CalibrationDispersionDisplay",

@@ -14,6 +14,7 @@ def test_import_does_not_pull_torch_or_matplotlib():
         "import sys, sklearn_hcal, sklearn_hcal.metrics, sklearn_hcal.datasets;"
         "import sklearn_hcal.plotting, sklearn_hcal.model_selection;"
         "import sklearn_hcal.report, sklearn_hcal.conformal, sklearn_hcal.cli;"
+        "from sklearn_hcal.aggregation import DawidSkene, GLAD, MACE;"
         "from sklearn_hcal.metrics import jensen_shannon_distance, MetricState;"
         "from sklearn_hcal import HumanConformalClassifier, TemperatureScaler;"
         "from sklearn_hcal import AlphaCalibrator;"
@@ -31,6 +32,7 @@ def test_unknown_attribute():
 
 
 def test_every_public_name_resolves():
+    import sklearn_hcal.aggregation
     import sklearn_hcal.calibration
     import sklearn_hcal.datasets
     import sklearn_hcal.metrics
@@ -39,6 +41,7 @@ def test_every_public_name_resolves():
 
     for module in (
         sklearn_hcal,
+        sklearn_hcal.aggregation,
         sklearn_hcal.metrics,
         sklearn_hcal.calibration,
         sklearn_hcal.datasets,

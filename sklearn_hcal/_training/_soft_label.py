@@ -177,9 +177,9 @@ class SoftLabelClassifier(
     #: fits on label histograms (cross-fitting calibrators do not wrap it)
     _fits_histograms = True
 
-    #: the rows of an item are weighted by its counts: soft labels (rows of
-    #: probabilities) have none
-    _allow_probability_targets = False
+    #: rows of probabilities are soft labels (e.g. an aggregator's item
+    #: posteriors): such an item weighs 1, split by its distribution
+    _allow_probability_targets = True
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
@@ -241,7 +241,9 @@ class SoftLabelClassifier(
         y : array-like of shape (n_samples, n_classes) or (n_samples,)
             Label histograms (non-negative integer counts, at least one
             annotation per row; a DataFrame's columns name the classes; a
-            sparse matrix is densified) or 1-D class labels.
+            sparse matrix is densified), rows of probabilities (soft labels,
+            e.g. the posteriors of :mod:`sklearn_hcal.aggregation`: each item
+            weighs 1 in total) or 1-D class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-item weights, multiplied into the rows of each item.
         counts : array-like of shape (n_samples, n_classes), default=None

@@ -73,6 +73,8 @@ _PUBLIC = {
     "perspectivist_error_rate": "._annotators",
     "perspectivist_absolute_distance": "._annotators",
     "annotator_report": "._annotators",
+    # annotator-level predictions on held-out annotations
+    "make_annotation_scorer": "._annotation_scorer",
     # prediction sets (conformal prediction, Stutz et al. 2023)
     "aggregated_coverage_score": "._sets",
     "majority_coverage_score": "._sets",

@@ -50,6 +50,33 @@ y_score : array-like of shape (n_samples,), default=None
     "risk": """\
 risk : {"disagreement", "kl"}, default="disagreement"
     Per-item risk against the human distribution.""",
+    "aggregation_table": """\
+classes : array-like of shape (n_classes,), default=None
+    The classes, in the order of the posterior columns; a class nobody
+    chose gets a column, and a label outside ``classes`` is an error.
+    None: the sorted distinct labels (at least two).
+item : hashable, default="item"
+    The column of ``X`` identifying the item.
+annotator : hashable, default="annotator"
+    The column of ``X`` identifying the annotator.
+label : hashable, default="label"
+    The column of ``X`` holding the label (unless ``y`` is passed to
+    ``fit``). The defaults are the columns of
+    ``load_lewidi(...).annotations``.""",
+    "aggregation_fitted": """\
+classes_ : ndarray of shape (n_classes,)
+    The classes, the columns of the posteriors.
+items_ : Index of shape (n_items,)
+    The items seen in ``fit``, sorted: the rows of ``posteriors_``.
+annotators_ : Index of shape (n_annotators,)
+    The annotators seen in ``fit``, sorted: the order of every
+    per-annotator attribute.
+posteriors_ : DataFrame of shape (n_items, n_classes)
+    Each item's posterior distribution of its true class (what
+    ``fit_transform`` returns).
+class_prior_ : ndarray of shape (n_classes,)
+    The truth's distribution for an item without annotations (the
+    posterior of items unseen in ``fit``).""",
     "labels": """\
 labels : array-like of shape (n_classes,), default=None
     The class of each column of ``y_prob`` (default: a DataFrame's column

@@ -403,7 +403,8 @@ def test_clone_and_pickle():
 def test_bad_input():
     X, Y = _three_class_data()
     clf = SoftLabelClassifier(LogisticRegression())
-    with pytest.raises(ValueError, match="fractional"):
+    # neither counts nor rows of probabilities (those are soft labels)
+    with pytest.raises(ValueError, match="non-integer value .* and sums to"):
         clf.fit(X, Y + 0.5)
     with pytest.raises(ValueError, match="non-negative"):
         clf.fit(X, Y - 3)

@@ -1,0 +1,204 @@
+"""Scoring annotator-level predictions on held-out annotations.
+
+An aggregator (:mod:`sklearn_hcal.aggregation`) or a perspectivist
+classifier predicts, for an (item, annotator) pair, the distribution of the
+label that annotator gives that item. Held-out annotations are the honest
+yardstick for such predictions: hold some annotations out (one per item, or
+whole annotators: :mod:`sklearn_hcal.model_selection`), fit on the rest and
+score the predicted distributions of the held-out labels with a proper
+scoring rule. :func:`make_annotation_scorer` is that scorer.
+
+The estimator is duck-typed: ``predict_annotator_proba(X)`` when it (or a
+Pipeline's final step) has it, else ``predict_proba(X)``; its columns are
+the estimator's ``classes_``. Nothing here imports the estimators (the
+metrics layer sits below them, developer guide §layers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._validation import PROBA_FLOOR, check_probabilities
+from ..utils._compat import Scorer
+from ..utils._pipeline import final_estimator, get_method
+
+__all__ = ["annotation_loss", "held_out_labels", "make_annotation_scorer"]
+
+#: The losses the scorer computes, by the name of scikit-learn's function.
+ANNOTATION_LOSSES = ("log_loss", "brier_score_loss")
+
+
+def annotation_loss(codes: np.ndarray, proba: np.ndarray, metric: str) -> float:
+    """Mean loss of the predicted distributions ``proba`` of labels ``codes``.
+
+    ``codes[n]`` is the column of ``proba`` of row ``n``'s label.
+    ``"log_loss"`` is ``−mean log p`` (probabilities floored at
+    ``PROBA_FLOOR``, developer guide §tolerances); ``"brier_score_loss"`` is
+    ``mean Σ_k (p_k − 1[k = label])²``, halved for two classes, as
+    :func:`sklearn.metrics.brier_score_loss` (``scale_by_half="auto"``).
+    """
+    rows = np.arange(len(codes))
+    if metric == "log_loss":
+        return float(-np.mean(np.log(np.maximum(proba[rows, codes], PROBA_FLOOR))))
+    diff = proba.copy()
+    diff[rows, codes] -= 1.0
+    loss = float(np.mean(np.einsum("ij,ij->i", diff, diff)))
+    return loss / 2 if proba.shape[1] == 2 else loss
+
+
+def held_out_labels(X, y, *, label, classes, owner: str) -> np.ndarray:
+    """The column of ``classes`` of each held-out label (from ``y`` or ``X``).
+
+    Raises a ValueError naming the row of a missing label or of a label
+    outside ``classes``.
+    """
+    if y is None:
+        if not isinstance(X, pd.DataFrame) or label not in X.columns:
+            columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
+            raise ValueError(
+                f"{owner}: y is None, so the held-out labels are read from X's "
+                f"column {label!r}, which X lacks (columns: {columns}); pass y or "
+                "label= (the name of X's label column)."
+            )
+        values, source = X[label].to_numpy(), f"X's column {label!r}"
+    else:
+        values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+        source = "y"
+    if values.ndim != 1:
+        raise ValueError(
+            f"{owner}: the held-out labels ({source}) must be 1-D, got shape "
+            f"{values.shape}."
+        )
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(
+            f"{owner}: the held-out labels ({source}) hold a missing value at row "
+            f"{int(np.flatnonzero(missing)[0])}."
+        )
+    codes = pd.Index(np.asarray(classes)).get_indexer(values)
+    if (codes < 0).any():
+        row = int(np.flatnonzero(codes < 0)[0])
+        value = (
+            values[row].item() if isinstance(values[row], np.generic) else values[row]
+        )
+        raise ValueError(
+            f"{owner}: held-out label {value!r} at row {row} ({source}) is "
+            f"not among the estimator's classes_ {np.asarray(classes).tolist()}."
+        )
+    return codes
+
+
+class _AnnotationScorer(Scorer):
+    """Negative log loss or Brier score of annotator-level predictions."""
+
+    def __init__(self, metric: str, label):
+        super().__init__(annotation_loss, -1, {}, "predict_annotator_proba")
+        self._metric = metric
+        self._label = label
+
+    def __call__(self, estimator, X, y_true=None, **kwargs):
+        # y is optional: the labels may be a column of X
+        return super().__call__(estimator, X, y_true, **kwargs)
+
+    def _score(self, method_caller, estimator, X, y_true=None, **kwargs):
+        owner = f"make_annotation_scorer({self._metric!r})"
+        final = final_estimator(estimator)
+        method = get_method(estimator, "predict_annotator_proba")
+        if method is None:
+            method = get_method(estimator, "predict_proba")
+        if method is None:
+            raise ValueError(
+                f"{owner}: {type(final).__name__} has neither predict_annotator_proba "
+                "nor predict_proba (looked up on the estimator and, through "
+                "Pipelines, on the final step)."
+            )
+        classes = getattr(final, "classes_", None)
+        if classes is None:
+            raise ValueError(f"{owner}: {type(final).__name__} has no classes_.")
+        label = (
+            self._label if self._label is not None else getattr(final, "label", None)
+        )
+        codes = held_out_labels(
+            X,
+            y_true,
+            label="label" if label is None else label,
+            classes=classes,
+            owner=owner,
+        )
+        proba = check_probabilities(
+            method(X),
+            name="the predicted annotator distributions",
+            n_classes=len(classes),
+        )
+        if proba.shape[0] != len(codes):
+            raise ValueError(
+                f"{owner}: {len(codes)} held-out labels but {proba.shape[0]} "
+                "predicted distributions."
+            )
+        return self._sign * annotation_loss(codes, proba, self._metric)
+
+    def __repr__(self):
+        label = "" if self._label is None else f", label={self._label!r}"
+        return f"make_annotation_scorer({self._metric!r}{label})"
+
+
+def make_annotation_scorer(metric: str = "log_loss", *, label=None):
+    """Scorer of annotator-level predictions on held-out annotations.
+
+    For each held-out annotation (a row of ``X``: an item, an annotator and
+    the label given) the estimator predicts the distribution of that
+    annotator's label on that item: ``predict_annotator_proba(X)`` when the
+    estimator (or a Pipeline's final step) has it (the aggregators of
+    :mod:`sklearn_hcal.aggregation`), else ``predict_proba(X)`` (e.g. a
+    classifier of (item, annotator) rows). The score is the mean over the
+    held-out annotations of a proper scoring rule, negated so that greater
+    is better, as scikit-learn's ``neg_log_loss`` and ``neg_brier_score``.
+
+    Use it with a splitter that holds annotations out
+    (:class:`~sklearn_hcal.model_selection.OneAnnotationPerItemSplit`,
+    :class:`~sklearn_hcal.model_selection.AnnotatorKFold`) to choose an
+    aggregator, its regularisation or a per-annotator classifier by the same
+    yardstick.
+
+    Parameters
+    ----------
+    metric : {"log_loss", "brier_score_loss"}, default="log_loss"
+        ``log_loss``: ``−mean log p(label)`` (probabilities floored at
+        1e-12); ``brier_score_loss``: ``mean Σ_k (p_k − 1[k = label])²``,
+        halved for two classes, as :func:`sklearn.metrics.brier_score_loss`.
+    label : hashable, default=None
+        The column of ``X`` holding the held-out labels when the scorer is
+        called with ``y=None``; None: the estimator's ``label`` parameter
+        (the aggregators'), else ``"label"``. With ``y`` given, ``y`` holds
+        the labels.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y=None)``: the negated mean loss.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.model_selection import cross_validate
+    >>> from sklearn_hcal.aggregation import DawidSkene
+    >>> from sklearn_hcal.metrics import make_annotation_scorer
+    >>> from sklearn_hcal.model_selection import OneAnnotationPerItemSplit
+    >>> X = pd.DataFrame({
+    ...     "item": [i for i in range(20) for _ in range(4)],
+    ...     "annotator": ["a", "b", "c", "d"] * 20,
+    ...     "label": [0, 0, 0, 1, 1, 1, 1, 0] * 10})
+    >>> scores = cross_validate(
+    ...     DawidSkene(alpha=1.0), X, cv=OneAnnotationPerItemSplit(3, random_state=0),
+    ...     scoring={"brier": make_annotation_scorer("brier_score_loss"),
+    ...              "log": make_annotation_scorer("log_loss")})
+    >>> bool((scores["test_brier"] < 0).all())
+    True
+    """
+    if metric not in ANNOTATION_LOSSES:
+        raise ValueError(
+            f"metric={metric!r} is not an annotation loss; choose one of "
+            f"{list(ANNOTATION_LOSSES)}."
+        )
+    return _AnnotationScorer(metric, label)
