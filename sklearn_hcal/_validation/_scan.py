@@ -24,6 +24,7 @@ from ._core import (
     row_blocks,
     row_sum_tolerance,
     row_sums,
+    rows_from,
     shape_of,
     to_array,
 )
@@ -211,12 +212,14 @@ def checked_histograms(
     n_classes: int | None = None,
     classes=None,
     classes_param: str = "labels",
+    row_offset: int = 0,
 ):
     """``(arr, n, is_counts, classes)`` of a histogram or label vector.
 
     Unlike :func:`check_label_histograms`, integer, float32 and memory-mapped
     arrays are returned as they are (no float64 copy); the metrics convert
-    one block of rows at a time.
+    one block of rows at a time. ``row_offset`` is the position of the first
+    row among all items (a chunk's), added to the rows messages name.
     """
     raw = Y.to_numpy() if hasattr(Y, "to_numpy") else Y
     shape = shape_of(raw, name=name)
@@ -227,11 +230,16 @@ def checked_histograms(
             classes=classes,
             name=name,
             classes_param=classes_param,
+            row_offset=row_offset,
         )
         return arr, np.ones(arr.shape[0]), True, cls
     arr, frame_classes = to_array(Y, name=name, keep_int=True)
     n, is_counts = scan_histograms(
-        arr, name=name, allow_probabilities=allow_probabilities, n_classes=n_classes
+        arr,
+        name=name,
+        allow_probabilities=allow_probabilities,
+        n_classes=n_classes,
+        where=rows_from(row_offset),
     )
     cls = frame_classes if frame_classes is not None else np.arange(arr.shape[1])
     return arr, n, is_counts, cls
