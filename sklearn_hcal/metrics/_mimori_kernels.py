@@ -270,14 +270,20 @@ def _pair_cell_sums(pair: Pair, n_bins: int, weights=None) -> np.ndarray:
 
 
 def _warn_single_annotations(n: np.ndarray, what: str) -> None:
-    n_single = int(np.count_nonzero(n < 2))
+    warn_single_annotations(int(np.count_nonzero(n < 2)), n.shape[0], what, 4)
+
+
+def warn_single_annotations(
+    n_single: int, n_samples: int, what: str, stacklevel: int = 3
+) -> None:
+    """Say that ``n_single`` of ``n_samples`` items get no bias correction."""
     if n_single:
         warnings.warn(
-            f"{n_single} of {n.shape[0]} items have a single annotation; the "
+            f"{n_single} of {n_samples} items have a single annotation; the "
             f"bias correction of the debiased {what} needs n_i >= 2 and is "
             "skipped for them, so the estimate is biased upwards.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.utils import check_random_state
 
 from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
@@ -25,13 +24,19 @@ from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
 from ._disagreement_kernels import check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: chunk-wise
-from ._engine import Human, Source, evaluate, resolve, warn_debiased
+from ._engine import (
+    Human,
+    Source,
+    as_prediction_dict,
+    evaluate,
+    resolve,
+    warn_debiased,
+)
 
 __all__ = [
     "human_calibration_report",
     "validate_human",
     "check_prediction",
-    "as_prediction_dict",
 ]
 
 
@@ -79,39 +84,6 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
     if human.reference.classes is None and pair.classes is not None:
         human.reference = pair
     return Source(pair)
-
-
-def as_prediction_dict(
-    predictions, name=None, *, default: str = "model", what: str = "predictions"
-) -> dict:
-    """``{str name: value}`` of one classifier or a dict of named classifiers.
-
-    The one reader of "one classifier or ``{name: classifier}``" arguments
-    (the report's ``predictions``, the Displays' ``y_prob`` and
-    ``estimator``): a dict's keys, as strings, name the classifiers (then
-    ``name`` must be None); a single value is named ``name``, else
-    ``default``.
-    """
-    if isinstance(predictions, Mapping):
-        if name is not None:
-            raise ValueError(
-                f"name must be None when {what} is a dict: its keys name the "
-                "classifiers."
-            )
-        if len(predictions) == 0:
-            raise ValueError(
-                f"{what} is an empty dict: pass at least one classifier, e.g. "
-                "{'model': P}."
-            )
-        named = {str(key): value for key, value in predictions.items()}
-        if len(named) != len(predictions):
-            raise ValueError(
-                f"{what} has keys that are equal as strings ({list(predictions)}); "
-                "each classifier needs a distinct name (unique names index the "
-                "results)."
-            )
-        return named
-    return {default if name is None else str(name): predictions}
 
 
 def _sources(
@@ -239,10 +211,16 @@ default="bias_corrected"
         the range every value of the metric lies in (its registry ``bounds``,
         e.g. ``[-1, 1]`` for a correlation), which the shifted methods can
         otherwise leave on small samples.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the resampling: resample ``b`` is the ``b``-th
-        ``randint(0, n_samples, size=n_samples)`` of
-        ``check_random_state(random_state)``.
+    random_state : int, RandomState or Generator instance, or None, \
+default=None
+        Seeds the resampling. The resamples are drawn with
+        :class:`numpy.random.Generator` streams spawned from
+        ``numpy.random.SeedSequence(random_state)`` (an instance gives the
+        seed sequence 128 bits of its own stream), one per chunk of
+        resamples, so they do not depend on ``n_jobs``. Since version 0.1
+        the replicates of a given ``random_state`` differ from those of
+        earlier versions (which used ``RandomState.randint``); their
+        distribution does not.
     return_bootstrap : bool, default=False
         Also return the bootstrap replicates.
     n_jobs : int, default=None
@@ -371,8 +349,9 @@ def _human_calibration_report(
         point = np.array([evaluate(columns, human, s) for s in sources])
         boot = None
         if n_bootstrap > 0:
-            rng = check_random_state(random_state)
-            boot = bootstrap(columns, human, sources, n_bootstrap, rng, n_jobs, verbose)
+            boot = bootstrap(
+                columns, human, sources, n_bootstrap, random_state, n_jobs, verbose
+            )
     column_names = [c.name for c in columns]
     index = pd.Index(names, name="classifier")
     if boot is None:
@@ -459,7 +438,7 @@ human_calibration_report = validate_params(
         "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
         "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
         "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "return_bootstrap": ["boolean"],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
