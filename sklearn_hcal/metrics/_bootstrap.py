@@ -148,6 +148,7 @@ def _stat_plan(values) -> list:
     slot totals are ``c`` times the resample's weight; ``("own", None)``.
     """
     plan = []
+    values = np.moveaxis(values, -1, 0)  # (n_stats, n_items, n_slots)
     for s, v in enumerate(values):
         earlier = (t for t in range(s) if plan[t][0] != "alias")
         same = next((t for t in earlier if np.array_equal(v, values[t])), None)
@@ -198,10 +199,10 @@ def _block_matrices(columns, human, sources, sl):
                 total = None
                 if kind == "own":
                     total = len(dense)
-                    dense.extend(values[s].T)  # one column per slot
+                    dense.extend(values[..., s].T)  # one column per slot
                 coo_rows.append(item)
                 coo_cols.append(n_sparse + local)
-                coo_data.append(values[s, item, slot])
+                coo_data.append(values[item, slot, s])
                 stats.append((kind, ref if kind == "const" else total, n_sparse))
                 n_sparse += n_slots * width
             entry["groups"][key] = (stats, dominant)

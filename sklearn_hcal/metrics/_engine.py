@@ -168,6 +168,29 @@ class ReportBlock(Block):
             return self._source.phi[self.sl]
         return np.clip(_phi_rows(self.P), 0.0, 1.0)
 
+    def part(self, start: int, stop: int) -> ReportBlock:
+        """Rows ``start:stop`` of this block (relative), sharing what it has
+        computed: the per-row arrays already made (``P``, ``p̂``, the cached
+        top class, ...) are sliced, not computed again."""
+        sub = ReportBlock(
+            self._human,
+            self._source,
+            slice(self.sl.start + start, self.sl.start + stop),
+        )
+        for name, value in self.__dict__.items():
+            if name in _PER_ROW:
+                sub.__dict__[name] = value[start:stop]
+        for key, value in self.cache.items():
+            if isinstance(value, tuple):
+                sub.cache[key] = tuple(v[start:stop] for v in value)
+            else:
+                sub.cache[key] = value[start:stop]
+        return sub
+
+
+#: The per-row arrays a block computes on first use (``cached_property``).
+_PER_ROW = frozenset({"P", "p_hat", "Yf", "mu", "valid", "phi"})
+
 
 @dataclass
 class Column:
@@ -292,16 +315,17 @@ def finish(stats, sums, n_samples, params: dict) -> dict:
 _GROUP_ELEMENTS = 2**14
 
 
-def _group_sums(stats, params, human, source, block) -> np.ndarray:
-    """:func:`~._cells.cell_sums` of a group over a block, in sub-blocks."""
+def _group_sums(stats, params, human, block) -> np.ndarray:
+    """:func:`~._cells.cell_sums` of a group over a block, in sub-blocks
+    (each sharing the block's arrays: :meth:`ReportBlock.part`)."""
     n_slots, width = stats.n_cells(human.n_classes, **params)
     step = max(256, _GROUP_ELEMENTS // n_slots)
-    sl = block.sl
-    if sl.stop - sl.start <= step:
+    n_rows = block.sl.stop - block.sl.start
+    if n_rows <= step:
         return cell_sums(*stats.cells(block, **params), n_slots * width)
     sums = 0.0
-    for start in range(sl.start, sl.stop, step):
-        sub = ReportBlock(human, source, slice(start, min(start + step, sl.stop)))
+    for start in range(0, n_rows, step):
+        sub = block.part(start, min(start + step, n_rows))
         sums = sums + cell_sums(*stats.cells(sub, **params), n_slots * width)
     return sums
 
@@ -359,7 +383,7 @@ class Sums:
                 num[j] = n.sum()
                 den[j] = n.shape[0] if d is None else d.sum()
             sums = {
-                key: _group_sums(stats, params, human, source, block)
+                key: _group_sums(stats, params, human, block)
                 for key, (stats, params) in groups.items()
             }
             return num, den, sums

@@ -10,6 +10,7 @@ importable from :mod:`sklearn_hcal.metrics._mimori`.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -31,17 +32,25 @@ def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     search per element is several times slower).
     """
     values = np.asarray(values, dtype=np.float64)
+    lower, upper = _bin_bounds(n_bins)
+    # truncation is the floor for values >= 0; clipping puts anything below
+    # 0 in bin 0 (and the corrections below then leave it there)
+    pos = (values * n_bins).astype(np.intp)
+    np.clip(pos, 0, n_bins - 1, out=pos)
+    pos -= values < lower[pos]
+    pos += values >= upper[pos]
+    return pos
+
+
+@functools.lru_cache(maxsize=64)
+def _bin_bounds(n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(lower, upper)`` bounds of each equal-width bin (see :func:`bin_indices`)."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     lower = edges[:-1].copy()
     lower[0] = -np.inf  # bin 0 takes everything below the first inner edge
     upper = edges[1:].copy()
     upper[-1] = np.inf  # the last bin is closed (and takes values above 1)
-    idx = np.floor(values * n_bins)
-    np.clip(idx, 0, n_bins - 1, out=idx)
-    pos = idx.astype(np.intp)
-    pos -= values < lower[pos]
-    pos += values >= upper[pos]
-    return pos
+    return lower, upper
 
 
 def _validate_counts(y_true, y_prob, counts, labels=None) -> Pair:
@@ -77,18 +86,18 @@ def _cell_values(
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
     cell = bin_indices(P, n_bins)
-    cell += np.arange(0, n_classes * n_bins, n_bins)
-    values = np.empty((7, n_items, n_classes))
-    values[_COUNT] = 1.0
-    values[_COUNT_VALID] = (n >= 2)[:, None]
-    values[_SUM_TRUE] = p_hat
-    values[_SUM_PRED] = P
-    np.multiply(p_hat, p_hat, out=values[_SUM_TRUE2])
-    resid = np.subtract(p_hat, P, out=values[_SUM_RESID2])
-    resid *= resid
-    gini = np.subtract(1.0, p_hat, out=values[_SUM_CORR])
+    cell += np.arange(0, n_classes * n_bins, n_bins, dtype=cell.dtype)
+    values = np.empty((n_items, n_classes, 7))
+    values[..., _COUNT] = 1.0
+    values[..., _COUNT_VALID] = (n >= 2)[:, None]
+    values[..., _SUM_TRUE] = p_hat
+    values[..., _SUM_PRED] = P
+    np.multiply(p_hat, p_hat, out=values[..., _SUM_TRUE2])
+    resid = p_hat - P
+    np.multiply(resid, resid, out=values[..., _SUM_RESID2])
+    gini = np.subtract(1.0, p_hat, out=resid)
     gini *= p_hat
-    gini *= _correction_factor(n)[:, None]
+    np.multiply(gini, _correction_factor(n)[:, None], out=values[..., _SUM_CORR])
     return cell, values
 
 
