@@ -1,31 +1,23 @@
 """The engine: the sums every registry metric is computed from.
 
-Every metric of the registry (:mod:`sklearn_hcal.metrics._registry`) is a
-function of sums over items: a mean-type metric of ``Σ num`` and ``Σ den``
-(its ``per_item`` hook), a binned one of per-cell sums (its :class:`Stats`
-group, :mod:`sklearn_hcal.metrics._cells`), a correlation of six moments.
-:class:`Sums` holds those sums for one classifier, like the state of a
-torchmetrics ``Metric``: :meth:`Sums.update` adds items (one chunked pass,
-each block's shared arrays -- ``p̂``, entropies, the top class, ``φ`` --
-computed once for all columns), :meth:`Sums.merge` adds the sums of other
-items, and :meth:`Sums.values` reads the columns. It is the one engine of
-
-* :func:`~sklearn_hcal.metrics.human_calibration_report` (:func:`evaluate`:
-  one ``Sums`` per classifier over all items);
-* :class:`~sklearn_hcal.metrics.MetricState` (one ``Sums`` updated chunk by
-  chunk), hence the dask path and the skorch callback, which use states;
-* the bootstrap (:mod:`sklearn_hcal.metrics._bootstrap`), whose replicates
-  are the same sums weighted by each resample's item multiplicities: a
-  ``Sums`` with a leading resample axis, built from the per-item
-  contributions of :func:`contributions`.
+Every registry metric (:mod:`sklearn_hcal.metrics._registry`) is a function
+of sums over items: ``Σ num`` and ``Σ den`` (a ``per_item`` hook), per-cell
+sums (a :class:`Stats` group, :mod:`sklearn_hcal.metrics._cells`), six
+moments (a correlation). :class:`Sums` holds them for one classifier, like a
+torchmetrics ``Metric`` state: :meth:`Sums.update` adds items (one chunked
+pass, each block's shared arrays computed once for all columns),
+:meth:`Sums.merge` adds other items' sums, :meth:`Sums.values` reads the
+columns. The one engine of the report (:func:`evaluate`), of
+:class:`~sklearn_hcal.metrics.MetricState` (hence the dask path and the
+skorch callback) and of the bootstrap (:mod:`sklearn_hcal.metrics._bootstrap`:
+a ``Sums`` with a leading resample axis, weighting the per-item
+:func:`contributions` by each resample's multiplicities).
 
 :func:`resolve` turns column names (and ``metric_params``) into
-:class:`Column` objects, checking what the human labels provide. Every
-number comes from the hooks declared in the metric modules.
-
-:class:`Human` and :class:`Source` are the validated inputs (the human
-labels; one classifier's probabilities and its own ``φ``): built once by the
-public entry points, passed down as they are.
+:class:`Column` objects, checking what the labels provide. :class:`Human`
+and :class:`Source` are the validated inputs (the labels; a classifier's
+probabilities and ``φ``), built once by the public entry points and passed
+down as they are.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from ..utils._docstrings import fill_doc
 from ._cells import cell_sums
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
+from ._mimori_kernels import edge_values
 
 __all__ = [
     "majority_accuracy_score",
@@ -75,21 +76,19 @@ def bin_index(conf, n_bins):
     tolerance, gets ``n_bins``).
 
     This is ``searchsorted(edges, conf, side="left") - 1``, computed as
-    ``ceil(conf * M) - 1`` and corrected by one step where the rounding of
-    ``conf * M`` or of the edges disagrees with the exact comparison -- a
-    binary search per element is several times slower.
+    ``floor(conf * M)``: the two can only differ where ``conf * M`` is within
+    rounding of an integer (an edge, where ``ceil - 1`` and ``floor``
+    differ too), so those confidences -- and only those -- are looked up
+    with the binary search (a search per element is several times slower).
     """
     conf = np.asarray(conf, dtype=np.float64)
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    # lower[j + 1] / upper[j + 1]: the bounds of bin j, for j in [-1, n_bins].
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
-    idx = np.ceil(conf * n_bins)
-    np.clip(idx, 0, n_bins + 1, out=idx)
-    pos = idx.astype(np.intp)  # j + 1
-    pos -= conf <= lower[pos]
-    pos += conf > upper[pos]
-    pos -= 1
+    scaled = conf * n_bins
+    pos = scaled.astype(np.intp)  # the floor for conf >= 0
+    np.clip(pos, 0, n_bins, out=pos)
+    near = edge_values(scaled, pos)
+    if near is not None:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        pos[near] = np.searchsorted(edges, conf[near], side="left") - 1
     return pos
 
 

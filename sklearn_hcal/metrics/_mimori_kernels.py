@@ -10,7 +10,6 @@ importable from :mod:`sklearn_hcal.metrics._mimori`.
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
@@ -27,30 +26,37 @@ def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     above the last inner edge, including exactly 1, fall in bin ``B - 1``.
 
     This is ``searchsorted(edges[1:-1], values, side="right")``, computed as
-    ``floor(value * B)`` and corrected by one step where the rounding of the
-    product or of the edges disagrees with the exact comparison (a binary
-    search per element is several times slower).
+    ``floor(value * B)``: the two can only differ where ``value * B`` is
+    within rounding of an integer (an edge), so those values -- and only
+    those -- are looked up with the binary search (a search per element is
+    several times slower).
     """
     values = np.asarray(values, dtype=np.float64)
-    lower, upper = _bin_bounds(n_bins)
-    # truncation is the floor for values >= 0; clipping puts anything below
-    # 0 in bin 0 (and the corrections below then leave it there)
-    pos = (values * n_bins).astype(np.intp)
+    scaled = values * n_bins
+    pos = scaled.astype(np.intp)  # the floor for values >= 0
     np.clip(pos, 0, n_bins - 1, out=pos)
-    pos -= values < lower[pos]
-    pos += values >= upper[pos]
+    near = edge_values(scaled, pos)
+    if near is not None:
+        inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+        pos[near] = np.searchsorted(inner, values[near], side="right")
     return pos
 
 
-@functools.lru_cache(maxsize=64)
-def _bin_bounds(n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(lower, upper)`` bounds of each equal-width bin (see :func:`bin_indices`)."""
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    lower = edges[:-1].copy()
-    lower[0] = -np.inf  # bin 0 takes everything below the first inner edge
-    upper = edges[1:].copy()
-    upper[-1] = np.inf  # the last bin is closed (and takes values above 1)
-    return lower, upper
+#: ``value * B`` within this of an integer may be an edge: at most 1e-12 off
+#: from the exact product for ``B`` up to 1e4 bins, so 1e-9 leaves a margin.
+_NEAR_EDGE = 1e-9
+
+
+def edge_values(scaled: np.ndarray, pos: np.ndarray):
+    """Where ``scaled`` (a value times the number of bins) lies within
+    rounding of an integer, i.e. of a bin edge; None when nowhere (or when
+    the values lie beyond the clipped bins, which the caller also looks up).
+    """
+    frac = scaled - pos
+    frac -= 0.5
+    np.abs(frac, out=frac)
+    near = frac > 0.5 - _NEAR_EDGE
+    return near if near.any() else None
 
 
 def _validate_counts(y_true, y_prob, counts, labels=None) -> Pair:
