@@ -60,6 +60,10 @@ _MAX_CHUNK = 64
 #: Threads drawing the resamples, ahead of the products (numpy's generators
 #: release the GIL). Two: drawing is the bootstrap's floor.
 _DRAW_THREADS = 2
+#: Threads computing chunks of resamples when ``n_jobs`` is 1 (each with one
+#: BLAS thread; the chunks are independent, so any number gives the same
+#: replicates).
+_COMPUTE_THREADS = 2
 
 
 # --------------------------------------------------------------------------- #
@@ -200,9 +204,11 @@ def _block_matrices(columns, human, sources, sl):
                 if kind == "own":
                     total = len(dense)
                     dense.extend(values[..., s].T)  # one column per slot
-                coo_rows.append(item)
-                coo_cols.append(n_sparse + local)
-                coo_data.append(values[item, slot, s])
+                data = values[item, slot, s]
+                kept = data != 0  # a zero adds nothing: not an entry
+                coo_rows.append(item[kept])
+                coo_cols.append(n_sparse + local[kept])
+                coo_data.append(data[kept])
                 stats.append((kind, ref if kind == "const" else total, n_sparse))
                 n_sparse += n_slots * width
             entry["groups"][key] = (stats, dominant)
@@ -246,15 +252,19 @@ def _chunk_task(columns, human, sources, blocks, cached, weights, limit_threads)
 def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.ndarray:
     """Replicates of a chunk of resamples, shape (B, n_clf, n_cols).
 
-    ``weights`` is the chunk's ``N × B`` multiplicity matrix. The weighted
-    sums of every classifier become a :class:`~._engine.Sums` with a leading
-    resample axis, read as the report's own sums are.
+    ``weights`` is the chunk's ``N × B`` multiplicity matrix.
 
     Run with one BLAS thread: the products are small, a second thread only
     waits on a busy machine, and the sums then do not depend on the number
     of threads of the process that computes them.
     """
-    n_samples, n_res = weights.shape
+    sums = _chunk_sums(columns, human, sources, blocks, cached, weights)
+    return _replicates(columns, sums, weights.shape[0])
+
+
+def _chunk_sums(columns, human, sources, blocks, cached, weights) -> list:
+    """``[(num, den, cells)]`` per classifier: the chunk's weighted sums."""
+    n_res = weights.shape[1]
     n_cells = _engine.n_cells_of(columns, human)
     sums = [None] * len(sources)
     for b, sl in enumerate(blocks):
@@ -269,7 +279,14 @@ def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.nd
         for c, entry in enumerate(layout):
             part = _reconstruct(entry, dense, sparse, n_cells, n_res)
             sums[c] = part if sums[c] is None else _add(sums[c], part)
-    out = np.empty((n_res, len(sources), len(columns)))
+    return sums
+
+
+def _replicates(columns, sums, n_samples: int) -> np.ndarray:
+    """The columns of weighted sums: a :class:`~._engine.Sums` with a
+    leading resample axis per classifier, read as the report's own sums."""
+    n_res = sums[0][0].shape[0]
+    out = np.empty((n_res, len(sums), len(columns)))
     for c, (num, den, cells) in enumerate(sums):
         values = _engine.Sums(
             columns, num=num, den=den, cells=cells, n_samples=float(n_samples)
@@ -354,27 +371,54 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     workers = effective_n_jobs(n_jobs)
     in_driver = workers == 1
 
-    def tasks():
+    def weights_in_order():
         for i in range(len(sizes)):
             weights = draws.popleft().result()
             if i + ahead < len(sizes):
                 j = i + ahead
                 draws.append(pool.submit(_chunk_weights, seeds[j], n_samples, sizes[j]))
-            yield delayed(_chunk_task)(
-                columns, human, sources, blocks, cached, weights, not in_driver
-            )
+            yield weights
 
     progress = Progress(enabled=verbose > 0)
     parts = []
-    # A few chunks ahead per worker keep them busy; results come in order.
-    parallel = Parallel(
-        n_jobs=n_jobs, return_as="generator", pre_dispatch=f"{2 * workers + 1}"
-    )
     with threadpool_limits(limits=1 if in_driver else None, user_api="blas"):
-        for part in parallel(tasks()):
+        if in_driver:
+            results = _on_threads(
+                columns, human, sources, blocks, cached, weights_in_order()
+            )
+        else:
+            # A few chunks ahead per worker keep them busy; results in order.
+            parallel = Parallel(
+                n_jobs=n_jobs, return_as="generator", pre_dispatch=f"{2 * workers + 1}"
+            )
+            results = parallel(
+                delayed(_chunk_task)(columns, human, sources, blocks, cached, w, True)
+                for w in weights_in_order()
+            )
+        for part in results:
             parts.append(part)
             progress.update("bootstrap resamples", sum(map(len, parts)), sum(sizes))
     return np.concatenate(parts, axis=0)
+
+
+def _on_threads(columns, human, sources, blocks, cached, weights):
+    """The replicates of each chunk of ``weights``, in order: the weighted
+    sums on :data:`_COMPUTE_THREADS` threads of this process (one BLAS
+    thread each: the products release the GIL, so the chunks use the cores
+    that drawing leaves), the columns read on this one."""
+    n_samples = human.n_samples
+    with ThreadPoolExecutor(max_workers=_COMPUTE_THREADS) as compute:
+        pending = deque()
+        for w in weights:
+            pending.append(
+                compute.submit(_chunk_sums, columns, human, sources, blocks, cached, w)
+            )
+            if len(pending) > _COMPUTE_THREADS:
+                # the columns are read here: finishing a group catches warnings,
+                # which is not safe on several threads at once
+                yield _replicates(columns, pending.popleft().result(), n_samples)
+        while pending:
+            yield _replicates(columns, pending.popleft().result(), n_samples)
 
 
 def bootstrap_intervals(point, boot, confidence_level, ci_method):
