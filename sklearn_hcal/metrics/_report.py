@@ -55,7 +55,15 @@ def validate_human(
     Displays check their inputs; classes are aligned by name as the metric
     functions align them (``labels=``, DataFrame columns; see
     :func:`~sklearn_hcal._validation.check_histograms_and_probabilities`).
+
+    Validated inputs pass through: a ``y_true`` that is already a
+    :class:`Human` is used as it is (its arrays are not scanned again) and
+    only ``y_prob`` is checked against it, and a ``y_prob`` that is already
+    a :class:`Source` of those labels is returned as it is -- so an inner
+    layer given what an entry point validated does not re-check it.
     """
+    if isinstance(y_true, Human):
+        return y_true, check_prediction(y_true, y_prob, y_prob_name, labels)
     pair = check_pair(
         y_true,
         y_prob,
@@ -76,8 +84,16 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
     ``value`` has its columns put in the labels' class order. When the human
     labels are an array without class names, every prediction that names its
     columns must name them in the same order (else which order the labels'
-    columns follow is ambiguous, and a ValueError says so).
+    columns follow is ambiguous, and a ValueError says so). A ``value`` that
+    is already a :class:`Source` of these labels is returned as it is.
     """
+    if isinstance(value, Source):
+        if value.pair.Y is not human.pair.Y:
+            raise ValueError(
+                f"{name} was validated against other human labels; pass its "
+                "probabilities, or the labels it was validated with."
+            )
+        return value
     pair = human.reference.with_probabilities(
         value, labels=labels, name=name, y_true_name=human.y_true_name
     )

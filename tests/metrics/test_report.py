@@ -993,3 +993,38 @@ def test_weighted_intervals_equal_the_resampling_intervals(data):
             got = bootstrap_intervals(point, weighted, 0.9, method)
             want = bootstrap_intervals(point, resampled, 0.9, method)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_validated_inputs_pass_through_without_a_second_scan(data, monkeypatch):
+    # What an entry point validated (Human, Source) is taken as it is by an
+    # inner layer: no value scan of Y or P again (issue 30, inputs checked
+    # once), and the engine's values are the same.
+    import sklearn_hcal._validation._pair as pair_module
+    from sklearn_hcal.metrics._engine import evaluate, resolve
+    from sklearn_hcal.metrics._report import check_prediction, validate_human
+
+    Y, _, preds = data
+    P = preds["noisy"]
+    human, source = validate_human(Y, P)
+    calls = []
+    for name in ("checked_histograms", "scan_probabilities"):
+        real = getattr(pair_module, name)
+        monkeypatch.setattr(
+            pair_module,
+            name,
+            lambda *a, _real=real, _name=name, **k: (
+                calls.append(_name) or _real(*a, **k)
+            ),
+        )
+    again, same = validate_human(human, source)
+    assert again is human and same is source and calls == []
+    columns = resolve(["jsd", "ece"], human, None, default=None)
+    np.testing.assert_array_equal(
+        evaluate(columns, again, same), evaluate(columns, human, source)
+    )
+    # a new prediction against validated labels scans that prediction only
+    check_prediction(human, preds["overconfident"], "other")
+    assert calls == ["scan_probabilities"]
+    other_human, other_source = validate_human(Y.copy(), P)
+    with pytest.raises(ValueError, match="other human labels"):
+        check_prediction(human, other_source, "y_prob")
