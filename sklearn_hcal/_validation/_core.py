@@ -221,9 +221,8 @@ def row_sums(block: np.ndarray) -> np.ndarray:
     on the number of threads, so results are reproducible across processes.
     """
     if block.dtype.kind in "biu":
-        return np.einsum("ij->i", block, dtype=np.int64, casting="unsafe").astype(
-            np.float64
-        )
+        # counts sum exactly in float64 (below 2**53), without an int64 pass
+        return np.einsum("ij->i", block, dtype=np.float64, casting="unsafe")
     if block.dtype != np.float64:
         block = block.astype(np.float64)
     return np.einsum("ij->i", block)

@@ -162,7 +162,7 @@ def scan_histograms(
         )
     if fractional is None:
         zero = n == 0
-        if np.any(zero):
+        if zero.any():
             first = int(np.flatnonzero(zero)[0])
             raise ValueError(
                 f"{name} has rows with zero annotations (first at {rows(first)}); "
@@ -179,7 +179,7 @@ def scan_histograms(
         )
     tol = row_sum_tolerance(n_cols, arr.dtype)
     bad = np.abs(n - 1.0) > tol
-    if np.any(bad):
+    if bad.any():
         # Blame the row that is neither counts nor probabilities: the first
         # fractional row when it does not sum to 1 (a count of 2.5), else the
         # first row that does not sum to 1 (counts mixed with probabilities).
@@ -385,10 +385,10 @@ def scan_probabilities(
         dev = np.abs(sums - 1.0)
         bad = dev > tol
         first = None
-        if np.any(bad):
+        if bad.any():
             local = int(np.flatnonzero(bad)[0])
             first = (sl.start + local, float(sums[local]))
-        return None, negative, first, bool(low < 0 or np.any(dev > ROW_SUM_TOL))
+        return None, negative, first, bool(low < 0 or (dev > ROW_SUM_TOL).any())
 
     flags = map_row_blocks(scan, n_rows, n_cols)
     nonfinite, negative, first_bad = _first_flags(flags, 3)
