@@ -127,8 +127,9 @@ def _cell_sums(
     n_items, n_classes = np.shape(P)
     n_cells = n_classes * n_bins
     # The values hold 7 statistics per element: sub-blocks keep them at
-    # about the size of the block's own float64 arrays.
-    step = max(1, 2**16 // (7 * n_classes))
+    # about the size of the block's own float64 arrays (a block of 2**17
+    # elements: one sub-block for a thousand items of ten classes).
+    step = max(1, 2**17 // (7 * n_classes))
     sums = np.zeros((7, n_cells))
     for start in range(0, n_items, step):
         sl = slice(start, start + step)
@@ -137,10 +138,14 @@ def _cell_sums(
     return sums
 
 
-def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
+def _terms_from_sums(
+    sums: np.ndarray, n_samples, n_bins: int, *, tables: bool = True
+) -> dict:
     """Mimori et al.'s squared-loss terms from the per-cell sums of all items.
 
-    See :func:`_binned_calibration_terms` for the keys. With the bin means
+    See :func:`_binned_calibration_terms` for the keys; ``tables=False``
+    gives the scalar terms only (what the metric functions, the report and
+    the bootstrap read), without the per-class and per-bin tables. With the bin means
     ``c̄ = Σp̂/|B|`` and ``z̄ = Σq/|B|``, the within-bin sums of squares are
     ``Σ (p̂ − c̄)² = Σp̂² − |B| c̄²`` and ``Σ ((p̂ − c̄) − (q − z̄))² =
     Σ (p̂ − q)² − |B| (c̄ − z̄)²`` (clipped at 0 against rounding).
@@ -193,11 +198,7 @@ def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
     def scalar(x):
         return float(x) if not batch else x
 
-    shape = batch + (n_classes, n_bins)
-    return {
-        "n_samples": int(round(float(N))) if not batch else N,
-        "n_bins": n_bins,
-        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
+    terms = {
         "sq_loss": scalar(sq_loss),
         "el_plugin": scalar(el_plugin),
         "el": scalar(el),
@@ -209,6 +210,15 @@ def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
         "dl": scalar(dl_bins.sum(axis=-1)),
         "ce_plugin": scalar(np.sqrt(np.maximum(cl_plugin, 0.0))),
         "ce": scalar(np.sqrt(np.maximum(cl, 0.0))),
+    }
+    if not tables:
+        return terms
+    shape = batch + (n_classes, n_bins)
+    return {
+        **terms,
+        "n_samples": int(round(float(N))) if not batch else N,
+        "n_bins": n_bins,
+        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
         "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=-1),
         "cl_per_class": cl_bins.reshape(shape).sum(axis=-1),
         "bin_count": np.rint(count).reshape(shape).astype(np.int64),
