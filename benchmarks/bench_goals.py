@@ -299,9 +299,16 @@ def row_bootstrap(n_bootstrap=1000):
         for w in weights:
             _bootstrap._chunk_task(columns, human, [source], blocks, cached, w, True)
 
+    sizes = _bootstrap._chunk_sizes(n, n_bootstrap)
+    seeds = _bootstrap.seed_sequence(0).spawn(len(sizes))
+
+    def draws():  # the chunks' multiplicities, as the report draws them
+        for seed, size in zip(seeds, sizes):
+            _bootstrap._chunk_weights(seed, n, size)
+
     t_draw, t_prod, plain = interleaved(
         [
-            lambda: _bootstrap.resample_weights(0, n, n_bootstrap),
+            draws,
             products,
             lambda: M.human_calibration_report(Y, {"model": P}),
         ]
