@@ -165,17 +165,6 @@ def _stat_plan(values) -> list:
     return plan
 
 
-#: A statistic whose dominant cells hold fewer nonzero entries than this
-#: fraction of its entries goes wholly into the sparse product (no dense
-#: slot totals): a sparse entry costs a few times a dense one.
-_SPARSE_FRACTION = 1 / 8
-
-
-def _mostly_zero(v, in_dominant) -> bool:
-    """Whether the statistic ``v`` (items × slots) is cheaper all sparse."""
-    return np.count_nonzero(v[in_dominant]) < _SPARSE_FRACTION * v.size
-
-
 def _block_matrices(columns, human, sources, sl):
     """``(D, A, layout)`` of the items ``sl`` for all classifiers.
 
@@ -184,9 +173,6 @@ def _block_matrices(columns, human, sources, sl):
     of the mean-type numerators), ``den`` (index or None per mean column),
     and per group the plan of each statistic with its dense totals (one
     column per slot) and sparse offset, and the dominant cell of each slot.
-    A statistic is either wholly sparse (``"sparse"``: its nonzero entries
-    in every cell) or sparse outside each slot's dominant cell, which is then
-    the slot's total (dense) minus the other cells.
     """
     n_rows = sl.stop - sl.start
     n_cells = _engine.n_cells_of(columns, human)
@@ -209,30 +195,16 @@ def _block_matrices(columns, human, sources, sl):
             dominant = counts.reshape(n_slots, width).argmax(axis=1)
             item, slot = np.nonzero(cell != dominant + np.arange(n_slots) * width)
             local = cell[item, slot]
-            in_dominant = ~(cell != dominant + np.arange(n_slots) * width)
             stats = []
             for s, (kind, ref) in enumerate(_stat_plan(values)):
                 if kind == "alias":
                     stats.append((kind, ref, None))
                     continue
-                v = values[..., s]
-                if kind == "own" and _mostly_zero(v, in_dominant):
-                    # e.g. p̂ of the classes the model gives little: its
-                    # nonzero entries, dominant cells included, are fewer
-                    # than a dense column of slot totals would cost
-                    kind = "sparse"
-                    every, every_slot = np.nonzero(v)
-                    coo_rows.append(every)
-                    coo_cols.append(n_sparse + cell[every, every_slot])
-                    coo_data.append(v[every, every_slot])
-                    stats.append((kind, None, n_sparse))
-                    n_sparse += n_slots * width
-                    continue
                 total = None
                 if kind == "own":
                     total = len(dense)
-                    dense.extend(v.T)  # one column per slot
-                data = v[item, slot]
+                    dense.extend(values[..., s].T)  # one column per slot
+                data = values[item, slot, s]
                 kept = data != 0  # a zero adds nothing: not an entry
                 coo_rows.append(item[kept])
                 coo_cols.append(n_sparse + local[kept])
@@ -346,8 +318,6 @@ def _reconstruct(entry, dense, sparse, n_cells, n_res):
             T[:, s] = sparse[:, offset : offset + n_slots * width].reshape(
                 n_res, n_slots, width
             )
-            if kind == "sparse":  # every cell's entries are in the product
-                continue
             if kind == "const":
                 total = ref * dense[:, :1]  # c times the weight of the block
             else:
