@@ -32,7 +32,7 @@ The resamples: the multiplicities of a chunk of resamples are the counts of
 a size that depends on ``N`` only and each has its own stream, so every
 replicate is the same number for any ``n_jobs``, joblib backend or number
 of drawing threads, and chunks are drawn on two threads ahead of the
-products.
+products (whose dense and sparse parts run on two more).
 """
 
 from __future__ import annotations
@@ -60,10 +60,6 @@ _MAX_CHUNK = 64
 #: Threads drawing the resamples, ahead of the products (numpy's generators
 #: release the GIL). Two: drawing is the bootstrap's floor.
 _DRAW_THREADS = 2
-#: Threads computing chunks of resamples when ``n_jobs`` is 1 (each with one
-#: BLAS thread; the chunks are independent, so any number gives the same
-#: replicates).
-_COMPUTE_THREADS = 2
 
 
 # --------------------------------------------------------------------------- #
@@ -262,8 +258,13 @@ def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.nd
     return _replicates(columns, sums, weights.shape[0])
 
 
-def _chunk_sums(columns, human, sources, blocks, cached, weights) -> list:
-    """``[(num, den, cells)]`` per classifier: the chunk's weighted sums."""
+def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
+    """``[(num, den, cells)]`` per classifier: the chunk's weighted sums.
+
+    With a ``helper`` executor the sparse product runs on it while this
+    thread computes the dense one (BLAS and scipy's loop, both without the
+    GIL; two dense products at once would wait on BLAS's lock).
+    """
     n_res = weights.shape[1]
     n_cells = _engine.n_cells_of(columns, human)
     sums = [None] * len(sources)
@@ -274,12 +275,21 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights) -> list:
             else _block_matrices(columns, human, sources, sl)
         )
         Wt = weights[sl]
+        if helper is None:
+            sparse = (A.T @ Wt).T  # (B, n_sparse)
+        else:
+            pending = helper.submit(_sparse_product, A, Wt)
         dense = Wt.T @ D  # (B, n_dense)
-        sparse = (A.T @ Wt).T  # (B, n_sparse)
+        if helper is not None:
+            sparse = pending.result()
         for c, entry in enumerate(layout):
             part = _reconstruct(entry, dense, sparse, n_cells, n_res)
             sums[c] = part if sums[c] is None else _add(sums[c], part)
     return sums
+
+
+def _sparse_product(A, Wt) -> np.ndarray:
+    return (A.T @ Wt).T
 
 
 def _replicates(columns, sums, n_samples: int) -> np.ndarray:
@@ -402,23 +412,15 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
 
 
 def _on_threads(columns, human, sources, blocks, cached, weights):
-    """The replicates of each chunk of ``weights``, in order: the weighted
-    sums on :data:`_COMPUTE_THREADS` threads of this process (one BLAS
-    thread each: the products release the GIL, so the chunks use the cores
-    that drawing leaves), the columns read on this one."""
+    """The replicates of each chunk of ``weights``, in order: the sparse
+    product of a chunk on a helper thread while this one computes the dense
+    product, the columns read here (finishing a group catches warnings,
+    which is not safe on several threads at once)."""
     n_samples = human.n_samples
-    with ThreadPoolExecutor(max_workers=_COMPUTE_THREADS) as compute:
-        pending = deque()
+    with ThreadPoolExecutor(max_workers=1) as helper:
         for w in weights:
-            pending.append(
-                compute.submit(_chunk_sums, columns, human, sources, blocks, cached, w)
-            )
-            if len(pending) > _COMPUTE_THREADS:
-                # the columns are read here: finishing a group catches warnings,
-                # which is not safe on several threads at once
-                yield _replicates(columns, pending.popleft().result(), n_samples)
-        while pending:
-            yield _replicates(columns, pending.popleft().result(), n_samples)
+            sums = _chunk_sums(columns, human, sources, blocks, cached, w, helper)
+            yield _replicates(columns, sums, n_samples)
 
 
 def bootstrap_intervals(point, boot, confidence_level, ci_method):
