@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .._validation import Pair, check_pair, row_blocks, row_sums
-from ._cells import cell_sums
+from ..utils._compat import add_rows_at
 
 
 def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
@@ -78,6 +78,27 @@ _COUNT, _COUNT_VALID, _SUM_TRUE, _SUM_PRED, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR =
 )
 
 
+def _class_cells(P: np.ndarray, n_bins: int) -> np.ndarray:
+    """The cell ``k * n_bins + bin(q_ik)`` of each entry (one slot per class)."""
+    cell = bin_indices(P, n_bins)
+    cell += np.arange(0, P.shape[1] * n_bins, n_bins, dtype=cell.dtype)
+    return cell
+
+
+def _value_stats(p_hat, P, n, out) -> None:
+    """The five statistics of the entries that are not counts, into ``out``
+    of shape ``(n_items, n_classes, 5)``: ``p̂``, ``q``, ``p̂²``,
+    ``(p̂ − q)²`` and ``p̂(1 − p̂)/(n − 1)`` (0 where ``n_i < 2``)."""
+    out[..., 0] = p_hat
+    out[..., 1] = P
+    np.multiply(p_hat, p_hat, out=out[..., 2])
+    resid = p_hat - P
+    np.multiply(resid, resid, out=out[..., 3])
+    gini = np.subtract(1.0, p_hat, out=resid)
+    gini *= p_hat
+    np.multiply(gini, _correction_factor(n)[:, None], out=out[..., 4])
+
+
 def _cell_values(
     p_hat: np.ndarray, P: np.ndarray, n: np.ndarray, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -91,20 +112,11 @@ def _cell_values(
     P = np.asarray(P, dtype=np.float64)
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
-    cell = bin_indices(P, n_bins)
-    cell += np.arange(0, n_classes * n_bins, n_bins, dtype=cell.dtype)
     values = np.empty((n_items, n_classes, 7))
     values[..., _COUNT] = 1.0
     values[..., _COUNT_VALID] = (n >= 2)[:, None]
-    values[..., _SUM_TRUE] = p_hat
-    values[..., _SUM_PRED] = P
-    np.multiply(p_hat, p_hat, out=values[..., _SUM_TRUE2])
-    resid = p_hat - P
-    np.multiply(resid, resid, out=values[..., _SUM_RESID2])
-    gini = np.subtract(1.0, p_hat, out=resid)
-    gini *= p_hat
-    np.multiply(gini, _correction_factor(n)[:, None], out=values[..., _SUM_CORR])
-    return cell, values
+    _value_stats(p_hat, P, n, values[..., _SUM_TRUE:])
+    return _class_cells(P, n_bins), values
 
 
 def _cell_sums(
@@ -123,18 +135,45 @@ def _cell_sums(
     of all blocks are sufficient statistics for every term of
     :func:`_terms_from_sums`, so the binned losses are computed in one
     chunked pass with ``O(K * n_bins)`` memory besides the block.
+
+    The same sums as :func:`~._cells.cell_sums` of :func:`_cell_values`, to
+    the bit: the two counts come from ``bincount`` (integers, or the weights
+    added in the same order) instead of being written out per entry, and
+    the five other statistics are reduced in one pass.
     """
-    n_items, n_classes = np.shape(P)
+    P = np.asarray(P, dtype=np.float64)
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    n_items, n_classes = P.shape
     n_cells = n_classes * n_bins
-    # The values hold 7 statistics per element: sub-blocks keep them at
+    # The values hold 5 statistics per element: sub-blocks keep them at
     # about the size of the block's own float64 arrays (a block of 2**17
     # elements: one sub-block for a thousand items of ten classes).
     step = max(1, 2**17 // (7 * n_classes))
     sums = np.zeros((7, n_cells))
+    stats = np.zeros((n_cells, 5))
     for start in range(0, n_items, step):
-        sl = slice(start, start + step)
-        w = None if weights is None else weights[sl]
-        sums += cell_sums(*_cell_values(p_hat[sl], P[sl], n[sl], n_bins), n_cells, w)
+        sl = slice(start, min(start + step, n_items))
+        cell = _class_cells(P[sl], n_bins)
+        flat = cell.reshape(-1)
+        values = np.empty(cell.shape + (5,))
+        _value_stats(p_hat[sl], P[sl], n[sl], values)
+        w = None
+        if weights is not None:
+            w = np.repeat(np.asarray(weights[sl], dtype=np.float64), n_classes)
+        stats[:] = 0.0
+        add_rows_at(stats, flat, values.reshape(-1, 5), w)
+        counts = np.bincount(flat, weights=w, minlength=n_cells)
+        valid = n[sl] >= 2
+        if valid.all():
+            counts_valid = counts
+        else:
+            rows = np.repeat(valid, n_classes)
+            counts_valid = np.bincount(
+                flat[rows], weights=None if w is None else w[rows], minlength=n_cells
+            )
+        sums[_COUNT] += counts
+        sums[_COUNT_VALID] += counts_valid
+        sums[_SUM_TRUE:] += stats.T
     return sums
 
 
