@@ -233,10 +233,9 @@ default=None
         :class:`numpy.random.Generator` streams spawned from
         ``numpy.random.SeedSequence(random_state)`` (an instance gives the
         seed sequence 128 bits of its own stream), one per chunk of
-        resamples, so they do not depend on ``n_jobs``. Since version 0.1
-        the replicates of a given ``random_state`` differ from those of
-        earlier versions (which used ``RandomState.randint``); their
-        distribution does not.
+        resamples, so they do not depend on ``n_jobs``. The replicates of a
+        given ``random_state`` differ from those of versions that drew with
+        ``RandomState.randint``; their distribution does not.
     return_bootstrap : bool, default=False
         Also return the bootstrap replicates.
     n_jobs : int, default=None
