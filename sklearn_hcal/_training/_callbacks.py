@@ -217,7 +217,7 @@ class HumanMetricsCallback(skorch.callbacks.Callback):
                 )
                 self.warned_ = True
             return
-        values = self.state_._values()
+        values = self.state_.compute()
         for column, key, sign, greater in self.names_:
             score = sign * values[column]
             best = self.best_.get(key)

@@ -29,6 +29,7 @@ from ._core import (
     row_blocks,
     row_sum_tolerance,
     row_sums,
+    rows_from,
     shape_of,
     to_array,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "row_blocks",
     "row_sum_tolerance",
     "row_sums",
+    "rows_from",
     "scan_histograms",
     "scan_probabilities",
     "select_target",

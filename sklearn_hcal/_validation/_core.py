@@ -200,6 +200,19 @@ def _block_pool(n_threads: int) -> ThreadPoolExecutor:
     return pool
 
 
+def rows_from(offset: int):
+    """How messages name row ``i`` of a chunk whose first row is ``offset``.
+
+    ``None`` (the scans' ``row i``) for a whole array; else ``row i +
+    offset``, the item's position among all items, so that an error in a
+    chunk of a dask array or of a :class:`~sklearn_hcal.metrics.MetricState`
+    update names the same row as the in-memory call.
+    """
+    if not offset:
+        return None
+    return lambda row: f"row {row + offset}"
+
+
 def row_sums(block: np.ndarray) -> np.ndarray:
     """Row sums in float64.
 
@@ -208,9 +221,8 @@ def row_sums(block: np.ndarray) -> np.ndarray:
     on the number of threads, so results are reproducible across processes.
     """
     if block.dtype.kind in "biu":
-        return np.einsum("ij->i", block, dtype=np.int64, casting="unsafe").astype(
-            np.float64
-        )
+        # counts sum exactly in float64 (below 2**53), without an int64 pass
+        return np.einsum("ij->i", block, dtype=np.float64, casting="unsafe")
     if block.dtype != np.float64:
         block = block.astype(np.float64)
     return np.einsum("ij->i", block)
@@ -364,7 +376,9 @@ def check_logits(Z, *, name: str = "X", n_classes: int | None = None):
     return arr
 
 
-def check_disagreement(phi, *, name: str = "y_disagreement") -> np.ndarray:
+def check_disagreement(
+    phi, *, name: str = "y_disagreement", row_offset: int = 0
+) -> np.ndarray:
     """Validate predicted disagreement probabilities ``φ`` (one per item).
 
     Values within :data:`DISAGREEMENT_TOL` (``1e-8``) outside ``[0, 1]`` are
@@ -379,6 +393,9 @@ def check_disagreement(phi, *, name: str = "y_disagreement") -> np.ndarray:
         Predicted probabilities that two annotators disagree.
     name : str, default="y_disagreement"
         Argument name used in error messages.
+    row_offset : int, default=0
+        Position of the first value among all items (a chunk's), added to
+        the rows that messages name.
 
     Returns
     -------
@@ -416,13 +433,15 @@ row 1 is -0.001 (values within 1e-08 of [0, 1] are clipped as rounding errors).
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
         raise ValueError(
-            f"{name} contains NaN or infinity (row {row}: {float(arr[row])!r})."
+            f"{name} contains NaN or infinity "
+            f"(row {row + row_offset}: {float(arr[row])!r})."
         )
     outside = (arr < -DISAGREEMENT_TOL) | (arr > 1.0 + DISAGREEMENT_TOL)
     if outside.any():
         row = int(np.flatnonzero(outside)[0])
         raise ValueError(
-            f"{name} must hold disagreement probabilities in [0, 1]; row {row} is "
+            f"{name} must hold disagreement probabilities in [0, 1]; row "
+            f"{row + row_offset} is "
             f"{float(arr[row])!r} (values within {DISAGREEMENT_TOL:g} of [0, 1] "
             "are clipped as rounding errors)."
         )

@@ -27,6 +27,7 @@ def labels_to_histograms(
     classes=None,
     name: str = "y",
     classes_param: str = "labels",
+    row_offset: int = 0,
 ):
     """One-hot histogram from a 1-D vector of class labels.
 
@@ -43,6 +44,9 @@ def labels_to_histograms(
     classes_param : str, default="labels"
         Name of the caller's parameter that passes ``classes`` (for the
         error message when the labels cannot be matched).
+    row_offset : int, default=0
+        Position of the first label among all items (a chunk's), added to
+        the rows that messages name.
 
     Notes
     -----
@@ -81,7 +85,8 @@ def labels_to_histograms(
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         row = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(
-            f"{name} contains NaN or infinity (row {row}: {float(y[row])!r})."
+            f"{name} contains NaN or infinity "
+            f"(row {row + row_offset}: {float(y[row])!r})."
         )
     if classes is not None:
         classes = np.asarray(classes)

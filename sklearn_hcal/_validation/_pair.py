@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._core import map_row_blocks, row_blocks, shape_of
+from ._core import map_row_blocks, row_blocks, rows_from, shape_of
 from ._labels import (
     check_class_names,
     check_positional_classes,
@@ -167,6 +167,7 @@ class Pair:
         name: str = "y_prob",
         y_true_name="y_true",
         class_order_matters: bool = True,
+        row_offset: int = 0,
     ) -> Pair:
         """The same human labels with the probabilities ``y_prob`` checked.
 
@@ -177,10 +178,15 @@ class Pair:
         ``class_order_matters=False`` (a quantity that no permutation of the
         classes changes, such as ``1 − Σ q²``) lets an unnamed ``y_prob``
         follow named human labels whatever their order (see
-        :func:`check_positional_classes`).
+        :func:`check_positional_classes`). ``row_offset`` is the position of
+        the first row among all items (a chunk's), for the rows messages name.
         """
         P, _, off = scan_probabilities(
-            y_prob, name=name, n_classes=self.n_classes, n_classes_from=y_true_name
+            y_prob,
+            name=name,
+            n_classes=self.n_classes,
+            n_classes_from=y_true_name,
+            where=rows_from(row_offset),
         )
         if P.shape[0] != self.n_samples:
             raise ValueError(
@@ -269,12 +275,16 @@ def check_pair(
     y_true_name: str = "y_true",
     y_prob_name: str = "y_prob",
     class_order_matters: bool = True,
+    row_offset: int = 0,
 ) -> Pair:
     """:func:`check_histograms_and_probabilities` without copies: a :class:`Pair`.
 
     See :func:`check_histograms_and_probabilities` for the parameters and
     the rules; the reordering of ``y_prob``'s columns and the renormalisation
-    of its rows are applied block by block (:attr:`Block.P`).
+    of its rows are applied block by block (:attr:`Block.P`). ``row_offset``
+    is the position of the first row among all items when the arrays are a
+    chunk of them (a dask block, a :class:`~sklearn_hcal.metrics.MetricState`
+    update): messages then name the row as the whole array's call would.
     """
     if counts is not None:
         y_true, y_true_name = counts, "counts"
@@ -282,7 +292,10 @@ def check_pair(
     shape = shape_of(raw, name=y_true_name)
     if len(shape) == 2 and shape[1] > 1:
         Y, n, is_counts, _ = checked_histograms(
-            y_true, name=y_true_name, allow_probabilities=allow_probabilities
+            y_true,
+            name=y_true_name,
+            allow_probabilities=allow_probabilities,
+            row_offset=row_offset,
         )
         human = Pair(
             Y, None, n, is_counts, classes=frame_names(y_true, name=y_true_name)
@@ -293,21 +306,32 @@ def check_pair(
             name=y_prob_name,
             y_true_name=y_true_name,
             class_order_matters=class_order_matters,
+            row_offset=row_offset,
         )
     # 1-D labels: the columns (and their classes) come from y_prob.
-    P, _, off = scan_probabilities(y_prob, name=y_prob_name)
+    P, _, off = scan_probabilities(
+        y_prob, name=y_prob_name, where=rows_from(row_offset)
+    )
     n_columns = 2 if P.ndim == 1 else P.shape[1]
     classes = _probability_classes(
         labels, frame_names(y_prob, name=y_prob_name), n_columns, name=y_prob_name
     )
     if classes is None:
         Y, classes = labels_to_histograms(
-            raw, n_classes=n_columns, name=y_true_name, classes_param="labels"
+            raw,
+            n_classes=n_columns,
+            name=y_true_name,
+            classes_param="labels",
+            row_offset=row_offset,
         )
     else:
         source = "labels=" if labels is not None else f"the columns of {y_prob_name}"
         Y, _ = labels_to_histograms(
-            raw, classes=classes, name=y_true_name, classes_param=source
+            raw,
+            classes=classes,
+            name=y_true_name,
+            classes_param=source,
+            row_offset=row_offset,
         )
     if Y.shape[0] != P.shape[0]:
         raise ValueError(

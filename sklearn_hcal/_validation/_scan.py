@@ -24,6 +24,7 @@ from ._core import (
     row_blocks,
     row_sum_tolerance,
     row_sums,
+    rows_from,
     shape_of,
     to_array,
 )
@@ -161,7 +162,7 @@ def scan_histograms(
         )
     if fractional is None:
         zero = n == 0
-        if np.any(zero):
+        if zero.any():
             first = int(np.flatnonzero(zero)[0])
             raise ValueError(
                 f"{name} has rows with zero annotations (first at {rows(first)}); "
@@ -178,7 +179,7 @@ def scan_histograms(
         )
     tol = row_sum_tolerance(n_cols, arr.dtype)
     bad = np.abs(n - 1.0) > tol
-    if np.any(bad):
+    if bad.any():
         # Blame the row that is neither counts nor probabilities: the first
         # fractional row when it does not sum to 1 (a count of 2.5), else the
         # first row that does not sum to 1 (counts mixed with probabilities).
@@ -211,12 +212,14 @@ def checked_histograms(
     n_classes: int | None = None,
     classes=None,
     classes_param: str = "labels",
+    row_offset: int = 0,
 ):
     """``(arr, n, is_counts, classes)`` of a histogram or label vector.
 
     Unlike :func:`check_label_histograms`, integer, float32 and memory-mapped
     arrays are returned as they are (no float64 copy); the metrics convert
-    one block of rows at a time.
+    one block of rows at a time. ``row_offset`` is the position of the first
+    row among all items (a chunk's), added to the rows messages name.
     """
     raw = Y.to_numpy() if hasattr(Y, "to_numpy") else Y
     shape = shape_of(raw, name=name)
@@ -227,11 +230,16 @@ def checked_histograms(
             classes=classes,
             name=name,
             classes_param=classes_param,
+            row_offset=row_offset,
         )
         return arr, np.ones(arr.shape[0]), True, cls
     arr, frame_classes = to_array(Y, name=name, keep_int=True)
     n, is_counts = scan_histograms(
-        arr, name=name, allow_probabilities=allow_probabilities, n_classes=n_classes
+        arr,
+        name=name,
+        allow_probabilities=allow_probabilities,
+        n_classes=n_classes,
+        where=rows_from(row_offset),
     )
     cls = frame_classes if frame_classes is not None else np.arange(arr.shape[1])
     return arr, n, is_counts, cls
@@ -377,10 +385,10 @@ def scan_probabilities(
         dev = np.abs(sums - 1.0)
         bad = dev > tol
         first = None
-        if np.any(bad):
+        if bad.any():
             local = int(np.flatnonzero(bad)[0])
             first = (sl.start + local, float(sums[local]))
-        return None, negative, first, bool(low < 0 or np.any(dev > ROW_SUM_TOL))
+        return None, negative, first, bool(low < 0 or (dev > ROW_SUM_TOL).any())
 
     flags = map_row_blocks(scan, n_rows, n_cols)
     nonfinite, negative, first_bad = _first_flags(flags, 3)

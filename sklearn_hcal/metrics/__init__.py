@@ -94,8 +94,8 @@ _PUBLIC = {
     "metrics_by_agreement": "._tables",
     "human_calibration_report": "._report",
     # chunk-wise evaluation: mergeable states (dask arrays use them too)
-    "MetricState": "._streaming",
-    "report_from_states": "._streaming_report",
+    "MetricState": "._streaming._state",
+    "report_from_states": "._streaming._report",
     # scorers
     "make_human_scorer": "._scorer",
     "get_human_scorer": "._scorer",

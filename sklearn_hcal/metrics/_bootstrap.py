@@ -1,12 +1,15 @@
-"""The report's bootstrap as matrix products.
+"""The report's bootstrap as one weighted sum.
 
 A bootstrap resample draws ``N`` items with replacement; item ``i`` then
-counts ``w_i`` times. Every metric of the registry is a function of sums over
-items weighted by ``w`` (:mod:`sklearn_hcal.metrics._engine`): mean-type
-metrics of ``Σ w·num`` and ``Σ w·den``, binned ones of per-cell sums
-``Σ_{i in cell} w·value`` (:mod:`sklearn_hcal.metrics._cells`). For a chunk of
-``B`` resamples the weights form a ``B × N`` matrix ``W``, and all those sums
-are two products:
+counts ``w_i`` times (``w`` is multinomial: ``N`` draws, equal
+probabilities). Every metric of the registry is a function of sums over
+items (:class:`~sklearn_hcal.metrics._engine.Sums`): mean-type metrics of
+``Σ num`` and ``Σ den``, binned ones of per-cell sums ``Σ_{i in cell}
+value``. A resample's sums are the same sums weighted by ``w``, so the
+replicates of ``B`` resamples are one weighted sum: the ``B × N`` weight
+matrix ``W`` times the items' contributions
+(:func:`~sklearn_hcal.metrics._engine.contributions`), in two products per
+chunk of resamples:
 
 * ``W @ D`` with ``D`` dense, ``N × d``: the per-item values of the mean-type
   metrics, and for each binned group the per-slot totals of its statistics;
@@ -16,18 +19,26 @@ are two products:
   items) is the slot's total minus the other cells, so ``A`` holds a fraction
   of the items' entries.
 
-The per-item values are computed once and reused by every chunk (unless
-they exceed a memory budget, then per chunk, block by block of items).
+The resulting sums, with a leading resample axis, are read by the engine's
+``Sums.values`` as the report's own sums are: no metric is written twice, and
+no resample is ever materialised. The per-item values are computed once and
+reused by every chunk (unless they exceed a memory budget, then per chunk,
+block by block of items).
 
-The resamples are those of the original implementation: resample ``b`` is the
-``b``-th ``rng.randint(0, N, size=N)`` of ``check_random_state(random_state)``.
-They are drawn on the calling process, in order; the chunks have a size that
-depends on ``N`` only, so every replicate is the same number for any
-``n_jobs`` and joblib backend.
+The resamples: the multiplicities of a chunk of resamples are the counts of
+``rng.integers(0, N, size=(B, N))`` row by row, ``rng`` a
+:class:`numpy.random.Generator` of its own per chunk, spawned from
+``SeedSequence(random_state)`` (:func:`resample_weights`). The chunks have
+a size that depends on ``N`` only and each has its own stream, so every
+replicate is the same number for any ``n_jobs``, joblib backend or number
+of drawing threads, and chunks are drawn on two threads ahead of the
+products (whose dense and sparse parts run on two more).
 """
 
 from __future__ import annotations
 
+import numbers
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -39,47 +50,90 @@ from threadpoolctl import threadpool_limits
 from ..utils._progress import Progress
 from . import _engine
 
-__all__ = ["bootstrap", "resample_indices", "bootstrap_intervals"]
+__all__ = ["bootstrap", "resample_weights", "bootstrap_intervals"]
 
 #: Bytes of per-item values kept for all chunks (else recomputed per chunk).
 _FEATURE_BUDGET = 2**28
 #: Bytes of one chunk's item multiplicities (``N × B`` float64).
 _WEIGHTS_BUDGET = 2**26
 _MAX_CHUNK = 64
+#: Threads drawing the resamples, ahead of the products (numpy's generators
+#: release the GIL). Two: drawing is the bootstrap's floor.
+_DRAW_THREADS = 2
 
 
 # --------------------------------------------------------------------------- #
 # The resamples
 # --------------------------------------------------------------------------- #
-def resample_indices(rng, n_samples: int, n_resamples: int) -> np.ndarray:
-    """``n_resamples`` rows of ``rng.randint(0, n_samples, size=n_samples)``.
+def seed_sequence(random_state) -> np.random.SeedSequence:
+    """The :class:`numpy.random.SeedSequence` that seeds the resamples.
 
-    One call for the whole chunk draws the same numbers as a call per
-    resample, in order (NumPy's legacy stream), so resample ``b`` is the
-    ``b``-th draw of the original implementation and the replicates of a
-    ``random_state`` never change.
+    An int (or None) seeds it directly; a ``RandomState`` or ``Generator``
+    instance gives it 128 bits of its stream (so that two calls with the
+    same instance draw other resamples, as scikit-learn's convention has
+    it).
     """
-    return rng.randint(0, n_samples, size=(n_resamples, n_samples))
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.SeedSequence(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(random_state.integers(2**32, size=4).tolist())
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(
+            random_state.randint(2**32, size=4, dtype=np.uint64).tolist()
+        )
+    raise ValueError(
+        "random_state must be an int, a numpy RandomState or Generator, or "
+        f"None; got {random_state!r}."
+    )
 
 
-def _chunk_weights(rng, n_samples: int, n_resamples: int) -> np.ndarray:
-    """Item multiplicities of the next resamples, an ``N × B`` float64 matrix.
+def _chunk_size(n_samples: int) -> int:
+    return int(np.clip(_WEIGHTS_BUDGET // (8 * max(n_samples, 1)), 1, _MAX_CHUNK))
 
-    Item-major (C order), the layout both products read without a copy:
-    ``Wt.T`` is the ``B × N`` weight matrix of the dense product and the
-    sparse one takes ``Wt`` as it is. Built as one ``bincount`` per resample
-    into a contiguous row and transposed once, on the drawing thread (a
-    third faster than one ``bincount`` over keys of the whole chunk).
+
+def _chunk_sizes(n_samples: int, n_resamples: int) -> list[int]:
+    chunk = _chunk_size(n_samples)
+    return [min(chunk, n_resamples - start) for start in range(0, n_resamples, chunk)]
+
+
+def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
+    """Item multiplicities of a chunk of resamples, an ``N × B`` float64 matrix.
+
+    ``seed`` is the chunk's own ``SeedSequence``. Item-major (C order), the
+    layout both products read without a copy: ``Wt.T`` is the ``B × N``
+    weight matrix of the dense product and the sparse one takes ``Wt`` as it
+    is. One ``bincount`` per resample into a contiguous row (cache-sized,
+    unlike one over the whole chunk), transposed once.
     """
-    idx = resample_indices(rng, n_samples, n_resamples)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    idx = rng.integers(0, n_samples, size=(n_resamples, n_samples))
     W = np.empty((n_resamples, n_samples))
     for b in range(n_resamples):
         W[b] = np.bincount(idx[b], minlength=n_samples)
     return np.ascontiguousarray(W.T)
 
 
-def _chunk_size(n_samples: int) -> int:
-    return int(np.clip(_WEIGHTS_BUDGET // (8 * max(n_samples, 1)), 1, _MAX_CHUNK))
+def resample_weights(random_state, n_samples: int, n_resamples: int) -> np.ndarray:
+    """The report's resamples as item multiplicities, ``(n_resamples, N)``.
+
+    Row ``b`` counts how often each item is drawn in resample ``b`` of
+    :func:`~sklearn_hcal.metrics.human_calibration_report` with this
+    ``random_state``: multinomial counts (``N`` draws, equal
+    probabilities), so ``np.repeat(np.arange(N), w)`` are the resampled
+    items.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.metrics._bootstrap import resample_weights
+    >>> W = resample_weights(0, 5, 3)
+    >>> W.shape, W.sum(axis=1).tolist()
+    ((3, 5), [5.0, 5.0, 5.0])
+    """
+    sizes = _chunk_sizes(n_samples, n_resamples)
+    seeds = seed_sequence(random_state).spawn(len(sizes))
+    return np.concatenate(
+        [_chunk_weights(seed, n_samples, size).T for seed, size in zip(seeds, sizes)]
+    )
 
 
 # --------------------------------------------------------------------------- #
@@ -94,6 +148,7 @@ def _stat_plan(values) -> list:
     slot totals are ``c`` times the resample's weight; ``("own", None)``.
     """
     plan = []
+    values = np.moveaxis(values, -1, 0)  # (n_stats, n_items, n_slots)
     for s, v in enumerate(values):
         earlier = (t for t in range(s) if plan[t][0] != "alias")
         same = next((t for t in earlier if np.array_equal(v, values[t])), None)
@@ -121,7 +176,7 @@ def _block_matrices(columns, human, sources, sl):
     coo_rows, coo_cols, coo_data = [], [], []
     n_sparse = 0
     for source in sources:
-        num, den, cells = _engine.block_features(columns, human, source, sl)
+        num, den, cells = _engine.contributions(columns, human, source, sl)
         entry = {"num": list(range(len(dense), len(dense) + len(num)))}
         dense.extend(num)
         entry["den"] = []
@@ -144,10 +199,12 @@ def _block_matrices(columns, human, sources, sl):
                 total = None
                 if kind == "own":
                     total = len(dense)
-                    dense.extend(values[s].T)  # one column per slot
-                coo_rows.append(item)
-                coo_cols.append(n_sparse + local)
-                coo_data.append(values[s, item, slot])
+                    dense.extend(values[..., s].T)  # one column per slot
+                data = values[item, slot, s]
+                kept = data != 0  # a zero adds nothing: not an entry
+                coo_rows.append(item[kept])
+                coo_cols.append(n_sparse + local[kept])
+                coo_data.append(data[kept])
                 stats.append((kind, ref if kind == "const" else total, n_sparse))
                 n_sparse += n_slots * width
             entry["groups"][key] = (stats, dominant)
@@ -197,7 +254,18 @@ def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.nd
     waits on a busy machine, and the sums then do not depend on the number
     of threads of the process that computes them.
     """
-    n_samples, n_res = weights.shape
+    sums = _chunk_sums(columns, human, sources, blocks, cached, weights)
+    return _replicates(columns, sums, weights.shape[0])
+
+
+def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
+    """``[(num, den, cells)]`` per classifier: the chunk's weighted sums.
+
+    With a ``helper`` executor the sparse product runs on it while this
+    thread computes the dense one (BLAS and scipy's loop, both without the
+    GIL; two dense products at once would wait on BLAS's lock).
+    """
+    n_res = weights.shape[1]
     n_cells = _engine.n_cells_of(columns, human)
     sums = [None] * len(sources)
     for b, sl in enumerate(blocks):
@@ -207,36 +275,47 @@ def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.nd
             else _block_matrices(columns, human, sources, sl)
         )
         Wt = weights[sl]
+        if helper is None:
+            sparse = (A.T @ Wt).T  # (B, n_sparse)
+        else:
+            pending = helper.submit(_sparse_product, A, Wt)
         dense = Wt.T @ D  # (B, n_dense)
-        sparse = (A.T @ Wt).T  # (B, n_sparse)
+        if helper is not None:
+            sparse = pending.result()
         for c, entry in enumerate(layout):
             part = _reconstruct(entry, dense, sparse, n_cells, n_res)
             sums[c] = part if sums[c] is None else _add(sums[c], part)
-    out = np.empty((n_res, len(sources), len(columns)))
-    groups = _engine.groups_of(columns)
+    return sums
+
+
+def _sparse_product(A, Wt) -> np.ndarray:
+    return (A.T @ Wt).T
+
+
+def _replicates(columns, sums, n_samples: int) -> np.ndarray:
+    """The columns of weighted sums: a :class:`~._engine.Sums` with a
+    leading resample axis per classifier, read as the report's own sums."""
+    n_res = sums[0][0].shape[0]
+    out = np.empty((n_res, len(sums), len(columns)))
     for c, (num, den, cells) in enumerate(sums):
-        terms = {
-            k: _engine.finish(stats, cells[k], float(n_samples), params)
-            for k, (stats, params) in groups.items()
-        }
-        m = 0  # position among the mean-type columns
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for j, col in enumerate(columns):
-                if col.metric.per_item is None:
-                    out[:, c, j] = col.value(terms[col.group])
-                    continue
-                # every resample draws n_samples items: a plain mean's
-                # denominator is n_samples
-                d = den[m] if den[m] is not None else float(n_samples)
-                out[:, c, j] = num[m] / d
-                m += 1
+        values = _engine.Sums(
+            columns, num=num, den=den, cells=cells, n_samples=float(n_samples)
+        ).values()
+        for j, col in enumerate(columns):
+            out[:, c, j] = values[col.name]
     return out
 
 
 def _reconstruct(entry, dense, sparse, n_cells, n_res):
-    """``(num, den, {group: sums})`` of one classifier from the products."""
-    num = [dense[:, j] for j in entry["num"]]
-    den = [None if j is None else dense[:, j] for j in entry["den"]]
+    """``(num, den, {group: sums})`` of one classifier from the products.
+
+    ``num`` and ``den`` of shape ``(B, n_means)``: a plain mean's
+    denominator is the resample's weight of the block (its number of items).
+    """
+    num = dense[:, entry["num"]]
+    den = np.empty((n_res, len(entry["den"])))
+    for m, j in enumerate(entry["den"]):
+        den[:, m] = dense[:, 0 if j is None else j]
     cells = {}
     for key, (stats, dominant) in entry["groups"].items():
         n_slots, width = n_cells[key]
@@ -260,10 +339,7 @@ def _reconstruct(entry, dense, sparse, n_cells, n_res):
 
 
 def _add(a, b):
-    num = [x + y for x, y in zip(a[0], b[0])]
-    den = [None if x is None else x + y for x, y in zip(a[1], b[1])]
-    cells = {k: a[2][k] + b[2][k] for k in a[2]}
-    return num, den, cells
+    return a[0] + b[0], a[1] + b[1], {k: a[2][k] + b[2][k] for k in a[2]}
 
 
 # --------------------------------------------------------------------------- #
@@ -274,29 +350,29 @@ def bootstrap(
 ) -> np.ndarray:
     """Replicates of shape ``(n_bootstrap, n_classifiers, n_columns)``.
 
-    ``random_state`` is a ``RandomState`` (see
-    :func:`sklearn.utils.check_random_state`); ``verbose >= 1`` shows a
-    progress bar on standard error.
+    ``random_state`` is an int, a ``RandomState`` or ``Generator`` instance,
+    or None (see :func:`seed_sequence`); ``verbose >= 1`` shows a progress
+    bar on standard error.
     """
-    n_samples = human.n_samples
-    chunk = _chunk_size(n_samples)
-    sizes = [min(chunk, n_bootstrap - start) for start in range(0, n_bootstrap, chunk)]
-    # The resamples are drawn on a second thread (randint releases the GIL),
-    # one chunk ahead of the computation, in order, from the same generator;
-    # the first chunk is drawn while the per-item values are computed.
-    pool = ThreadPoolExecutor(max_workers=1)
+    sizes = _chunk_sizes(human.n_samples, n_bootstrap)
+    seeds = seed_sequence(random_state).spawn(len(sizes))
+    # The resamples are drawn on threads (the generators release the GIL),
+    # chunks ahead of the products, each chunk from its own stream.
+    pool = ThreadPoolExecutor(max_workers=_DRAW_THREADS)
     try:
-        return _run_chunks(
-            columns, human, sources, sizes, pool, random_state, n_jobs, verbose
-        )
+        return _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_chunks(columns, human, sources, sizes, pool, random_state, n_jobs, verbose):
-    """The replicates of every chunk, drawing on ``pool`` one chunk ahead."""
+def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
+    """The replicates of every chunk, drawn on ``pool`` chunks ahead."""
     n_samples = human.n_samples
-    draw = pool.submit(_chunk_weights, random_state, n_samples, sizes[0])
+    ahead = 2 * _DRAW_THREADS
+    draws = deque(
+        pool.submit(_chunk_weights, seeds[i], n_samples, sizes[i])
+        for i in range(min(ahead, len(sizes)))
+    )
     blocks = _item_blocks(columns, human, len(sources))
     cached = None
     if len(blocks) == 1:
@@ -305,29 +381,46 @@ def _run_chunks(columns, human, sources, sizes, pool, random_state, n_jobs, verb
     workers = effective_n_jobs(n_jobs)
     in_driver = workers == 1
 
-    def tasks():
-        nonlocal draw
+    def weights_in_order():
         for i in range(len(sizes)):
-            weights = draw.result()
-            if i + 1 < len(sizes):
-                draw = pool.submit(
-                    _chunk_weights, random_state, n_samples, sizes[i + 1]
-                )
-            yield delayed(_chunk_task)(
-                columns, human, sources, blocks, cached, weights, not in_driver
-            )
+            weights = draws.popleft().result()
+            if i + ahead < len(sizes):
+                j = i + ahead
+                draws.append(pool.submit(_chunk_weights, seeds[j], n_samples, sizes[j]))
+            yield weights
 
     progress = Progress(enabled=verbose > 0)
     parts = []
-    # A few chunks ahead per worker keep them busy; results come in order.
-    parallel = Parallel(
-        n_jobs=n_jobs, return_as="generator", pre_dispatch=f"{2 * workers + 1}"
-    )
     with threadpool_limits(limits=1 if in_driver else None, user_api="blas"):
-        for part in parallel(tasks()):
+        if in_driver:
+            results = _on_threads(
+                columns, human, sources, blocks, cached, weights_in_order()
+            )
+        else:
+            # A few chunks ahead per worker keep them busy; results in order.
+            parallel = Parallel(
+                n_jobs=n_jobs, return_as="generator", pre_dispatch=f"{2 * workers + 1}"
+            )
+            results = parallel(
+                delayed(_chunk_task)(columns, human, sources, blocks, cached, w, True)
+                for w in weights_in_order()
+            )
+        for part in results:
             parts.append(part)
             progress.update("bootstrap resamples", sum(map(len, parts)), sum(sizes))
     return np.concatenate(parts, axis=0)
+
+
+def _on_threads(columns, human, sources, blocks, cached, weights):
+    """The replicates of each chunk of ``weights``, in order: the sparse
+    product of a chunk on a helper thread while this one computes the dense
+    product, the columns read here (finishing a group catches warnings,
+    which is not safe on several threads at once)."""
+    n_samples = human.n_samples
+    with ThreadPoolExecutor(max_workers=1) as helper:
+        for w in weights:
+            sums = _chunk_sums(columns, human, sources, blocks, cached, w, helper)
+            yield _replicates(columns, sums, n_samples)
 
 
 def bootstrap_intervals(point, boot, confidence_level, ci_method):

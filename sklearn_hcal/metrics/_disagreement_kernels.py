@@ -285,12 +285,12 @@ def _disagreement_cl_cells(mu, phi, valid, n_bins: int):
     """
     cell = bin_indices(phi, n_bins)[:, None]
     mu0 = np.where(valid, mu, 0.0)
-    values = np.empty((5, cell.shape[0], 1))
-    values[0] = 1.0
-    values[1, :, 0] = phi
-    values[2, :, 0] = valid
-    values[3, :, 0] = mu0
-    np.multiply(mu0, mu0, out=values[4, :, 0])
+    values = np.empty((cell.shape[0], 1, 5))
+    values[:, 0, 0] = 1.0
+    values[:, 0, 1] = phi
+    values[:, 0, 2] = valid
+    values[:, 0, 3] = mu0
+    np.multiply(mu0, mu0, out=values[:, 0, 4])
     return cell, values
 
 

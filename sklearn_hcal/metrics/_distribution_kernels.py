@@ -162,13 +162,37 @@ def _sort_key(Y):
     return Y
 
 
+#: Up to this many classes the stable orders are compared pair by pair
+#: (K(K − 1)/2 vectorised comparisons of two columns: 3× faster than a sort
+#: per row at K = 10, 16× at K = 3, still faster at 16).
+_PAIRWISE_MAX_CLASSES = 16
+
+
+def _same_stable_order(Y, P) -> np.ndarray:
+    """Whether ``argsort(Y_i, stable) == argsort(q_i, stable)``, per item.
+
+    A stable argsort orders the pairs ``(a_k, k)``; for ``j < k``, ``(a_j, j)``
+    comes first iff ``a_j <= a_k``. Two rows have the same stable order iff
+    every pair of classes compares the same way on both sides.
+    """
+    Yt = np.ascontiguousarray(np.asarray(Y).T)
+    Pt = np.ascontiguousarray(P.T)
+    same = np.ones(Yt.shape[1], dtype=bool)
+    for j in range(Yt.shape[0] - 1):
+        for k in range(j + 1, Yt.shape[0]):
+            same &= (Yt[j] <= Yt[k]) == (Pt[j] <= Pt[k])
+    return same
+
+
 def _rank_match_per_item(Y, P, ties="strict"):
     """Whether the model's class ranking matches the human one, per item.
 
     ``ties="strict"`` (Baan et al.'s code): ``argsort(q_i, kind="stable")`` equals
     ``argsort(Y_i, kind="stable")`` element-wise, so tied classes must come in
-    the same index order on both sides. Computed with a single argsort: the
-    stable argsort of ``q`` is the unique order in which the pairs
+    the same index order on both sides. Up to :data:`_PAIRWISE_MAX_CLASSES`
+    classes computed pair by pair (:func:`_same_stable_order`), else with a
+    single argsort: the stable argsort of ``q`` is the unique order in which
+    the pairs
     ``(q_k, k)`` increase strictly, so it equals ``σ = argsort(Y_i)`` iff
     along ``σ`` every step increases ``q`` or keeps it and increases the
     class index.
@@ -183,6 +207,8 @@ def _rank_match_per_item(Y, P, ties="strict"):
     ``q`` are exact float equality.
     """
     P = np.asarray(P, dtype=np.float64)
+    if ties == "strict" and P.shape[1] <= _PAIRWISE_MAX_CLASSES:
+        return _same_stable_order(Y, P)
     if ties == "strict":
         order = np.argsort(_sort_key(Y), axis=1, kind="stable")
         dq = np.diff(np.take_along_axis(P, order, axis=1), axis=1)
@@ -211,7 +237,11 @@ def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
 
 def _block_rank_match(block, ties="strict"):
     Y = block.Y
-    if block.Y.dtype.kind == "f" and block.is_counts:
+    if (
+        block.Y.dtype.kind == "f"
+        and block.is_counts
+        and (ties != "strict" or Y.shape[1] > _PAIRWISE_MAX_CLASSES)
+    ):
         Y = Y.astype(np.int64)  # exact for counts; faster stable argsort
     return _rank_match_per_item(Y, block.P, ties)
 

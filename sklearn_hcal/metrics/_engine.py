@@ -1,18 +1,29 @@
-"""The report engine: registry metrics of several classifiers in one pass.
+"""The engine: the sums every registry metric is computed from.
+
+Every registry metric (:mod:`sklearn_hcal.metrics._registry`) is a function
+of sums over items: ``Σ num`` and ``Σ den`` (a ``per_item`` hook), per-cell
+sums (a :class:`Stats` group, :mod:`sklearn_hcal.metrics._cells`), six
+moments (a correlation). :class:`Sums` holds them for one classifier, like a
+torchmetrics ``Metric`` state: :meth:`Sums.update` adds items (one chunked
+pass, each block's shared arrays computed once for all columns),
+:meth:`Sums.merge` adds other items' sums, :meth:`Sums.values` reads the
+columns. The one engine of the report (:func:`evaluate`), of
+:class:`~sklearn_hcal.metrics.MetricState` (hence the dask path and the
+skorch callback) and of the bootstrap (:mod:`sklearn_hcal.metrics._bootstrap`:
+a ``Sums`` with a leading resample axis, weighting the per-item
+:func:`contributions` by each resample's multiplicities).
 
 :func:`resolve` turns column names (and ``metric_params``) into
-:class:`Column` objects, checking what the human labels provide;
-:func:`evaluate` computes them for one classifier in a single chunked pass
-over the rows, computing each block's shared arrays (``p̂``, entropies, the
-top class, ``φ``) once for all columns; :func:`block_features` gives the
-per-item values and per-cell statistics the bootstrap resamples
-(:mod:`sklearn_hcal.metrics._bootstrap`). Every number comes from the hooks
-declared in the metric modules (:mod:`sklearn_hcal.metrics._registry`).
+:class:`Column` objects, checking what the labels provide. :class:`Human`
+and :class:`Source` are the validated inputs (the labels; a classifier's
+probabilities and ``φ``), built once by the public entry points and passed
+down as they are.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -28,14 +39,40 @@ __all__ = [
     "Column",
     "Human",
     "Source",
+    "Sums",
+    "as_prediction_dict",
     "build_columns",
-    "resolve",
+    "contributions",
     "evaluate",
-    "block_features",
+    "resolve",
 ]
 
+
+def supports(requirement: str, *, is_counts: bool, unanimous, has_pairs) -> bool:
+    """Whether labels with these properties give a metric that needs
+    ``requirement`` (see ``_registry.REQUIREMENTS``).
+
+    ``unanimous`` and ``has_pairs`` are callables (computed only when the
+    requirement needs them) or booleans. The one rule of the report
+    (:meth:`Human.supports`, on the labels) and of
+    :class:`~sklearn_hcal.metrics.MetricState` (on all the chunks seen).
+    """
+    if requirement in ("distribution", "ordered"):
+        return True
+    if requirement == "counts":
+        return bool(is_counts)
+    if requirement == "variation":
+        return not (unanimous() if callable(unanimous) else unanimous)
+    return bool(is_counts) and bool(has_pairs() if callable(has_pairs) else has_pairs)
+
+
 #: Columns whose debiased estimator skips items with a single annotation.
-_DEBIASED = ("el", "dl", "il")
+DEBIASED = ("el", "dl", "il")
+
+
+def uses_debiased(columns) -> bool:
+    """Whether a column's debiased estimator skips single-annotation items."""
+    return any(c.name in DEBIASED and c.kwargs.get("debiased", True) for c in columns)
 
 
 class Human:
@@ -67,13 +104,12 @@ class Human:
         return all(parts)
 
     def supports(self, requirement: str) -> bool:
-        if requirement in ("distribution", "ordered"):
-            return True
-        if requirement == "counts":
-            return self.is_counts
-        if requirement == "variation":
-            return not self.unanimous
-        return self.is_counts and bool(self.valid.any())
+        return supports(
+            requirement,
+            is_counts=self.is_counts,
+            unanimous=lambda: self.unanimous,
+            has_pairs=lambda: bool(self.valid.any()),
+        )
 
     def take(self, idx) -> Human:
         return Human(self.pair.take(idx))
@@ -123,6 +159,29 @@ class ReportBlock(Block):
         if self._source.phi is not None:
             return self._source.phi[self.sl]
         return np.clip(_phi_rows(self.P), 0.0, 1.0)
+
+    def part(self, start: int, stop: int) -> ReportBlock:
+        """Rows ``start:stop`` of this block (relative), sharing what it has
+        computed: the per-row arrays already made (``P``, ``p̂``, the cached
+        top class, ...) are sliced, not computed again."""
+        sub = ReportBlock(
+            self._human,
+            self._source,
+            slice(self.sl.start + start, self.sl.start + stop),
+        )
+        for name, value in self.__dict__.items():
+            if name in _PER_ROW:
+                sub.__dict__[name] = value[start:stop]
+        for key, value in self.cache.items():
+            if isinstance(value, tuple):
+                sub.cache[key] = tuple(v[start:stop] for v in value)
+            else:
+                sub.cache[key] = value[start:stop]
+        return sub
+
+
+#: The per-row arrays a block computes on first use (``cached_property``).
+_PER_ROW = frozenset({"P", "p_hat", "Yf", "mu", "valid", "phi"})
 
 
 @dataclass
@@ -206,17 +265,25 @@ def build_columns(chosen, metric_params, *, owner: str) -> list:
 
 def warn_debiased(columns, human: Human) -> None:
     """One warning when a debiased column skips items with one annotation."""
-    if any(c.name in _DEBIASED and c.kwargs.get("debiased", True) for c in columns):
+    if uses_debiased(columns):
         _warn_single_annotations(human.n, "epistemic and dispersion losses")
 
 
-def _groups(columns) -> dict:
+def groups_of(columns) -> dict:
     """``{group key: (Stats, params)}`` of the binned columns, in order."""
     groups = {}
     for c in columns:
         if c.group is not None and c.group not in groups:
             groups[c.group] = (c.metric.stats, c.stats_params)
     return groups
+
+
+def n_cells_of(columns, human: Human) -> dict:
+    """``{group key: (n_slots, width)}`` of the binned columns."""
+    return {
+        key: stats.n_cells(human.n_classes, **params)
+        for key, (stats, params) in groups_of(columns).items()
+    }
 
 
 def per_item_values(column: Column, block) -> tuple[np.ndarray, np.ndarray | None]:
@@ -228,66 +295,6 @@ def per_item_values(column: Column, block) -> tuple[np.ndarray, np.ndarray | Non
     return np.asarray(out, dtype=np.float64), None
 
 
-def evaluate(columns, human: Human, source: Source) -> np.ndarray:
-    """The columns' values for one classifier, shape ``(n_columns,)``.
-
-    Mean-type columns accumulate ``Σ num`` and ``Σ den`` block by block;
-    binned ones their per-cell sums (:func:`~._cells.cell_sums`), finished
-    once. Blocks run on threads; their partial sums are added in block order,
-    so the result does not depend on the number of threads.
-    """
-    means = [c for c in columns if c.metric.per_item is not None]
-    groups = _groups(columns)
-
-    def block_pass(sl):
-        block = ReportBlock(human, source, sl)
-        num, den = np.zeros(len(means)), np.zeros(len(means))
-        for j, c in enumerate(means):
-            n, d = per_item_values(c, block)
-            num[j] = n.sum()
-            den[j] = n.shape[0] if d is None else d.sum()
-        sums = {
-            key: _group_sums(stats, params, human, source, block)
-            for key, (stats, params) in groups.items()
-        }
-        return num, den, sums
-
-    parts = map_row_blocks(block_pass, human.n_samples, human.n_classes)
-    num = sum(p[0] for p in parts)
-    den = sum(p[1] for p in parts)
-    terms = {}
-    for key, (stats, params) in groups.items():
-        sums = sum(p[2][key] for p in parts)
-        terms[key] = finish(stats, sums, human.n_samples, params)
-    values = {}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for j, c in enumerate(means):
-            values[c.name] = num[j] / den[j] if den[j] > 0 else np.nan
-    for c in columns:
-        if c.group is not None:
-            values[c.name] = c.value(terms[c.group])
-    return np.array([float(values[c.name]) for c in columns])
-
-
-#: Elements (items × slots) per sub-block of a binned group: its values hold
-#: several statistics per element, so they are summed a sub-block at a time.
-_GROUP_ELEMENTS = 2**14
-
-
-def _group_sums(stats, params, human, source, block) -> np.ndarray:
-    """:func:`~._cells.cell_sums` of a group over a block, in sub-blocks."""
-    n_slots, width = stats.n_cells(human.n_classes, **params)
-    step = max(256, _GROUP_ELEMENTS // n_slots)
-    sl = block.sl
-    if sl.stop - sl.start <= step:
-        return cell_sums(*stats.cells(block, **params), n_slots * width)
-    sums = 0.0
-    for start in range(sl.start, sl.stop, step):
-        sub = ReportBlock(human, source, slice(start, min(start + step, sl.stop)))
-        sums = sums + cell_sums(*stats.cells(sub, **params), n_slots * width)
-    return sums
-
-
 def finish(stats, sums, n_samples, params: dict) -> dict:
     """The group's terms from its sums (leading axes: resamples)."""
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
@@ -295,12 +302,150 @@ def finish(stats, sums, n_samples, params: dict) -> dict:
         return stats.finish(sums, n_samples, **params)
 
 
-def block_features(columns, human: Human, source: Source, sl: slice):
-    """Per-item values of a block of rows, for the bootstrap.
+#: Elements (items × slots) per sub-block of a binned group: its values hold
+#: several statistics per element, so they are summed a sub-block at a time.
+_GROUP_ELEMENTS = 2**14
+
+
+def _group_sums(stats, params, human, block) -> np.ndarray:
+    """:func:`~._cells.cell_sums` of a group over a block, in sub-blocks
+    (each sharing the block's arrays: :meth:`ReportBlock.part`)."""
+    n_slots, width = stats.n_cells(human.n_classes, **params)
+    step = max(256, _GROUP_ELEMENTS // n_slots)
+    n_rows = block.sl.stop - block.sl.start
+    if n_rows <= step:
+        return cell_sums(*stats.cells(block, **params), n_slots * width)
+    sums = 0.0
+    for start in range(0, n_rows, step):
+        sub = block.part(start, min(start + step, n_rows))
+        sums = sums + cell_sums(*stats.cells(sub, **params), n_slots * width)
+    return sums
+
+
+class Sums:
+    """The sums a list of columns is computed from: the one metric state.
+
+    For one classifier: ``num`` and ``den`` hold ``Σ num`` and ``Σ den`` of
+    the mean-type columns (a plain mean's ``den`` counts the items),
+    ``cells`` the per-cell sums of each binned group, ``n_samples`` the
+    number of items. Every array may carry leading axes (the bootstrap's
+    resamples: ``n_samples`` then has their shape, and :meth:`values` gives
+    arrays).
+
+    Parameters
+    ----------
+    columns : list of Column
+    num, den : ndarray of shape (..., n_means), default=None
+        Zeros when None.
+    cells : dict, default=None
+        ``{group key: ndarray of shape (..., n_stats, n_cells)}``.
+    n_samples : int, float or ndarray, default=0
+    """
+
+    def __init__(self, columns, *, num=None, den=None, cells=None, n_samples=0):
+        self.columns = list(columns)
+        self.means = [c for c in self.columns if c.metric.per_item is not None]
+        self.groups = groups_of(self.columns)
+        self.num = np.zeros(len(self.means)) if num is None else num
+        self.den = np.zeros(len(self.means)) if den is None else den
+        self.cells = {} if cells is None else dict(cells)
+        self.n_samples = n_samples
+
+    def update(self, human: Human, source: Source, *, skip=()) -> Sums:
+        """Add the items of ``human`` and ``source`` (one chunked pass).
+
+        Blocks run on threads; their partial sums are added in block order,
+        so the result does not depend on the number of threads. Columns
+        named in ``skip`` are left as they are (a chunk that cannot give
+        them: probability rows for a metric that needs counts).
+
+        Returns
+        -------
+        self : Sums
+        """
+        means = [(j, c) for j, c in enumerate(self.means) if c.name not in skip]
+        groups = groups_of(c for c in self.columns if c.name not in skip)
+        n_means = len(self.means)
+
+        def block_pass(sl):
+            block = ReportBlock(human, source, sl)
+            num, den = np.zeros(n_means), np.zeros(n_means)
+            for j, c in means:
+                n, d = per_item_values(c, block)
+                num[j] = n.sum()
+                den[j] = n.shape[0] if d is None else d.sum()
+            sums = {
+                key: _group_sums(stats, params, human, block)
+                for key, (stats, params) in groups.items()
+            }
+            return num, den, sums
+
+        parts = map_row_blocks(block_pass, human.n_samples, human.n_classes)
+        for num, den, sums in parts:
+            self.num = self.num + num
+            self.den = self.den + den
+            for key, part in sums.items():
+                self.cells[key] = self.cells.get(key, 0.0) + part
+        self.n_samples = self.n_samples + human.n_samples
+        return self
+
+    def merge(self, other: Sums) -> Sums:
+        """The sums of the items of both (a new object)."""
+        cells = dict(self.cells)
+        for key, part in other.cells.items():
+            cells[key] = cells.get(key, 0.0) + part
+        return Sums(
+            self.columns,
+            num=self.num + other.num,
+            den=self.den + other.den,
+            cells=cells,
+            n_samples=self.n_samples + other.n_samples,
+        )
+
+    def cells_of(self, column: str) -> np.ndarray:
+        """The per-cell sums of the group of the binned column ``column``."""
+        return self.cells[next(c.group for c in self.columns if c.name == column)]
+
+    def values(self, columns=None) -> dict:
+        """``{column: value}`` of ``columns`` (default: all), in their order.
+
+        Floats, or arrays of the leading shape. A mean-type column whose
+        denominator is 0 (no item, or a ratio of sums with none) is NaN.
+        """
+        columns = self.columns if columns is None else columns
+        terms = {
+            key: finish(stats, self.cells[key], self.n_samples, params)
+            for key, (stats, params) in groups_of(columns).items()
+        }
+        index = {c.name: j for j, c in enumerate(self.means)}
+        out = {}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for c in columns:
+                if c.group is not None:
+                    value = c.value(terms[c.group])
+                else:
+                    num = self.num[..., index[c.name]]
+                    den = self.den[..., index[c.name]]
+                    value = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+                out[c.name] = float(value) if np.ndim(value) == 0 else value
+        return out
+
+
+def evaluate(columns, human: Human, source: Source) -> np.ndarray:
+    """The columns' values for one classifier, shape ``(n_columns,)``."""
+    values = Sums(columns).update(human, source).values()
+    return np.array([values[c.name] for c in columns], dtype=np.float64)
+
+
+def contributions(columns, human: Human, source: Source, sl: slice):
+    """What each item of the rows ``sl`` adds to the :class:`Sums`.
 
     Returns ``(num, den, cells)``: ``num`` of shape ``(n_means, n_rows)``,
-    ``den`` a list (None for a plain mean, else an array of shape
-    ``(n_rows,)``), and ``cells`` ``{group key: (cell, values)}``.
+    ``den`` a list (None for a plain mean, whose denominator is the number
+    of items, else an array of shape ``(n_rows,)``), and ``cells``
+    ``{group key: (cell, values)}`` as the groups' ``cells`` hooks give them
+    (:mod:`sklearn_hcal.metrics._cells`). The bootstrap weights them by the
+    resamples' item multiplicities.
     """
     block = ReportBlock(human, source, sl)
     means = [c for c in columns if c.metric.per_item is not None]
@@ -311,19 +456,39 @@ def block_features(columns, human: Human, source: Source, sl: slice):
         den.append(d)
     cells = {
         key: stats.cells(block, **params)
-        for key, (stats, params) in _groups(columns).items()
+        for key, (stats, params) in groups_of(columns).items()
     }
     return num, den, cells
 
 
-def n_cells_of(columns, human: Human) -> dict:
-    """``{group key: (n_slots, width)}`` of the binned columns."""
-    return {
-        key: stats.n_cells(human.n_classes, **params)
-        for key, (stats, params) in _groups(columns).items()
-    }
+def as_prediction_dict(
+    predictions, name=None, *, default: str = "model", what: str = "predictions"
+) -> dict:
+    """``{str name: value}`` of one classifier or a dict of named classifiers.
 
-
-def groups_of(columns) -> dict:
-    """``{group key: (Stats, params)}`` (see :func:`finish`)."""
-    return _groups(columns)
+    The one reader of "one classifier or ``{name: classifier}``" arguments
+    (the report's ``predictions``, :func:`report_from_states`' states, the
+    Displays' ``y_prob`` and ``estimator``): a dict's keys, as strings, name
+    the classifiers (then ``name`` must be None); a single value is named
+    ``name``, else ``default``.
+    """
+    if isinstance(predictions, Mapping):
+        if name is not None:
+            raise ValueError(
+                f"name must be None when {what} is a dict: its keys name the "
+                "classifiers."
+            )
+        if len(predictions) == 0:
+            raise ValueError(
+                f"{what} is an empty dict: pass at least one classifier, e.g. "
+                "{'model': P}."
+            )
+        named = {str(key): value for key, value in predictions.items()}
+        if len(named) != len(predictions):
+            raise ValueError(
+                f"{what} has keys that are equal as strings ({list(predictions)}); "
+                "each classifier needs a distinct name (unique names index the "
+                "results)."
+            )
+        return named
+    return {default if name is None else str(name): predictions}

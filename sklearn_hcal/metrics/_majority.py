@@ -20,6 +20,7 @@ from ._cells import cell_sums
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
+from ._mimori_kernels import edge_values
 
 __all__ = [
     "majority_accuracy_score",
@@ -67,21 +68,19 @@ def bin_index(conf, n_bins):
     tolerance, gets ``n_bins``).
 
     This is ``searchsorted(edges, conf, side="left") - 1``, computed as
-    ``ceil(conf * M) - 1`` and corrected by one step where the rounding of
-    ``conf * M`` or of the edges disagrees with the exact comparison -- a
-    binary search per element is several times slower.
+    ``floor(conf * M)``: the two can only differ where ``conf * M`` is within
+    rounding of an integer (an edge, where ``ceil - 1`` and ``floor``
+    differ too), so those confidences -- and only those -- are looked up
+    with the binary search (a search per element is several times slower).
     """
     conf = np.asarray(conf, dtype=np.float64)
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    # lower[j + 1] / upper[j + 1]: the bounds of bin j, for j in [-1, n_bins].
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
-    idx = np.ceil(conf * n_bins)
-    np.clip(idx, 0, n_bins + 1, out=idx)
-    pos = idx.astype(np.intp)  # j + 1
-    pos -= conf <= lower[pos]
-    pos += conf > upper[pos]
-    pos -= 1
+    scaled = conf * n_bins
+    pos = scaled.astype(np.intp)  # the floor for conf >= 0
+    np.clip(pos, 0, n_bins, out=pos)
+    near = edge_values(scaled, pos)
+    if near is not None:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        pos[near] = np.searchsorted(edges, conf[near], side="left") - 1
     return pos
 
 
@@ -93,9 +92,9 @@ def _binned_gap_cells(conf, correct, n_bins):
     ``correct − conf`` and a count.
     """
     cell = (bin_index(conf, n_bins) + 1)[:, None]
-    values = np.empty((2, cell.shape[0], 1))
-    np.subtract(correct, conf, out=values[0, :, 0], dtype=np.float64)
-    values[1] = 1.0
+    values = np.empty((cell.shape[0], 1, 2))
+    np.subtract(correct, conf, out=values[:, 0, 0], dtype=np.float64)
+    values[:, 0, 1] = 1.0
     return cell, values
 
 
@@ -129,16 +128,26 @@ def _binned_gap(conf, correct, n_bins, weights=None):
 
 
 def top_class(P):
-    """``(argmax q, max q)`` per row; one argmax and a gather beat ``max``."""
+    """``(argmax q, max q)`` per row; one argmax and a gather beat ``max``
+    (a gather from the flat array: ``take_along_axis`` builds index grids)."""
     top = np.argmax(P, axis=1)
-    return top, np.take_along_axis(P, top[:, None], axis=1)[:, 0]
+    n_rows, n_columns = P.shape
+    flat = top + np.arange(0, n_rows * n_columns, n_columns)
+    return top, np.asarray(P).reshape(-1).take(flat)
+
+
+def _block_majority(block):
+    """Cached human majority (first maximum of ``Y``) of a block."""
+    if "majority" not in block.cache:
+        block.cache["majority"] = np.argmax(block.Y, axis=1)
+    return block.cache["majority"]
 
 
 def _block_top(block):
     """Cached ``(top class, confidence, majority correct)`` of a block."""
     if "top" not in block.cache:
         top, conf = top_class(block.P)
-        block.cache["top"] = (top, conf, top == np.argmax(block.Y, axis=1))
+        block.cache["top"] = (top, conf, top == _block_majority(block))
     return block.cache["top"]
 
 
@@ -153,11 +162,11 @@ def _classwise_cells(majority, P, n_bins):
     n_rows, n_classes = P.shape
     width = n_bins + 2
     cell = bin_index(P, n_bins)
-    cell += np.arange(1, n_classes * width, width)
-    values = np.empty((2, n_rows, n_classes))
-    np.negative(P, out=values[0])
-    values[0, np.arange(n_rows), majority] += 1.0
-    values[1] = 1.0
+    cell += np.arange(1, n_classes * width, width, dtype=cell.dtype)
+    values = np.empty((n_rows, n_classes, 2))
+    np.negative(P, out=values[..., 0])
+    values[np.arange(n_rows), majority, 0] += 1.0
+    values[..., 1] = 1.0
     return cell, values
 
 
@@ -193,7 +202,7 @@ def _classwise_from_sums(sums):
 
 
 def _block_classwise_sums(block, n_bins, weights=None):
-    return _classwise_sums(np.argmax(block.Y, axis=1), block.P, n_bins, weights)
+    return _classwise_sums(_block_majority(block), block.P, n_bins, weights)
 
 
 # --------------------------------------------------------------------------- #
@@ -374,7 +383,7 @@ _CONFIDENCE_BINS = Stats(
 )
 _CLASSWISE_BINS = Stats(
     "classwise_confidence_bins",
-    cells=lambda b, n_bins: _classwise_cells(np.argmax(b.Y, axis=1), b.P, n_bins),
+    cells=lambda b, n_bins: _classwise_cells(_block_majority(b), b.P, n_bins),
     n_cells=lambda n_classes, n_bins: (n_classes, n_bins + 2),
     finish=_classwise_terms,
     params=("n_bins",),

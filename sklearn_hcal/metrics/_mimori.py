@@ -165,7 +165,7 @@ def epistemic_loss(
 def _binned(y_true, y_prob, counts, n_bins, labels) -> tuple[dict, np.ndarray]:
     pair = _validate_counts(y_true, y_prob, counts, labels)
     sums = _pair_cell_sums(pair, n_bins)
-    return _terms_from_sums(sums, pair.n_samples, n_bins), pair.n
+    return _terms_from_sums(sums, pair.n_samples, n_bins, tables=False), pair.n
 
 
 @validate_params(_BINNED, prefer_skip_nested_validation=True)
@@ -332,7 +332,9 @@ _CLASSWISE_15 = Stats(
     "classwise_squared_bins",
     cells=lambda b, n_bins: _cell_values(b.p_hat, b.P, b.n, n_bins),
     n_cells=lambda n_classes, n_bins: (n_classes, n_bins),
-    finish=_terms_from_sums,
+    finish=lambda sums, n_samples, n_bins: _terms_from_sums(
+        sums, n_samples, n_bins, tables=False
+    ),
     params=("n_bins",),
 )
 

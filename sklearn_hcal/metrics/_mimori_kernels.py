@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .._validation import Pair, check_pair, row_blocks, row_sums
-from ._cells import cell_sums
+from ..utils._compat import add_rows_at
 
 
 def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
@@ -26,22 +26,37 @@ def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     above the last inner edge, including exactly 1, fall in bin ``B - 1``.
 
     This is ``searchsorted(edges[1:-1], values, side="right")``, computed as
-    ``floor(value * B)`` and corrected by one step where the rounding of the
-    product or of the edges disagrees with the exact comparison (a binary
-    search per element is several times slower).
+    ``floor(value * B)``: the two can only differ where ``value * B`` is
+    within rounding of an integer (an edge), so those values -- and only
+    those -- are looked up with the binary search (a search per element is
+    several times slower).
     """
     values = np.asarray(values, dtype=np.float64)
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    lower = edges[:-1].copy()
-    lower[0] = -np.inf  # bin 0 takes everything below the first inner edge
-    upper = edges[1:].copy()
-    upper[-1] = np.inf  # the last bin is closed (and takes values above 1)
-    idx = np.floor(values * n_bins)
-    np.clip(idx, 0, n_bins - 1, out=idx)
-    pos = idx.astype(np.intp)
-    pos -= values < lower[pos]
-    pos += values >= upper[pos]
+    scaled = values * n_bins
+    pos = scaled.astype(np.intp)  # the floor for values >= 0
+    np.clip(pos, 0, n_bins - 1, out=pos)
+    near = edge_values(scaled, pos)
+    if near is not None:
+        inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+        pos[near] = np.searchsorted(inner, values[near], side="right")
     return pos
+
+
+#: ``value * B`` within this of an integer may be an edge: at most 1e-12 off
+#: from the exact product for ``B`` up to 1e4 bins, so 1e-9 leaves a margin.
+_NEAR_EDGE = 1e-9
+
+
+def edge_values(scaled: np.ndarray, pos: np.ndarray):
+    """Where ``scaled`` (a value times the number of bins) lies within
+    rounding of an integer, i.e. of a bin edge; None when nowhere (or when
+    the values lie beyond the clipped bins, which the caller also looks up).
+    """
+    frac = scaled - pos
+    frac -= 0.5
+    np.abs(frac, out=frac)
+    near = frac > 0.5 - _NEAR_EDGE
+    return near if near.any() else None
 
 
 def _validate_counts(y_true, y_prob, counts, labels=None) -> Pair:
@@ -63,6 +78,27 @@ _COUNT, _COUNT_VALID, _SUM_TRUE, _SUM_PRED, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR =
 )
 
 
+def _class_cells(P: np.ndarray, n_bins: int) -> np.ndarray:
+    """The cell ``k * n_bins + bin(q_ik)`` of each entry (one slot per class)."""
+    cell = bin_indices(P, n_bins)
+    cell += np.arange(0, P.shape[1] * n_bins, n_bins, dtype=cell.dtype)
+    return cell
+
+
+def _value_stats(p_hat, P, n, out) -> None:
+    """The five statistics of the entries that are not counts, into ``out``
+    of shape ``(n_items, n_classes, 5)``: ``p̂``, ``q``, ``p̂²``,
+    ``(p̂ − q)²`` and ``p̂(1 − p̂)/(n − 1)`` (0 where ``n_i < 2``)."""
+    out[..., 0] = p_hat
+    out[..., 1] = P
+    np.multiply(p_hat, p_hat, out=out[..., 2])
+    resid = p_hat - P
+    np.multiply(resid, resid, out=out[..., 3])
+    gini = np.subtract(1.0, p_hat, out=resid)
+    gini *= p_hat
+    np.multiply(gini, _correction_factor(n)[:, None], out=out[..., 4])
+
+
 def _cell_values(
     p_hat: np.ndarray, P: np.ndarray, n: np.ndarray, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -76,20 +112,11 @@ def _cell_values(
     P = np.asarray(P, dtype=np.float64)
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
-    cell = bin_indices(P, n_bins)
-    cell += np.arange(0, n_classes * n_bins, n_bins)
-    values = np.empty((7, n_items, n_classes))
-    values[_COUNT] = 1.0
-    values[_COUNT_VALID] = (n >= 2)[:, None]
-    values[_SUM_TRUE] = p_hat
-    values[_SUM_PRED] = P
-    np.multiply(p_hat, p_hat, out=values[_SUM_TRUE2])
-    resid = np.subtract(p_hat, P, out=values[_SUM_RESID2])
-    resid *= resid
-    gini = np.subtract(1.0, p_hat, out=values[_SUM_CORR])
-    gini *= p_hat
-    gini *= _correction_factor(n)[:, None]
-    return cell, values
+    values = np.empty((n_items, n_classes, 7))
+    values[..., _COUNT] = 1.0
+    values[..., _COUNT_VALID] = (n >= 2)[:, None]
+    _value_stats(p_hat, P, n, values[..., _SUM_TRUE:])
+    return _class_cells(P, n_bins), values
 
 
 def _cell_sums(
@@ -108,24 +135,56 @@ def _cell_sums(
     of all blocks are sufficient statistics for every term of
     :func:`_terms_from_sums`, so the binned losses are computed in one
     chunked pass with ``O(K * n_bins)`` memory besides the block.
+
+    The same sums as :func:`~._cells.cell_sums` of :func:`_cell_values`, to
+    the bit: the two counts come from ``bincount`` (integers, or the weights
+    added in the same order) instead of being written out per entry, and
+    the five other statistics are reduced in one pass.
     """
-    n_items, n_classes = np.shape(P)
+    P = np.asarray(P, dtype=np.float64)
+    p_hat = np.asarray(p_hat, dtype=np.float64)
+    n_items, n_classes = P.shape
     n_cells = n_classes * n_bins
-    # The values hold 7 statistics per element: sub-blocks keep them at
-    # about the size of the block's own float64 arrays.
-    step = max(1, 2**16 // (7 * n_classes))
+    # The values hold 5 statistics per element: sub-blocks keep them at
+    # about the size of the block's own float64 arrays (a block of 2**17
+    # elements: one sub-block for a thousand items of ten classes).
+    step = max(1, 2**17 // (7 * n_classes))
     sums = np.zeros((7, n_cells))
+    stats = np.zeros((n_cells, 5))
     for start in range(0, n_items, step):
-        sl = slice(start, start + step)
-        w = None if weights is None else weights[sl]
-        sums += cell_sums(*_cell_values(p_hat[sl], P[sl], n[sl], n_bins), n_cells, w)
+        sl = slice(start, min(start + step, n_items))
+        cell = _class_cells(P[sl], n_bins)
+        flat = cell.reshape(-1)
+        values = np.empty(cell.shape + (5,))
+        _value_stats(p_hat[sl], P[sl], n[sl], values)
+        w = None
+        if weights is not None:
+            w = np.repeat(np.asarray(weights[sl], dtype=np.float64), n_classes)
+        stats[:] = 0.0
+        add_rows_at(stats, flat, values.reshape(-1, 5), w)
+        counts = np.bincount(flat, weights=w, minlength=n_cells)
+        valid = n[sl] >= 2
+        if valid.all():
+            counts_valid = counts
+        else:
+            rows = np.repeat(valid, n_classes)
+            counts_valid = np.bincount(
+                flat[rows], weights=None if w is None else w[rows], minlength=n_cells
+            )
+        sums[_COUNT] += counts
+        sums[_COUNT_VALID] += counts_valid
+        sums[_SUM_TRUE:] += stats.T
     return sums
 
 
-def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
+def _terms_from_sums(
+    sums: np.ndarray, n_samples, n_bins: int, *, tables: bool = True
+) -> dict:
     """Mimori et al.'s squared-loss terms from the per-cell sums of all items.
 
-    See :func:`_binned_calibration_terms` for the keys. With the bin means
+    See :func:`_binned_calibration_terms` for the keys; ``tables=False``
+    gives the scalar terms only (what the metric functions, the report and
+    the bootstrap read), without the per-class and per-bin tables. With the bin means
     ``c̄ = Σp̂/|B|`` and ``z̄ = Σq/|B|``, the within-bin sums of squares are
     ``Σ (p̂ − c̄)² = Σp̂² − |B| c̄²`` and ``Σ ((p̂ − c̄) − (q − z̄))² =
     Σ (p̂ − q)² − |B| (c̄ − z̄)²`` (clipped at 0 against rounding).
@@ -178,11 +237,7 @@ def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
     def scalar(x):
         return float(x) if not batch else x
 
-    shape = batch + (n_classes, n_bins)
-    return {
-        "n_samples": int(round(float(N))) if not batch else N,
-        "n_bins": n_bins,
-        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
+    terms = {
         "sq_loss": scalar(sq_loss),
         "el_plugin": scalar(el_plugin),
         "el": scalar(el),
@@ -194,6 +249,15 @@ def _terms_from_sums(sums: np.ndarray, n_samples, n_bins: int) -> dict:
         "dl": scalar(dl_bins.sum(axis=-1)),
         "ce_plugin": scalar(np.sqrt(np.maximum(cl_plugin, 0.0))),
         "ce": scalar(np.sqrt(np.maximum(cl, 0.0))),
+    }
+    if not tables:
+        return terms
+    shape = batch + (n_classes, n_bins)
+    return {
+        **terms,
+        "n_samples": int(round(float(N))) if not batch else N,
+        "n_bins": n_bins,
+        "bin_edges": np.linspace(0.0, 1.0, n_bins + 1),
         "cl_plugin_per_class": cl_plugin_bins.reshape(shape).sum(axis=-1),
         "cl_per_class": cl_bins.reshape(shape).sum(axis=-1),
         "bin_count": np.rint(count).reshape(shape).astype(np.int64),
@@ -270,14 +334,20 @@ def _pair_cell_sums(pair: Pair, n_bins: int, weights=None) -> np.ndarray:
 
 
 def _warn_single_annotations(n: np.ndarray, what: str) -> None:
-    n_single = int(np.count_nonzero(n < 2))
+    warn_single_annotations(int(np.count_nonzero(n < 2)), n.shape[0], what, 4)
+
+
+def warn_single_annotations(
+    n_single: int, n_samples: int, what: str, stacklevel: int = 3
+) -> None:
+    """Say that ``n_single`` of ``n_samples`` items get no bias correction."""
     if n_single:
         warnings.warn(
-            f"{n_single} of {n.shape[0]} items have a single annotation; the "
+            f"{n_single} of {n_samples} items have a single annotation; the "
             f"bias correction of the debiased {what} needs n_i >= 2 and is "
             "skipped for them, so the estimate is biased upwards.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 

@@ -39,7 +39,7 @@ def _pearson_cells(x, y):
     y = np.asarray(y, dtype=np.float64) - _PEARSON_SHIFT
     if x.ndim == 1:
         x, y = x[:, None], y[:, None]
-    values = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+    values = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=-1)
     cell = np.broadcast_to(np.arange(x.shape[1]), x.shape)
     return cell, values
 

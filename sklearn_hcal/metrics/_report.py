@@ -16,7 +16,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.utils import check_random_state
 
 from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
@@ -25,13 +24,19 @@ from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
 from ._disagreement_kernels import check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: chunk-wise
-from ._engine import Human, Source, evaluate, resolve, warn_debiased
+from ._engine import (
+    Human,
+    Source,
+    as_prediction_dict,
+    evaluate,
+    resolve,
+    warn_debiased,
+)
 
 __all__ = [
     "human_calibration_report",
     "validate_human",
     "check_prediction",
-    "as_prediction_dict",
 ]
 
 
@@ -50,7 +55,15 @@ def validate_human(
     Displays check their inputs; classes are aligned by name as the metric
     functions align them (``labels=``, DataFrame columns; see
     :func:`~sklearn_hcal._validation.check_histograms_and_probabilities`).
+
+    Validated inputs pass through: a ``y_true`` that is already a
+    :class:`Human` is used as it is (its arrays are not scanned again) and
+    only ``y_prob`` is checked against it, and a ``y_prob`` that is already
+    a :class:`Source` of those labels is returned as it is -- so an inner
+    layer given what an entry point validated does not re-check it.
     """
+    if isinstance(y_true, Human):
+        return y_true, check_prediction(y_true, y_prob, y_prob_name, labels)
     pair = check_pair(
         y_true,
         y_prob,
@@ -71,47 +84,22 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
     ``value`` has its columns put in the labels' class order. When the human
     labels are an array without class names, every prediction that names its
     columns must name them in the same order (else which order the labels'
-    columns follow is ambiguous, and a ValueError says so).
+    columns follow is ambiguous, and a ValueError says so). A ``value`` that
+    is already a :class:`Source` of these labels is returned as it is.
     """
+    if isinstance(value, Source):
+        if value.pair.Y is not human.pair.Y:
+            raise ValueError(
+                f"{name} was validated against other human labels; pass its "
+                "probabilities, or the labels it was validated with."
+            )
+        return value
     pair = human.reference.with_probabilities(
         value, labels=labels, name=name, y_true_name=human.y_true_name
     )
     if human.reference.classes is None and pair.classes is not None:
         human.reference = pair
     return Source(pair)
-
-
-def as_prediction_dict(
-    predictions, name=None, *, default: str = "model", what: str = "predictions"
-) -> dict:
-    """``{str name: value}`` of one classifier or a dict of named classifiers.
-
-    The one reader of "one classifier or ``{name: classifier}``" arguments
-    (the report's ``predictions``, the Displays' ``y_prob`` and
-    ``estimator``): a dict's keys, as strings, name the classifiers (then
-    ``name`` must be None); a single value is named ``name``, else
-    ``default``.
-    """
-    if isinstance(predictions, Mapping):
-        if name is not None:
-            raise ValueError(
-                f"name must be None when {what} is a dict: its keys name the "
-                "classifiers."
-            )
-        if len(predictions) == 0:
-            raise ValueError(
-                f"{what} is an empty dict: pass at least one classifier, e.g. "
-                "{'model': P}."
-            )
-        named = {str(key): value for key, value in predictions.items()}
-        if len(named) != len(predictions):
-            raise ValueError(
-                f"{what} has keys that are equal as strings ({list(predictions)}); "
-                "each classifier needs a distinct name (unique names index the "
-                "results)."
-            )
-        return named
-    return {default if name is None else str(name): predictions}
 
 
 def _sources(
@@ -239,10 +227,15 @@ default="bias_corrected"
         the range every value of the metric lies in (its registry ``bounds``,
         e.g. ``[-1, 1]`` for a correlation), which the shifted methods can
         otherwise leave on small samples.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the resampling: resample ``b`` is the ``b``-th
-        ``randint(0, n_samples, size=n_samples)`` of
-        ``check_random_state(random_state)``.
+    random_state : int, RandomState or Generator instance, or None, \
+default=None
+        Seeds the resampling. The resamples are drawn with
+        :class:`numpy.random.Generator` streams spawned from
+        ``numpy.random.SeedSequence(random_state)`` (an instance gives the
+        seed sequence 128 bits of its own stream), one per chunk of
+        resamples, so they do not depend on ``n_jobs``. The replicates of a
+        given ``random_state`` differ from those of versions that drew with
+        ``RandomState.randint``; their distribution does not.
     return_bootstrap : bool, default=False
         Also return the bootstrap replicates.
     n_jobs : int, default=None
@@ -371,8 +364,9 @@ def _human_calibration_report(
         point = np.array([evaluate(columns, human, s) for s in sources])
         boot = None
         if n_bootstrap > 0:
-            rng = check_random_state(random_state)
-            boot = bootstrap(columns, human, sources, n_bootstrap, rng, n_jobs, verbose)
+            boot = bootstrap(
+                columns, human, sources, n_bootstrap, random_state, n_jobs, verbose
+            )
     column_names = [c.name for c in columns]
     index = pd.Index(names, name="classifier")
     if boot is None:
@@ -459,7 +453,7 @@ human_calibration_report = validate_params(
         "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
         "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
         "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "return_bootstrap": ["boolean"],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],

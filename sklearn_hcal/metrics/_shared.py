@@ -10,6 +10,7 @@ from ._annotators import (
     annotator_pairs,
 )
 from ._disagreement_kernels import check_disagreement_inputs
+from ._engine import as_prediction_dict
 from ._hlv_kernels import (
     manhattan_per_item,
     soft_cross_entropy_per_item,
@@ -33,7 +34,6 @@ from ._registry import (
     official_rounding,
 )
 from ._report import (
-    as_prediction_dict,
     check_prediction,
     validate_human,
 )

@@ -1,4 +1,4 @@
-"""The one place that imports private scikit-learn and skorch APIs.
+"""The one place that imports private scikit-learn, scipy and skorch APIs.
 
 scikit-learn keeps the modules whose names start with an underscore free to
 change in any release. Everything of theirs this package needs goes through
@@ -35,6 +35,12 @@ What is imported and why:
   no DataFrame can hold (an ensemble's 3-D output) says so itself;
 * ``get_tags`` and ``validate_data`` (public since scikit-learn 1.6; kept
   here so that older releases can be served from one place);
+* ``add_rows_at`` (``scipy.sparse._sparsetools.csc_matvecs``, the C loop
+  behind a sparse-matrix × dense-matrix product): ``out[index[j]] +=
+  weight[j] · rows[j]`` for every ``j`` in one pass, the reduction of the
+  binned metrics' statistics (all of them at once instead of one
+  ``bincount`` each). Without it (a scipy that moved it), one ``bincount``
+  per column gives the same sums in the same order;
 * ``skorch_predict_nonlinearity``: skorch's resolved ``predict_nonlinearity``
   of a net (``NeuralNet._get_predict_nonlinearity``, a private method), which
   MC dropout applies to each member's output as ``predict_proba`` does.
@@ -71,6 +77,11 @@ from sklearn.utils.validation import _check_sample_weight as check_sample_weight
 from sklearn.utils.validation import _num_samples as num_samples
 from sklearn.utils.validation import validate_data
 
+try:  # the loop of CSC @ dense; public since scipy 0.x, private by its module
+    from scipy.sparse._sparsetools import csc_matvecs as _csc_matvecs
+except ImportError:  # pragma: no cover - a scipy that moved it
+    _csc_matvecs = None
+
 get_response_method_name = _get_response_method_name
 
 __all__ = [
@@ -95,6 +106,58 @@ __all__ = [
     "validate_parameter_constraints",
     "validate_params",
 ]
+
+
+_KEPT: dict = {}
+
+
+def _kept(kind: str, n: int, dtype) -> np.ndarray:
+    """``arange(n)`` or ``ones(n)`` of ``dtype``: a view of one kept array
+    (no allocation per call: the binned metrics reduce many sub-blocks)."""
+    key = (kind, np.dtype(dtype))
+    kept = _KEPT.get(key)
+    if kept is None or kept.shape[0] < n:
+        size = max(n, 2**15)
+        kept = np.arange(size, dtype=dtype) if kind == "range" else np.ones(size)
+        _KEPT[key] = kept
+    return kept[:n]
+
+
+def add_rows_at(out: np.ndarray, index: np.ndarray, rows: np.ndarray, weights=None):
+    """``out[index[j]] += weights[j] * rows[j]`` for every ``j``, in order.
+
+    One pass over the rows whatever their width (``np.add.at`` is two
+    orders of magnitude slower; a ``bincount`` per column reads the indices
+    once per column). The additions happen in the order of ``j``, as
+    ``bincount``'s, so the sums are the same bits. ``out`` is a C-contiguous
+    float64 ``(n_out, width)`` array, ``rows`` ``(n, width)``, ``index``
+    ``(n,)`` integers in ``[0, n_out)`` (not checked), ``weights`` ``(n,)``
+    or None (ones).
+    """
+    n, width = rows.shape
+    if weights is None:
+        weights = _kept("ones", n, np.float64)
+    if _csc_matvecs is None:
+        for s in range(width):
+            out[:, s] += np.bincount(
+                index, weights=rows[:, s] * weights, minlength=out.shape[0]
+            )
+        return out
+    index = np.asarray(index)
+    if index.dtype not in (np.int32, np.int64):
+        index = index.astype(np.intp)
+    data = np.ascontiguousarray(weights, dtype=np.float64)
+    _csc_matvecs(
+        out.shape[0],
+        n,
+        width,
+        _kept("range", n + 1, index.dtype),
+        index,
+        data,
+        np.ascontiguousarray(rows, dtype=np.float64).reshape(-1),
+        out.reshape(-1),
+    )
+    return out
 
 
 def get_parameter_constraints(func) -> dict:

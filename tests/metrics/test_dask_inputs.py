@@ -235,3 +235,69 @@ def test_what_is_not_a_sum_raises(data):
         flat = da.from_array(np.full((len(Y), 4), 0.25), chunks=100)
         with pytest.raises(ValueError, match="same for every item"):
             M.entropy_correlation_score(Yd, flat)
+
+
+# -- issue 30: dask DataFrames by name, errors at the global row -------------
+
+
+def _named(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.dirichlet(np.ones(3), size=n)
+    Y = pd.DataFrame(rng.multinomial(5, truth), columns=list("abc"))
+    P = pd.DataFrame(0.7 * truth + 0.1, columns=list("abc"))
+    return Y, P
+
+
+def test_dask_dataframes_are_aligned_by_name_like_pandas():
+    dd = pytest.importorskip("dask.dataframe")
+    Y, P = _named()
+    shuffled = P[["c", "a", "b"]]
+    with dask.config.set(scheduler="threads"):
+        for func in (M.kl_divergence, M.expected_calibration_error, M.calibration_loss):
+            expected = _quiet(func, Y, shuffled)  # pandas: aligned by name
+            got = _quiet(
+                func, dd.from_pandas(Y, npartitions=3), dd.from_pandas(shuffled, 4)
+            )
+            np.testing.assert_allclose(got, expected, **TOL, err_msg=func.__name__)
+            # aligned, not read by position: the positional reading differs
+            assert abs(_quiet(func, Y, shuffled.to_numpy()) - got) > 1e-3
+        report = _quiet(
+            M.human_calibration_report,
+            dd.from_pandas(Y, npartitions=3),
+            {"model": dd.from_pandas(shuffled, npartitions=2), "memory": P},
+        )
+        _assert_frames(
+            report, _quiet(M.human_calibration_report, Y, {"model": P, "memory": P})
+        )
+        # a dask DataFrame naming other classes raises, as pandas does
+        other = dd.from_pandas(P.rename(columns={"c": "z"}), npartitions=2)
+        with pytest.raises(ValueError, match="z"):
+            M.kl_divergence(dd.from_pandas(Y, npartitions=3), other)
+
+
+@pytest.mark.parametrize("frame", [False, True])
+def test_dask_errors_name_the_global_row(frame):
+    Y, P = _named()
+    bad_P, bad_Y = P.copy(), Y.copy()
+    bad_P.iloc[257, 0] = -0.5
+    bad_Y.iloc[157, 1] = -2
+    if frame:
+        dd = pytest.importorskip("dask.dataframe")
+
+        def chunked(x):
+            return dd.from_pandas(x, npartitions=3)
+    else:
+
+        def chunked(x):
+            return da.from_array(x.to_numpy(), chunks=(100, 3))
+
+    with dask.config.set(scheduler="threads"):
+        with pytest.raises(ValueError, match=r"row 257, column 0: -0\.5") as err:
+            M.kl_divergence(chunked(Y), chunked(bad_P))
+        with pytest.raises(ValueError, match=r"row 157, column 1: -2"):
+            M.kl_divergence(chunked(bad_Y), chunked(P))
+        with pytest.raises(ValueError, match=r"row 257"):
+            M.human_calibration_report(chunked(Y), {"m": chunked(bad_P)})
+    # the in-memory message names the same row
+    with pytest.raises(ValueError, match=str(err.value).split(";")[1].strip()):
+        M.kl_divergence(Y.to_numpy(), bad_P.to_numpy())

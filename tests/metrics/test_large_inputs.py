@@ -37,6 +37,7 @@ from sklearn_hcal.metrics import (
     predicted_disagreement,
     ranking_calibration_score,
 )
+from sklearn_hcal.metrics._bootstrap import resample_weights
 from sklearn_hcal.metrics._majority import bin_index
 from sklearn_hcal.metrics._mimori_kernels import bin_indices
 from tests.metrics._registered import metric_functions
@@ -341,9 +342,9 @@ def test_weighted_bootstrap_replicates_equal_metrics_of_resampled_rows(
             random_state=5,
             return_bootstrap=True,
         )
-        rng = np.random.RandomState(5)
+        W = resample_weights(5, len(Y), 3)
         for b in range(3):
-            idx = rng.randint(0, len(Y), size=len(Y))
+            idx = np.repeat(np.arange(len(Y)), W[b].astype(np.intp))
             for metric, func in public.items():
                 assert reps.loc[(b, "model"), metric] == pytest.approx(
                     func(Y[idx], P[idx]), rel=1e-10, abs=1e-14

@@ -6,6 +6,7 @@ Baan et al.'s published numbers, or against a simulation with a known truth.
 """
 
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -40,8 +41,15 @@ from sklearn_hcal.metrics import (
     predicted_disagreement,
     ranking_calibration_score,
 )
+from sklearn_hcal.metrics._bootstrap import resample_weights
 from sklearn_hcal.metrics._registry import default_columns, get_metric
 from tests.conftest import require_data
+
+
+def _resampled(weights):
+    """The rows of a resample, from its item multiplicities."""
+    return np.repeat(np.arange(len(weights)), weights.astype(np.intp))
+
 
 # Report column -> the public function (and its arguments) it must reproduce.
 PUBLIC = {
@@ -390,11 +398,11 @@ def test_bootstrap_replicates_are_the_metrics_of_shared_resamples(data):
     # identical replicates (paired differences exactly 0).
     diff = reps.xs("copy", level="classifier") - reps.xs("noisy", level="classifier")
     assert np.all(diff.to_numpy() == 0)
-    # Resample b is the b-th draw of ``RandomState(seed).randint(0, n, n)``;
-    # each replicate is the public metric on those items.
-    rng = np.random.RandomState(seed)
+    # Resample b draws the items of row b of resample_weights; each
+    # replicate is the public metric on those items.
+    W = resample_weights(seed, n, 4)
     for b in range(4):
-        idx = rng.randint(0, n, size=n)
+        idx = _resampled(W[b])
         for name, P in preds.items():
             for metric in metrics:
                 expected = PUBLIC[metric](Y[idx], P[idx])
@@ -789,9 +797,9 @@ def test_bootstrap_equals_naive_loop_of_public_functions_for_every_column(data):
             random_state=seed,
             return_bootstrap=True,
         )
-        rng = np.random.RandomState(seed)
+        W = resample_weights(seed, n, B)
         for b in range(B):
-            idx = rng.randint(0, n, size=n)  # the resamples of today's code
+            idx = _resampled(W[b])  # the rows of resample b
             for name, P in preds.items():
                 for column in columns:
                     m = metrics()[column]
@@ -883,12 +891,116 @@ def test_verbose_bootstrap_shows_progress_on_stderr(data, capsys):
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 1000, 65537])
-def test_resamples_are_the_original_sequential_draws(n):
-    from sklearn_hcal.metrics._bootstrap import resample_indices
+def test_resamples_are_multinomial_counts_of_their_seed(n):
+    W = resample_weights(5, n, 70)  # two chunks of streams for small n
+    assert W.shape == (70, n)
+    np.testing.assert_array_equal(W.sum(axis=1), n)
+    assert W.min() >= 0 and np.all(W == np.round(W))
+    np.testing.assert_array_equal(W, resample_weights(5, n, 70))  # a seed
+    assert not np.array_equal(W, resample_weights(6, n, 70)) or n == 1
+    # the first resamples do not depend on how many are drawn
+    np.testing.assert_array_equal(resample_weights(5, n, 3), W[:3])
+    # an instance gives its stream: two calls draw other resamples
+    rng = np.random.default_rng(0)
+    if n > 1:
+        assert not np.array_equal(
+            resample_weights(rng, n, 2), resample_weights(rng, n, 2)
+        )
+        assert not np.array_equal(
+            resample_weights(np.random.RandomState(0), n, 2), W[:2]
+        )
 
-    a, b = np.random.RandomState(5), np.random.RandomState(5)
-    chunk = resample_indices(a, n, 9)
-    one_by_one = np.array([b.randint(0, n, size=n) for _ in range(9)])
-    np.testing.assert_array_equal(chunk, one_by_one)
-    # and the generator is left where the one-by-one draws leave it
-    np.testing.assert_array_equal(a.randint(0, 99, 5), b.randint(0, 99, 5))
+
+def test_resample_weights_have_the_multinomial_distribution():
+    # Multinomial(N, 1/N): mean 1, variance 1 - 1/N, covariance -1/N per
+    # pair of items; 4000 resamples of N = 50 pin them to a few percent.
+    n, B = 50, 4000
+    W = resample_weights(0, n, B)
+    assert W.mean() == pytest.approx(1.0, abs=0.01)
+    assert W.var(axis=0).mean() == pytest.approx(1 - 1 / n, rel=0.03)
+    cov = np.cov(W, rowvar=False)
+    off = cov[~np.eye(n, dtype=bool)]
+    assert off.mean() == pytest.approx(-1 / n, abs=0.003)
+    # the count of one item is Binomial(N, 1/N)
+    freq = np.bincount(W[:, 0].astype(int), minlength=4)[:4] / B
+    expected = [
+        math.comb(n, k) * (1 / n) ** k * (1 - 1 / n) ** (n - k) for k in range(4)
+    ]
+    np.testing.assert_allclose(freq, expected, atol=0.025)
+
+
+def test_weighted_intervals_equal_the_resampling_intervals(data):
+    # The replicates are one weighted sum (multiplicities times per-item and
+    # per-cell contributions); the resampling form materialises each
+    # resample's rows and computes the report on them. Same weights, same
+    # intervals, for every column and every ci_method.
+    from sklearn_hcal.metrics._bootstrap import bootstrap_intervals
+    from sklearn_hcal.metrics._registry import metrics
+
+    Y, _, preds = data
+    P = preds["noisy"]
+    columns = [c for c in metrics() if metrics()[c].requires != "ordered"]
+    seed, n, B = 3, Y.shape[0], 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        point, reps = human_calibration_report(
+            Y,
+            P,
+            metrics=columns,
+            n_bootstrap=B,
+            random_state=seed,
+            return_bootstrap=True,
+        )
+        point = point[columns].to_numpy()
+        W = resample_weights(seed, n, B)
+        resampled = np.array(
+            [
+                human_calibration_report(
+                    Y[_resampled(w)], P[_resampled(w)], metrics=columns
+                ).to_numpy()
+                for w in W
+            ]
+        )
+    weighted = reps.to_numpy()[:, None, :]
+    np.testing.assert_allclose(weighted, resampled, rtol=1e-12, atol=1e-12)
+    for method in ("bias_corrected", "percentile", "basic"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got = bootstrap_intervals(point, weighted, 0.9, method)
+            want = bootstrap_intervals(point, resampled, 0.9, method)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_validated_inputs_pass_through_without_a_second_scan(data, monkeypatch):
+    # What an entry point validated (Human, Source) is taken as it is by an
+    # inner layer: no value scan of Y or P again (issue 30, inputs checked
+    # once), and the engine's values are the same.
+    import sklearn_hcal._validation._pair as pair_module
+    from sklearn_hcal.metrics._engine import evaluate, resolve
+    from sklearn_hcal.metrics._report import check_prediction, validate_human
+
+    Y, _, preds = data
+    P = preds["noisy"]
+    human, source = validate_human(Y, P)
+    calls = []
+    for name in ("checked_histograms", "scan_probabilities"):
+        real = getattr(pair_module, name)
+        monkeypatch.setattr(
+            pair_module,
+            name,
+            lambda *a, _real=real, _name=name, **k: (
+                calls.append(_name) or _real(*a, **k)
+            ),
+        )
+    again, same = validate_human(human, source)
+    assert again is human and same is source and calls == []
+    columns = resolve(["jsd", "ece"], human, None, default=None)
+    np.testing.assert_array_equal(
+        evaluate(columns, again, same), evaluate(columns, human, source)
+    )
+    # a new prediction against validated labels scans that prediction only
+    check_prediction(human, preds["overconfident"], "other")
+    assert calls == ["scan_probabilities"]
+    other_human, other_source = validate_human(Y.copy(), P)
+    with pytest.raises(ValueError, match="other human labels"):
+        check_prediction(human, other_source, "y_prob")

@@ -177,11 +177,15 @@ def test_state_pickles_and_merges_after(data):
     np.testing.assert_allclose(got["kl"], kl_divergence(Y, P), **TOL)
 
 
-def test_single_metric_returns_float_and_report(data):
+def test_compute_is_always_a_mapping_and_report(data):
     Y, P = data
     s = MetricState("accuracy").update(Y[:7], P[:7]).update(Y[7:], P[7:])
-    assert isinstance(s.compute(), float)
-    assert s.compute() == pytest.approx(majority_accuracy_score(Y, P), abs=1e-15)
+    # one metric or several: compute() is {column: value} (issue 30)
+    assert list(s.compute()) == ["accuracy"]
+    assert isinstance(s.compute()["accuracy"], float)
+    assert s.compute()["accuracy"] == pytest.approx(
+        majority_accuracy_score(Y, P), abs=1e-15
+    )
     states = {
         "model": MetricState(["jsd", "accuracy"]),
         "uniform": MetricState(["jsd", "accuracy"]),
@@ -294,3 +298,42 @@ def test_single_annotation_warning_once(data):
     assert [str(w.message).split(" items")[0] for w in caught] == [
         f"{n_single} of {len(Y)}"
     ]
+
+
+def test_one_engine_report_state_dask_and_states_report_agree(data):
+    """The report, a chunked MetricState, the dask path and report_from_states
+    compute every column with the one engine (``_engine.Sums``): equal to
+    1e-12 on the same data, and the state holds the engine's object."""
+    from sklearn_hcal.metrics._engine import Sums
+
+    Y, P = data
+    other = np.full_like(P, 0.25)
+    columns = [c for c in ALL if metrics()[c].requires != "ordered"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = human_calibration_report(
+            Y, {"model": P, "flat": other}, metrics=columns
+        )
+        states = {"model": MetricState(columns), "flat": MetricState(columns)}
+        for sl in (slice(0, 77), slice(77, 78), slice(78, None)):
+            states["model"].update(Y[sl], P[sl])
+            states["flat"].update(Y[sl], other[sl])
+        from_states = report_from_states(states)
+        computed = states["model"].compute()
+    assert isinstance(states["model"].sums_, Sums)
+    assert list(computed) == columns
+    np.testing.assert_allclose(
+        [computed[c] for c in columns], report.loc["model", columns], **TOL
+    )
+    pd.testing.assert_index_equal(from_states.index, report.index)
+    np.testing.assert_allclose(from_states.to_numpy(), report.to_numpy(), **TOL)
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    with dask.config.set(scheduler="threads"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_dask = human_calibration_report(
+            da.from_array(Y, chunks=(50, 4)),
+            {"model": da.from_array(P, chunks=(64, 4)), "flat": other},
+            metrics=columns,
+        )
+    np.testing.assert_allclose(on_dask.to_numpy(), report.to_numpy(), **TOL)

@@ -197,3 +197,24 @@ def test_counts_through_a_predefined_split_reach_the_count_metrics(data):
     np.testing.assert_allclose(
         last["valid_loss"], -(P_hat * np.log(proba)).sum(axis=1).mean(), rtol=1e-5
     )
+
+
+def test_history_equals_the_report_and_a_state_through_one_engine(data):
+    # the callback's MetricState, a state updated at once, and the report:
+    # the same engine, equal to 1e-12 on the epoch's validation predictions
+    from sklearn_hcal.metrics import MetricState, human_calibration_report
+
+    X, Y, Xv, Tv = data
+    names = ["kl", "ece", "jsd", "classwise_ece", "entropy_corr"]
+    cb = HumanMetricsCallback(names)
+    net = _net((Xv, Tv), [cb], max_epochs=2)
+    net.fit(X, Y)
+    proba = net.predict_proba(Xv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = human_calibration_report(Tv, proba, metrics=names)
+        state = MetricState(names).update(Tv, proba).compute()
+    last = net.history[-1]
+    for column, key, sign, _ in cb.names_:
+        np.testing.assert_allclose(last[key], sign * state[column], **TOL)
+        np.testing.assert_allclose(last[key], sign * report.loc["model", column], **TOL)

@@ -3,21 +3,40 @@
 Also the functions that have no state (they are not sums over items), with
 what to use instead.
 
-Torch tensors (CPU or CUDA) become numpy arrays; a chunk without
+dask collections are recognised without importing dask; torch tensors
+(CPU or CUDA) become numpy arrays; a chunk without
 probabilities (the disagreement metrics with their own ``φ``) is validated
 as the disagreement functions validate their labels.
 """
 
 from __future__ import annotations
 
-from .._validation import Pair, frame_names
-from . import _registry
+from ..._validation import Pair, frame_names
+from .. import _registry
+from .._disagreement_kernels import _disagreement_histograms
 
-__all__ = []
+__all__ = [
+    "NOT_CHUNKWISE",
+    "chunkwise_metric",
+    "host_array",
+    "is_dask_collection",
+    "labels_only",
+]
+
+#: The dask collections read chunk-wise, by class name.
+_DASK_TYPES = ("Array", "DataFrame", "Series")
+
+
+def is_dask_collection(x) -> bool:
+    """Whether ``x`` is a dask array, DataFrame or Series (without importing
+    dask: recognised by its type's module)."""
+    cls = type(x)
+    return cls.__name__ in _DASK_TYPES and cls.__module__.startswith("dask.")
+
 
 #: Why the functions that are not registry metrics have no chunk-wise form,
 #: and what to use instead.
-_NOT_CHUNKWISE = {
+NOT_CHUNKWISE = {
     "metrics_by_agreement": "its agreement bins are quantiles (or the range) "
     "of the human entropies of all the items, which no sum over chunks "
     "gives. Compute the arrays (x.compute(), or a numpy memory map), or give "
@@ -36,15 +55,15 @@ _NOT_CHUNKWISE = {
 }
 
 
-def _metric(name):
+def chunkwise_metric(name):
     """The registry metric ``name``; for a function that is not a sum over
     items, an error that says why and what to use instead."""
-    if isinstance(name, str) and name in _NOT_CHUNKWISE:
-        raise ValueError(f"{name} has no mergeable state: {_NOT_CHUNKWISE[name]}.")
+    if isinstance(name, str) and name in NOT_CHUNKWISE:
+        raise ValueError(f"{name} has no mergeable state: {NOT_CHUNKWISE[name]}.")
     return _registry.get_metric(name)
 
 
-def _host(x):
+def host_array(x):
     """A torch tensor (CPU or CUDA) as a numpy array; anything else as it is."""
     if x is None or not type(x).__module__.startswith("torch"):
         return x
@@ -58,10 +77,8 @@ def _host(x):
     return t.cpu().numpy()
 
 
-def _labels_only(y_true, counts, labels) -> Pair:
+def labels_only(y_true, counts, labels) -> Pair:
     """The human labels of a chunk without probabilities (φ given instead)."""
-    from ._disagreement_kernels import _disagreement_histograms
-
     name = "y_true" if counts is None else "counts"
     human = y_true if counts is None else counts
     Y, n = _disagreement_histograms(human, name=name, labels=labels)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._streaming import MetricState
+from .._engine import as_prediction_dict
+from ._state import MetricState
 
 __all__ = ["report_from_states"]
 
@@ -44,15 +45,13 @@ def report_from_states(states, name=None) -> pd.DataFrame:
     oracle          1.00    0.000
     uniform         0.75    0.225
     """
-    from ._report import as_prediction_dict
-
     named = as_prediction_dict(states, name, what="states")
     for key, state in named.items():
         if not isinstance(state, MetricState):
             raise ValueError(
                 f"states[{key!r}] must be a MetricState, got {type(state).__name__}."
             )
-    values = {key: state._values() for key, state in named.items()}
+    values = {key: state.compute() for key, state in named.items()}
     first = next(iter(named))
     n_samples = {key: state.n_samples_ for key, state in named.items()}
     if len(set(n_samples.values())) > 1:

@@ -1,20 +1,21 @@
 """Mergeable metric states: the registry's metrics chunk by chunk.
 
 Every metric of the registry (:mod:`sklearn_hcal.metrics._registry`) is a
-function of sums over items: a mean-type metric of ``Σ num`` and ``Σ den``
-(its ``per_item`` hook), a binned one of per-cell sums (its :class:`Stats`
-group, :mod:`sklearn_hcal.metrics._cells`), a correlation of six moments.
-Sums add, so a :class:`MetricState` that holds them can be updated with one
-chunk of items after another, merged with a state of other items, and read
-at the end: the values are those of the whole set, whatever the chunking
-(equal to the in-memory functions to rounding, ~1e-15 relative).
+function of sums over items, held by the engine's
+:class:`~sklearn_hcal.metrics._engine.Sums` (the report computes with the
+same object). Sums add, so a :class:`MetricState` that holds them can be
+updated with one chunk of items after another, merged with a state of other
+items, and read at the end: the values are those of the whole set, whatever
+the chunking (equal to the in-memory functions to rounding, ~1e-15
+relative). The state adds what only chunks need: the classes fixed by the
+first chunk, and what the labels seen provide (counts, pairs, variation).
 
 What cannot be a sum is not offered: the report's bootstrap resamples the
 items of the whole set, and the ``"quantile"`` bins of
 :func:`metrics_by_agreement` are quantiles of all items. Both raise a
 ``ValueError`` naming the alternative when given dask arrays.
 
-:mod:`sklearn_hcal.metrics._streaming_dask` computes the metric functions
+:mod:`sklearn_hcal.metrics._streaming._dask` computes the metric functions
 and :func:`human_calibration_report` on :class:`dask.array.Array` inputs
 with these states: one per block of rows, reduced by merging in a tree.
 """
@@ -27,26 +28,20 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import (
+from ..._validation import (
     Pair,
     check_disagreement,
     check_pair,
     column_order,
     frame_names,
-    map_row_blocks,
 )
-from ..utils._docstrings import fill_doc
-from . import _engine, _registry
-from ._cells import cell_sums
-from ._streaming_inputs import _host, _labels_only, _metric
+from ...utils._docstrings import fill_doc
+from .. import _registry
+from .._engine import Human, Source, Sums, build_columns, supports, uses_debiased
+from .._mimori_kernels import warn_single_annotations
+from ._inputs import chunkwise_metric, host_array, labels_only
 
 __all__ = ["MetricState"]
-
-#: Columns whose debiased estimator skips items with a single annotation
-#: (the report warns once about them, and so does :meth:`MetricState.compute`).
-_DEBIASED = ("el", "dl", "il")
-#: Elements (items × slots) per sub-block of a binned group's statistics.
-_GROUP_ELEMENTS = 2**14
 
 
 @fill_doc
@@ -65,10 +60,9 @@ class MetricState:
     ----------
     metrics : str or list of str, default=None
         Report column names, long names or scorer names (see
-        :func:`human_calibration_report`). A single name makes
-        :meth:`compute` return a float; a list or ``None`` a dict. ``None``
-        = the report's default columns that the labels support (decided at
-        :meth:`compute`, on all the items seen).
+        :func:`human_calibration_report`); a single name is a list of one.
+        ``None`` = the report's default columns that the labels support
+        (decided at :meth:`compute`, on all the items seen).
     metric_params : dict of str to dict, default=None
         Keyword arguments of the metric functions per column, as for
         :func:`human_calibration_report`.
@@ -82,6 +76,10 @@ class MetricState:
         The class names fixed by the first update (None: positional).
     n_classes_ : int or None
         Number of classes (None before the first update).
+    sums_ : Sums
+        The sums the metrics are computed from (``Σ num`` and ``Σ den`` of
+        the mean-type metrics, per-cell sums of the binned ones): the
+        engine's state, the same object the report computes with.
 
     See Also
     --------
@@ -110,7 +108,9 @@ class MetricState:
     >>> P = np.array([[0.7, 0.3], [0.1, 0.9], [0.5, 0.5], [0.2, 0.8]])
     >>> a = MetricState("kl").update(Y[:1], P[:1])
     >>> b = MetricState("kl").update(Y[1:], P[1:])
-    >>> bool(np.isclose(a.merge(b).compute(), kl_divergence(Y, P)))
+    >>> a.merge(b).compute()  # always a mapping, even of one metric
+    {'kl': 0.0297...}
+    >>> bool(np.isclose(a.merge(b).compute()["kl"], kl_divergence(Y, P)))
     True
     >>> both = MetricState(["kl", "ece"]).update(Y, P)
     >>> sorted(both.compute())
@@ -118,12 +118,15 @@ class MetricState:
     """
 
     def __init__(self, metrics=None, *, metric_params=None, labels=None):
+        self.metrics = metrics
+        self.metric_params = metric_params
+        self.labels = None if labels is None else np.asarray(labels)
         if isinstance(metrics, str):
-            self._names, self._single = [metrics], True
+            self._names = [metrics]
         elif metrics is None:
-            self._names, self._single = None, False
+            self._names = None
         else:
-            self._names, self._single = list(metrics), False
+            self._names = list(metrics)
             if not self._names:
                 raise ValueError(
                     "metrics is empty: at least one metric name is required."
@@ -133,34 +136,17 @@ class MetricState:
                 "metric_params must be a dict of {column: {parameter: value}}, "
                 f"got {type(metric_params).__name__}."
             )
-        self._metric_params = dict(metric_params or {})
-        self.labels = None if labels is None else np.asarray(labels)
-        self._cols = None
-        self._check_columns()
-        self._reset()
-
-    # ------------------------------------------------------------------ #
-    # columns
-    # ------------------------------------------------------------------ #
-    @property
-    def _columns(self) -> list:
-        if self._cols is None:
-            self._cols = self._resolve()
-        return self._cols
+        self._columns = self._resolve()  # validates names and parameters now
+        self.reset()
 
     def _resolve(self) -> list:
         names = self._names
         if names is None:
             names = _registry.default_columns()
-        chosen = [_metric(name) for name in names]
-        return _engine.build_columns(
-            chosen, self._metric_params, owner="the state's metrics"
+        chosen = [chunkwise_metric(name) for name in names]
+        return build_columns(
+            chosen, dict(self.metric_params or {}), owner="the state's metrics"
         )
-
-    def _check_columns(self) -> None:
-        columns = self._columns  # validates names and parameters now
-        self._means = [c.name for c in columns if c.metric.per_item is not None]
-        self._group_keys = list(_engine.groups_of(columns))
 
     @property
     def _spec(self) -> tuple:
@@ -170,39 +156,57 @@ class MetricState:
             repr([(c.name, sorted(c.kwargs.items())) for c in self._columns]),
         )
 
-    def _reset(self) -> None:
+    def reset(self) -> MetricState:
+        """Forget the items seen; keep the metrics, parameters and ``labels``.
+
+        Returns
+        -------
+        self : MetricState
+        """
         self.n_samples_ = 0
         self.n_classes_ = None
         self.classes_ = None
-        self._num = np.zeros(len(self._means))
-        self._den = np.zeros(len(self._means))
-        self._groups = {}
+        self.sums_ = Sums(self._columns)
         self._is_counts = True
         self._unanimous = True
         self._n_single = 0
         self._n_pairs = 0
+        return self
 
     def __getstate__(self):
+        # The columns hold the registry's hooks (lambdas): a state travels
+        # by its metric names and parameters, and its sums as arrays.
         state = self.__dict__.copy()
-        state["_cols"] = None  # registry hooks are found again by name
+        state["_columns"] = None
+        sums = self.sums_
+        state["sums_"] = (sums.num, sums.den, sums.cells, sums.n_samples)
         return state
 
-    def _empty(self) -> MetricState:
-        """A state of the same metrics and no items."""
-        out = copy.copy(self)
-        out._reset()
-        return out
+    def __setstate__(self, state):
+        num, den, cells, n_samples = state.pop("sums_")
+        self.__dict__.update(state)
+        self._columns = self._resolve()
+        self.sums_ = Sums(
+            self._columns, num=num, den=den, cells=cells, n_samples=n_samples
+        )
 
     def _copy(self) -> MetricState:
         out = copy.copy(self)
-        out._num, out._den = self._num.copy(), self._den.copy()
-        out._groups = {k: v.copy() for k, v in self._groups.items()}
+        out.sums_ = self.sums_.merge(Sums(self._columns))  # arrays of its own
         return out
 
     # ------------------------------------------------------------------ #
     # update
     # ------------------------------------------------------------------ #
-    def update(self, y_true=None, y_prob=None, *, counts=None, y_disagreement=None):
+    def update(
+        self,
+        y_true=None,
+        y_prob=None,
+        *,
+        counts=None,
+        y_disagreement=None,
+        first_row=None,
+    ):
         """Add a chunk of items.
 
         Parameters
@@ -219,16 +223,22 @@ class MetricState:
         y_disagreement : array-like of shape (n_chunk,), default=None
             The classifier's own predicted disagreement ``φ`` for the
             disagreement metrics (default: ``1 − Σ_k q_k²`` of ``y_prob``).
+        first_row : int, default=None
+            The position of the chunk's first item among all items, for
+            the rows that error messages name (default: the number of items
+            seen so far, so the chunks of one pass are numbered as one
+            array).
 
         Returns
         -------
         self : MetricState
         """
-        y_true, y_prob = _host(y_true), _host(y_prob)
-        counts, y_disagreement = _host(counts), _host(y_disagreement)
+        y_true, y_prob = host_array(y_true), host_array(y_prob)
+        counts, y_disagreement = host_array(counts), host_array(y_disagreement)
         if y_true is None and counts is None:
             raise ValueError("y_true (or counts) is required: the human labels.")
-        pair, phi = self._validate(y_true, y_prob, counts, y_disagreement)
+        offset = self.n_samples_ if first_row is None else int(first_row)
+        pair, phi = self._validate(y_true, y_prob, counts, y_disagreement, offset)
         self._add_chunk(pair, phi)
         return self
 
@@ -243,7 +253,7 @@ class MetricState:
             return self.classes_
         return None
 
-    def _validate(self, y_true, y_prob, counts, y_disagreement):
+    def _validate(self, y_true, y_prob, counts, y_disagreement, offset):
         labels = self._labels_for(y_prob)
         needs_proba = any(c.metric.response == "proba" for c in self._columns)
         if y_prob is None:
@@ -254,12 +264,16 @@ class MetricState:
                     "predicted probabilities with the human labels (only the "
                     "disagreement metrics can do with y_disagreement alone)."
                 )
-            pair = _labels_only(y_true, counts, labels)
+            pair = labels_only(y_true, counts, labels)
         else:
-            pair = check_pair(y_true, y_prob, counts=counts, labels=labels)
+            pair = check_pair(
+                y_true, y_prob, counts=counts, labels=labels, row_offset=offset
+            )
         phi = None
         if y_disagreement is not None:
-            phi = check_disagreement(y_disagreement, name="y_disagreement")
+            phi = check_disagreement(
+                y_disagreement, name="y_disagreement", row_offset=offset
+            )
             if phi.shape[0] != pair.n_samples:
                 raise ValueError(
                     "y_true and y_disagreement have different numbers of "
@@ -292,53 +306,23 @@ class MetricState:
             Y, P, pair.n, pair.is_counts, renormalise=False, classes=self.classes_
         )
 
-    def _computable(self, column, is_counts: bool) -> bool:
-        return is_counts or column.metric.requires not in ("counts", "pairs")
-
     def _add_chunk(self, pair: Pair, phi) -> None:
-        human = _engine.Human(pair)
-        source = _engine.Source(pair, phi)
-        columns = [c for c in self._columns if self._computable(c, pair.is_counts)]
-        means = [c for c in columns if c.metric.per_item is not None]
-        groups = _engine.groups_of(columns)
-        n_cells = _engine.n_cells_of(columns, human)
+        human = Human(pair)
+        # a chunk of probability rows cannot give what needs counts
+        skip = {
+            c.name
+            for c in self._columns
+            if not pair.is_counts and c.metric.requires in ("counts", "pairs")
+        }
+        columns = [c for c in self._columns if c.name not in skip]
         if any(c.metric.requires == "pairs" for c in columns):
             human.mu  # noqa: B018 -- computed once, before the threads need it
-
-        def block_pass(sl):
-            block = _engine.ReportBlock(human, source, sl)
-            num, den = np.zeros(len(means)), np.zeros(len(means))
-            for j, c in enumerate(means):
-                n, d = _engine.per_item_values(c, block)
-                num[j] = n.sum()
-                den[j] = n.shape[0] if d is None else d.sum()
-            sums = {}
-            for key, (stats, params) in groups.items():
-                n_slots, width = n_cells[key]
-                step = max(256, _GROUP_ELEMENTS // n_slots)
-                total = 0.0
-                for start in range(sl.start, sl.stop, step):
-                    sub = _engine.ReportBlock(
-                        human, source, slice(start, min(start + step, sl.stop))
-                    )
-                    cell, values = stats.cells(sub, **params)
-                    total = total + cell_sums(cell, values, n_slots * width)
-                sums[key] = total
-            return num, den, sums
-
         with warnings.catch_warnings():
             # the metric modules' warnings are given once, by compute()
             warnings.simplefilter("ignore", UserWarning)
-            parts = map_row_blocks(block_pass, human.n_samples, human.n_classes)
+            self.sums_.update(human, Source(pair, phi), skip=skip)
             variation = any(c.metric.requires == "variation" for c in columns)
             unanimous = human.unanimous if variation else True
-        index = {name: j for j, name in enumerate(self._means)}
-        for part in parts:
-            for j, c in enumerate(means):
-                self._num[index[c.name]] += part[0][j]
-                self._den[index[c.name]] += part[1][j]
-            for key, sums in part[2].items():
-                self._groups[key] = self._groups.get(key, 0.0) + sums
         n = np.asarray(pair.n)
         self.n_samples_ += pair.n_samples
         self._is_counts = self._is_counts and pair.is_counts
@@ -377,7 +361,7 @@ class MetricState:
             raise ValueError(
                 f"The states have {self.n_classes_} and {other.n_classes_} classes."
             )
-        out = self._copy()
+        out = copy.copy(self)
         if self.classes_ is not None and other.classes_ is not None:
             if (
                 column_order(
@@ -392,10 +376,7 @@ class MetricState:
                 )
         elif out.classes_ is None:
             out.classes_ = other.classes_
-        out._num = self._num + other._num
-        out._den = self._den + other._den
-        for key, sums in other._groups.items():
-            out._groups[key] = out._groups.get(key, 0.0) + sums
+        out.sums_ = self.sums_.merge(other.sums_)
         out.n_samples_ = self.n_samples_ + other.n_samples_
         out._is_counts = self._is_counts and other._is_counts
         out._unanimous = self._unanimous and other._unanimous
@@ -403,23 +384,27 @@ class MetricState:
         out._n_pairs = self._n_pairs + other._n_pairs
         return out
 
-    def _supports(self, requirement: str) -> bool:
-        if requirement in ("distribution", "ordered"):
-            return True
-        if requirement == "counts":
-            return self._is_counts
-        if requirement == "variation":
-            return not self._unanimous
-        return self._is_counts and self._n_pairs > 0
+    def compute(self) -> dict:
+        """The metrics of all the items seen.
 
-    def _values(self) -> dict:
+        Returns
+        -------
+        values : dict of str to float
+            ``{column: value}`` in the order of the metrics, also for a
+            state of one metric (``MetricState("kl").compute()["kl"]``).
+        """
         if self.n_samples_ == 0:
             raise ValueError(
                 "This MetricState has seen no items: call update() with a chunk first."
             )
         chosen = []
         for c in self._columns:
-            if self._supports(c.metric.requires):
+            if supports(
+                c.metric.requires,
+                is_counts=self._is_counts,
+                unanimous=self._unanimous,
+                has_pairs=self._n_pairs > 0,
+            ):
                 chosen.append(c)
             elif self._names is not None:
                 raise ValueError(
@@ -427,52 +412,14 @@ class MetricState:
                     f"{_registry.REQUIREMENTS[c.metric.requires]}; the human "
                     "labels seen by this state do not provide them."
                 )
-        if self._n_single and any(
-            c.name in _DEBIASED and c.kwargs.get("debiased", True) for c in chosen
-        ):
-            warnings.warn(
-                f"{self._n_single} of {self.n_samples_} items have a single "
-                "annotation; the bias correction of the debiased epistemic and "
-                "dispersion losses needs n_i >= 2 and is skipped for them, so "
-                "the estimate is biased upwards.",
-                UserWarning,
+        if uses_debiased(chosen):
+            warn_single_annotations(
+                self._n_single,
+                self.n_samples_,
+                "epistemic and dispersion losses",
                 stacklevel=3,
             )
-        index = {name: j for j, name in enumerate(self._means)}
-        groups = _engine.groups_of(chosen)
-        terms = {
-            key: _engine.finish(stats, self._groups[key], self.n_samples_, params)
-            for key, (stats, params) in groups.items()
-        }
-        values = {}
-        for c in chosen:
-            if c.group is not None:
-                values[c.name] = float(c.value(terms[c.group]))
-                continue
-            j = index[c.name]
-            values[c.name] = (
-                float(self._num[j] / self._den[j]) if self._den[j] > 0 else np.nan
-            )
-        return values
-
-    def compute(self):
-        """The metrics of all the items seen.
-
-        Returns
-        -------
-        value : float or dict of str to float
-            A float for a state of one metric (``metrics`` a string), else
-            ``{column: value}`` in the order of the metrics.
-        """
-        values = self._values()
-        if self._single:
-            return next(iter(values.values()))
-        return values
-
-    def _group_sums(self, column: str):
-        """The sums of a binned column's group (for the functions' errors)."""
-        c = next(c for c in self._columns if c.name == column)
-        return self._groups[c.group]
+        return self.sums_.values(chosen)
 
     def __repr__(self) -> str:
         names = "default" if self._names is None else [c.name for c in self._columns]
