@@ -189,7 +189,7 @@ def disagreement_squared_loss(
     >>> from sklearn_hcal.metrics import disagreement_squared_loss
     >>> Y = [[1, 1], [2, 0], [1, 0]]      # μ̂ = 1, 0, NaN (left out)
     >>> # (0 + (1 - 0.5)²  +  0 + (0 - 0.5)²) / 2
-    >>> disagreement_squared_loss(Y, [0.5, 0.5, 0.9])
+    >>> disagreement_squared_loss(Y, [0.5, 0.5, 0.2])
     0.25
     """
     mu, phi, valid = check_disagreement_inputs(y_true, y_disagreement, counts, labels)

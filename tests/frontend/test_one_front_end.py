@@ -137,6 +137,9 @@ def test_score_is_one_rule_for_all():
 
 
 @pytest.mark.parametrize("Est", [TemperatureScaler, AlphaCalibrator])
+@pytest.mark.filterwarnings(
+    "ignore:No item has two or more annotations:UserWarning"
+)  # one label per item on purpose
 def test_crossfit_warnings_point_at_the_caller(Est):
     clf = LogisticRegression().fit(X, Y.argmax(axis=1))
     with pytest.warns(UserWarning, match="already fitted") as record:

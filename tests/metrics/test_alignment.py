@@ -306,6 +306,9 @@ def test_renormalising_a_float32_memmap_makes_no_copy(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- #
 # Disagreement values a rounding error outside [0, 1] (issue 11 case 7)
 # --------------------------------------------------------------------------- #
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_rounding_errors_in_phi_are_clipped():
     Y = np.array([[1, 1], [2, 0], [3, 1]])
     mu = np.array([1.0, 0.0, 0.5])  # 1 - Σ Y(Y-1) / n(n-1)

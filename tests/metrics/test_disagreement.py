@@ -107,6 +107,9 @@ def test_predicted_disagreement_dirichlet_by_simulation():
     assert phi == pytest.approx(simulated, abs=3e-3)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_disagreement_squared_loss_hand_and_brute_force():
     # μ̂ = 1, 0, 2/3, NaN (n = 1, left out), 0.6
     Y = np.array([[1, 1], [2, 0], [2, 1], [1, 0], [3, 3]])
@@ -125,6 +128,9 @@ def test_disagreement_squared_loss_hand_and_brute_force():
     assert disagreement_squared_loss(Y, phi) == pytest.approx(np.nanmean(loss))
 
 
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_disagreement_calibration_loss_hand():
     # item  Y       n  μ̂    φ     bin
     # 0     [1,1]   2  1    0.5   7
@@ -163,6 +169,9 @@ def test_disagreement_calibration_error_clips_negative():
     assert disagreement_calibration_error(Y, [0.5, 0.5]) == 0.0
 
 
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_disagreement_calibration_equals_paper_when_all_valid():
     # With every n_i >= 2, eq. 42–45 written directly with a loop over bins.
     rng = np.random.default_rng(5)
@@ -205,6 +214,9 @@ def test_probabilities_converted_and_counts_keyword():
         assert func(pd.DataFrame(Y), pd.Series(phi)) == pytest.approx(expected)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_one_dimensional_input_is_phi_not_binary_probability():
     Y = [[1, 1], [2, 0]]
     p = np.array([0.9, 0.1])

@@ -814,6 +814,9 @@ def test_bootstrap_equals_naive_loop_of_public_functions_for_every_column(data):
                     ), (column, name, b)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_disagreement_argument_is_validated_and_used(data):
     Y, _, preds = data
     P = preds["noisy"]

@@ -290,6 +290,9 @@ def test_disagreement_uses_predict_disagreement_when_present(name, n_classes):
     assert metric(Y, phi) != pytest.approx(metric(Y, phi_own))
 
 
+@pytest.mark.filterwarnings(
+    "ignore:y_disagreement reaches:UserWarning"
+)  # φ values by hand, beyond 1 - 1/K on purpose
 def test_binary_probability_column_is_not_taken_for_phi():
     X, Y = _data(2, n=100, seed=8)
     clf = LogisticRegression().fit(X, Y.argmax(axis=1))

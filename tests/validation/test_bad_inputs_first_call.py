@@ -149,6 +149,9 @@ def test_report_raises_and_labels_give_the_majority_accuracy(fitted):
     "function",
     ["instance_calibration_errors", "loss_decomposition", "metrics_by_agreement"],
 )
+@pytest.mark.filterwarnings(
+    "ignore:.*agreement bins are empty:UserWarning"
+)  # tiny data on purpose
 def test_other_report_functions_follow_the_same_rule(fitted, function):
     import sklearn_hcal.metrics as metrics
 
@@ -243,6 +246,9 @@ def test_calibrators_read_rounded_probabilities_as_probabilities(rounded, calibr
     )
 
 
+@pytest.mark.filterwarnings(
+    "ignore:L-BFGS did not reach:UserWarning"
+)  # max_iter=5 on purpose
 def test_alpha_calibrator_reads_rounded_probabilities(rounded):
     pytest.importorskip("torch")
     from sklearn_hcal import AlphaCalibrator
