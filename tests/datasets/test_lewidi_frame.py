@@ -249,6 +249,7 @@ def test_text_fields_named_like_the_keys_are_prefixed(tmp_path):
 
 def test_label_map_keeps_the_raw_label(tmp_path):
     record = _par_record("Ann1,Ann2", annotations={"Ann1": "1", "Ann2": "-1"})
+    record["soft_label"] = {"-1": 0.0, "1": 1.0}  # the classes after the map
     frame = load_lewidi(
         _write(tmp_path, {"1": record}), label_map={1: 1, -1: 1}
     ).frame
