@@ -384,7 +384,8 @@ def load_lewidi(
             Long format, one row per (item, annotator): columns ``item``,
             ``annotator``, ``label`` (plus ``raw_label`` with ``label_map``);
             for multi-label data one 0/1 column per label instead of ``label``.
-            The layout of the metrics (:func:`~sklearn_hcal.metrics.perspectivist_error_rate`).
+            The layout of the perspectivist metrics
+            (:func:`~sklearn_hcal.metrics.perspectivist_error_rate`).
         frame : DataFrame
             The long table of everything known about each (item, annotator)
             pair, the input of per-annotator models: ``item``,
