@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from .._validation import check_item_weights, frame_names
 from ..utils._compat import num_samples
@@ -188,7 +189,7 @@ def check_labels(y, X, *, item, annotator, classes=None) -> FitInput:
     else:
         values = np.asarray(values)
     if values.ndim == 2 and values.shape[1] == 1 and names is None:
-        values = values[:, 0]
+        values = column_or_1d(values, warn=True)  # scikit-learn's column rule
     if values.ndim not in (1, 2) or values.shape[0] != n:
         raise ValueError(
             f"y must hold one label per row of X ({n} rows), got shape {values.shape}."
