@@ -87,9 +87,11 @@ def _independent_rows(path):
         if explanations is not None:
             for a, text in zip(listed, explanations):
                 joined[a] = joined[a] + "\n" + text if a in joined else text
-        text = record["text"] if isinstance(record["text"], dict) else {
-            "text": record["text"]
-        }
+        text = (
+            record["text"]
+            if isinstance(record["text"], dict)
+            else {"text": record["text"]}
+        )
         for a in who:
             row = {"item": item, "annotator": a, "label": labels[a], **text}
             if explanations is not None:
@@ -228,9 +230,7 @@ def test_misaligned_explanations_are_left_out_with_a_warning(tmp_path):
                 annotations={"Ann1": "1", "Ann2": "-1"},
                 explanations=["only one"],
             ),
-            "2": _par_record(
-                "Ann1", annotations={"Ann1": "1"}, explanations=["fine"]
-            ),
+            "2": _par_record("Ann1", annotations={"Ann1": "1"}, explanations=["fine"]),
         },
     )
     with pytest.warns(UserWarning, match=r"item '1' has 1 explanations for 2"):
@@ -242,16 +242,19 @@ def test_text_fields_named_like_the_keys_are_prefixed(tmp_path):
     record = _par_record("Ann1", annotations={"Ann1": "1"})
     record["text"] = {"label": "a text field called label", "item": "x"}
     frame = load_lewidi(_write(tmp_path, {"1": record})).frame
-    assert list(frame.columns) == ["item", "annotator", "label", "text_label",
-                                   "text_item"]
+    assert list(frame.columns) == [
+        "item",
+        "annotator",
+        "label",
+        "text_label",
+        "text_item",
+    ]
     assert frame.loc[0, "label"] == 1 and frame.loc[0, "item"] == "1"
 
 
 def test_label_map_keeps_the_raw_label(tmp_path):
     record = _par_record("Ann1,Ann2", annotations={"Ann1": "1", "Ann2": "-1"})
     record["soft_label"] = {"-1": 0.0, "1": 1.0}  # the classes after the map
-    frame = load_lewidi(
-        _write(tmp_path, {"1": record}), label_map={1: 1, -1: 1}
-    ).frame
+    frame = load_lewidi(_write(tmp_path, {"1": record}), label_map={1: 1, -1: 1}).frame
     assert frame["label"].tolist() == [1, 1]
     assert frame["raw_label"].tolist() == [1, -1]
