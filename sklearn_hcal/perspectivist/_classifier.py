@@ -114,6 +114,9 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         missing or blank value in a row). Those among ``X``'s columns in
         ``fit`` get a second estimator fitted without them, which predicts
         the rows that lack them.
+    random_state : int, RandomState instance or None, default=None
+        Passed to the default estimator (liblinear's coordinate order); an
+        ``estimator`` given keeps its own.
 
     Attributes
     ----------
@@ -187,6 +190,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         "threshold": [Interval(Real, 0, 1, closed="neither")],
         "unseen": [StrOptions({"pool", "estimator"})],
         "optional_columns": [str, list, tuple, None],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -201,6 +205,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         threshold=0.5,
         unseen="pool",
         optional_columns="explanation",
+        random_state=None,
     ):
         self.estimator = estimator
         self.item = item
@@ -211,6 +216,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         self.threshold = threshold
         self.unseen = unseen
         self.optional_columns = optional_columns
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
     @fit_context(prefer_skip_nested_validation=False)
@@ -261,7 +267,9 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         base = self.estimator
         if base is None:
             base = make_default_estimator(
-                ordinal=self.ordinal_, multilabel=self.multilabel_
+                ordinal=self.ordinal_,
+                multilabel=self.multilabel_,
+                random_state=self.random_state,
             )
         features = self._features(X)
         self.estimator_ = _fit(clone(base), features, target.target, weights)
