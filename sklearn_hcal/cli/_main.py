@@ -5,7 +5,9 @@ Subcommands (each in its own module):
 * ``hcal demo`` (:mod:`sklearn_hcal.cli._demo`) -- the library's main job on
   the embedded Mix-Digits data;
 * ``hcal evaluate`` (:mod:`sklearn_hcal.cli._evaluate`) -- score prediction
-  files against label-histogram files.
+  files against label-histogram files;
+* ``hcal lewidi`` (:mod:`sklearn_hcal.cli._submit`) -- train a per-annotator
+  model and write a LeWiDi 2025 submission.
 
 Exit status: 0 on success; 2 with a one-line ``hcal: error: ...`` on stderr
 for bad usage or bad input -- a :class:`UsageError`, or any ``ValueError``
@@ -88,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     [('roberta', 'runs/roberta.json'), ('base', 'b.npy')]
     """
     from .. import __version__
-    from . import _demo, _evaluate
+    from . import _demo, _evaluate, _submit
 
     parser = _Parser(
         prog="hcal",
@@ -104,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _demo.add_subcommand(sub, _positive_int)
     _evaluate.add_subcommand(sub, _positive_int, _pred_spec)
+    _submit.add_subcommand(sub, _positive_int)
     return parser
 
 
