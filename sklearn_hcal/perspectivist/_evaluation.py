@@ -139,19 +139,30 @@ def baseline_probabilities(
 
 
 def cross_val_tracks(
-    classifier, X, y, *, groups, n_splits=5, random_state=0, progress=None
+    classifier,
+    X,
+    y,
+    *,
+    groups,
+    n_splits=5,
+    random_state=0,
+    progress=None,
+    item="item",
+    annotator="annotator",
 ):
     """Item-grouped cross-validation of both tracks.
 
-    Returns ``(scores, oof)``: a DataFrame with one row per (fold, model)
-    -- the classifier (``"model"``) and the baselines of
-    :func:`baseline_probabilities` -- and one column per metric; and the
-    out-of-fold probabilities of every row. ``progress(fold, n_splits)`` is
-    called after each fold.
+    Returns ``(scores, oof, model)``: a DataFrame with one row per (fold,
+    model) -- the classifier (``"model"``) and the baselines of
+    :func:`baseline_probabilities` -- and one column per metric; the
+    out-of-fold probabilities of every row; the first fold's fitted
+    classifier. ``progress(fold, n_splits)`` is called after each fold.
+    ``item`` and ``annotator`` name the key columns of ``X`` (the
+    classifier may pool annotators: ``annotator=None``).
     """
     cv = GroupKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    items = X[classifier.item].to_numpy()
-    who = X[classifier.annotator].to_numpy()
+    items = X[item].to_numpy()
+    who = X[annotator].to_numpy()
     rows, oof, meta = [], None, None
     for fold, (train, test) in enumerate(cv.split(X, y, groups=groups)):
         model = clone(classifier).fit(X.iloc[train], _rows(y, train))
