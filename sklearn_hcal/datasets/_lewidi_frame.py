@@ -72,8 +72,8 @@ def _explanations(item_id, record, listed, path_name):
     """``{annotator: explanation}`` of one item (empty without explanations)."""
     info = record.get("other_info")
     texts = info.get("explanations") if isinstance(info, dict) else None
-    if texts is None:
-        return {}
+    if texts is None or (isinstance(texts, list) and not texts):
+        return {}  # none shipped (an empty list included)
     if not isinstance(texts, list) or listed is None or len(texts) != len(listed):
         n_texts = len(texts) if isinstance(texts, list) else type(texts).__name__
         n_listed = "no" if listed is None else len(listed)

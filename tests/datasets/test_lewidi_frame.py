@@ -258,3 +258,24 @@ def test_label_map_keeps_the_raw_label(tmp_path):
     frame = load_lewidi(_write(tmp_path, {"1": record}), label_map={1: 1, -1: 1}).frame
     assert frame["label"].tolist() == [1, 1]
     assert frame["raw_label"].tolist() == [1, -1]
+
+
+def test_fetch_lewidi_reads_a_copy_of_the_release_in_the_data_home(tmp_path):
+    # <data home>/lewidi/2025/ holding the files as published: no download
+    src = require_data("lewidi", "2025", "Paraphrase_dev.json")
+    release = tmp_path / "lewidi" / "2025"
+    release.mkdir(parents=True)
+    for name in ("Paraphrase_dev.json", "Paraphrase_annotators_meta.json"):
+        (release / name).write_bytes(src.with_name(name).read_bytes())
+    from sklearn_hcal.datasets import fetch_lewidi
+
+    data = fetch_lewidi("par", "dev", data_home=tmp_path, download_if_missing=False)
+    assert data.frame.equals(load_lewidi(src).frame)
+    assert "Gender" in data.frame.columns
+    with pytest.raises(OSError, match="not the published file"):
+        fetch_lewidi("par", "dev", data_home=tmp_path, sha256="0" * 64)
+    # nothing was written beside the copy
+    assert sorted(p.name for p in release.iterdir()) == [
+        "Paraphrase_annotators_meta.json",
+        "Paraphrase_dev.json",
+    ]
