@@ -157,7 +157,8 @@ def fetch_lewidi(
     access. A copy of the 2025 release in ``<data home>/lewidi/2025/``,
     its files named as published (``Paraphrase_train.json``,
     ``Paraphrase_annotators_meta.json``, ...), is read where it is instead:
-    point ``HCAL_DATA`` at a folder holding ``lewidi/2025/`` to work offline. A download is verified against its sha256 -- ``sha256=``, or the
+    point ``HCAL_DATA`` at a folder holding ``lewidi/2025/`` to work offline.
+    A download is verified against its sha256 -- ``sha256=``, or the
     module's table ``LEWIDI_SHA256`` -- before anything is cached; when no
     digest is known the digest of the first download is recorded (with a
     UserWarning) and every later read of the cache is checked against it.
