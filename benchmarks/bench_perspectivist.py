@@ -47,13 +47,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.pipeline import make_pipeline
 
 from sklearn_hcal.datasets import load_lewidi
+from sklearn_hcal.metrics import manhattan_distance, wasserstein_distance
 from sklearn_hcal.perspectivist import PerspectivistClassifier, make_default_estimator
 from sklearn_hcal.perspectivist._evaluation import cross_val_tracks
 
@@ -132,7 +135,7 @@ def cross_validation(name, folds, seed):
     X, y, groups, data = load(name)
     classes = None if data.multilabel else list(data.classes)
     start = time.perf_counter()
-    scores, _, _ = cross_val_tracks(
+    scores, oof, model = cross_val_tracks(
         PerspectivistClassifier(classes=classes, random_state=seed),
         X,
         y,
@@ -141,16 +144,57 @@ def cross_validation(name, folds, seed):
         random_state=seed,
     )
     elapsed = time.perf_counter() - start
-    ref, _, _ = cross_val_tracks(
-        reference_model(data),
-        X,
-        y,
-        groups=groups,
-        n_splits=folds,
-        random_state=seed,
-    )
-    ref = ref[ref["model"] == "model"].assign(model="reference (pooled TF-IDF)")
-    return pd.concat([scores, ref], ignore_index=True), elapsed, X, data
+    parts = [scores]
+    reference = reference_model(data)
+    runs = [("reference (pooled TF-IDF)", reference)]
+    if model.ordinal_:  # the same model with the absolute distance's decision
+        runs.append(
+            ("reference, median", clone(reference).set_params(decision="median"))
+        )
+    for label, clf in runs:
+        ref, _, _ = cross_val_tracks(
+            clf, X, y, groups=groups, n_splits=folds, random_state=seed
+        )
+        parts.append(ref[ref["model"] == "model"].assign(model=label))
+    if not model.multilabel_:
+        parts.append(temperature_rows(X, y, groups, oof, model, folds, seed))
+    return pd.concat(parts, ignore_index=True), elapsed, X, data
+
+
+def temperature_rows(X, y, groups, oof, model, folds, seed):
+    """The model's marginal with a temperature fitted on the other folds.
+
+    Per fold, a TemperatureScaler is fitted on the out-of-fold soft labels
+    of the other folds' items against their label histograms and applied to
+    this fold's; scored with the soft metrics and the histogram log loss,
+    beside the uncalibrated marginal.
+    """
+    from sklearn_hcal import TemperatureScaler
+    from sklearn_hcal.metrics import histogram_log_loss
+
+    classes = list(model.classes_)
+    items = X["item"].to_numpy()
+    soft = pd.DataFrame(oof, columns=classes).groupby(items, sort=False).mean()
+    onehot = pd.get_dummies(pd.Categorical(y, categories=classes)).astype(float)
+    onehot.columns = classes
+    counts = onehot.groupby(items, sort=False).sum().loc[soft.index]
+    item_fold = pd.Series(-1, index=soft.index)
+    cv = GroupKFold(n_splits=folds, shuffle=True, random_state=seed)
+    for fold, (_, held) in enumerate(cv.split(X, y, groups=groups)):
+        item_fold[pd.unique(items[held])] = fold
+    rows = []
+    for fold in range(folds):
+        test = (item_fold == fold).to_numpy()
+        ts = TemperatureScaler().fit(soft[~test], counts[~test])
+        cal = ts.predict_proba(soft[test])
+        for label, q in (("marginal", soft[test].to_numpy()), ("marginal, T", cal)):
+            row = {"fold": fold, "model": label, "T": ts.temperature_}
+            row["histogram_log_loss"] = histogram_log_loss(counts[test], q)
+            row["manhattan_distance"] = manhattan_distance(counts[test], q)
+            if model.ordinal_:
+                row["wasserstein_distance"] = wasserstein_distance(counts[test], q)
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _cell(mean, std, model, metric):
@@ -160,14 +204,21 @@ def _cell(mean, std, model, metric):
 
 
 def print_set(name, scores, elapsed, X, data, folds):
+    kinds = ["marginal", "marginal, T"]
+    calibration = scores[scores["model"].isin(kinds)]
+    scores = scores[~scores["model"].isin(kinds)]
+    scores = scores.drop(columns=["T", "histogram_log_loss"], errors="ignore")
+    scores = scores.dropna(axis=1, how="all")
     mean, std = _summary(scores)
     order = [
         "model",
         "reference (pooled TF-IDF)",
+        "reference, median",
         "most frequent label",
         "annotator's most frequent label",
         "prior",
     ]
+    order = [m for m in order if m in mean.index]
     metrics = [c for c in scores.columns if c not in ("fold", "model")]
     print(
         f"\n### {name}: {X['item'].nunique()} items, {len(X)} annotations, "
@@ -179,7 +230,32 @@ def print_set(name, scores, elapsed, X, data, folds):
     for model in order:
         cells = [_cell(mean, std, model, m) for m in metrics]
         print(f"| {model} | " + " | ".join(cells) + " |")
+    metric = TARGETS[name][0]
+    diff = _paired(scores, metric, "annotator's most frequent label")
+    print(
+        f"\nmodel − annotator's most frequent label ({metric}), paired by fold: "
+        f"{diff.mean():+.4f} ± {diff.std(ddof=1):.4f}, lower in "
+        f"{int((diff < 0).sum())} of {len(diff)} folds"
+    )
+    if len(calibration):
+        cols = ["histogram_log_loss", "manhattan_distance", "wasserstein_distance"]
+        cols = [c for c in cols if calibration[c].notna().any()]
+        cm = calibration.groupby("model")[[*cols, "T"]].mean()
+        print(
+            "\nSoft labels with a temperature fitted on the other folds' items "
+            f"(mean T = {cm.loc['marginal, T', 'T']:.3f}):\n"
+        )
+        print("| soft labels | " + " | ".join(cols) + " |")
+        print("|---|" + "---|" * len(cols))
+        for label in kinds:
+            cells = [f"{cm.loc[label, c]:.4f}" for c in cols]
+            print(f"| {label} | " + " | ".join(cells) + " |")
     return mean, std
+
+
+def _paired(scores, metric, baseline):
+    by = scores.pivot(index="fold", columns="model", values=metric)
+    return by["model"] - by[baseline]
 
 
 def print_targets(results):
@@ -227,11 +303,15 @@ def print_targets(results):
 # --timing: hcal lewidi end to end
 # --------------------------------------------------------------------------- #
 _CHILD = (
-    "import resource, sys, time\n"
+    "import sys, time\n"
     "from sklearn_hcal.cli import main\n"
     "t = time.perf_counter(); code = main(sys.argv[1:])\n"
-    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
-    "print(f'@@ {code} {time.perf_counter() - t:.1f} {peak:.0f}', file=sys.stderr)\n"
+    "wall = time.perf_counter() - t\n"
+    # VmHWM: this process's peak resident memory. (getrusage's ru_maxrss
+    # keeps the parent's peak across fork and exec on Linux.)
+    "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
+    "peak = int(hwm[0].split()[1]) / 1024 if hwm else float('nan')\n"
+    "print(f'@@ {code} {wall:.1f} {peak:.0f}', file=sys.stderr)\n"
 )
 
 

@@ -47,26 +47,32 @@ def item_distributions(items, rows, classes) -> pd.DataFrame:
     return frame.groupby(np.asarray(items), sort=False).mean()
 
 
-def decisions(P, classes, *, ordinal, multilabel, threshold=0.5):
+def decisions(P, classes, decision, threshold=0.5):
     """Each row's Bayes decision (module docstring): labels or 0/1 rows."""
-    if multilabel:
+    if decision == "threshold":
         return threshold_decision(P, threshold)
-    if ordinal:
+    if decision == "median":
         return median_decision(P, np.asarray(classes))
     return mode_decision(P, np.asarray(classes))
 
 
-def track_scores(items, annotators, target, P, *, classes, ordinal, multilabel) -> dict:
+def track_scores(
+    items, annotators, target, P, *, classes, ordinal, multilabel, decision=None
+) -> dict:
     """``{metric: value}`` of both tracks for per-row probabilities ``P``.
 
     ``target`` holds each row's label (multi-label: 0/1 rows). Perspectivist
-    metrics score the rows' Bayes decisions; soft metrics the items'
-    marginals against the share of their annotators' labels.
+    metrics score the rows' decisions (``decision``; by default the Bayes
+    decision of the track: threshold, median on an ordinal scale, else
+    mode); soft metrics the items' marginals against the share of their
+    annotators' labels.
     """
+    if decision is None:
+        decision = "threshold" if multilabel else "median" if ordinal else "mode"
     keys = pd.DataFrame(
         {"item": np.asarray(items), "annotator": np.asarray(annotators)}
     )
-    pred = decisions(P, classes, ordinal=ordinal, multilabel=multilabel)
+    pred = decisions(P, classes, decision)
     labels = [str(c) for c in classes]
     if multilabel:
         truth = pd.concat(
@@ -191,6 +197,7 @@ def cross_val_tracks(
                 classes=model.classes_,
                 ordinal=model.ordinal_,
                 multilabel=model.multilabel_,
+                decision=model.decision_ if name == "model" else None,
             )
             rows.append({"fold": fold, "model": name, **scores})
         if progress is not None:
