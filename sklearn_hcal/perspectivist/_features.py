@@ -67,12 +67,16 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
 
     Missing text is the empty text, a missing category is its own category.
 
-    Annotators with at least ``interaction_min_rows`` rows also get their own
+    Annotators with at least ``interaction_min_rows`` rows (at most the
+    ``interaction_max_annotators`` with the most rows) also get their own
     copy of every feature, non-zero on their rows only (Daumé III's (2007)
     feature augmentation: a shared weight plus one per annotator), so that a
     linear model learns how each annotator reads an explanation or a text
     beside what they share; the other annotators (and a table without the
-    annotator column) get the shared features only.
+    annotator column) get the shared features only. The copies add as many
+    non-zeros as the copied rows have, but one weight per feature and copy:
+    the cap keeps a data set with hundreds of prolific annotators (MP's
+    training split) to a few hundred MB.
 
     Parameters
     ----------
@@ -97,9 +101,10 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         The annotator column, for the per-annotator copies.
     interaction_min_rows : int or None, default=100
         Rows an annotator needs for its own copy of the features; None: no
-        copies. (A copy per annotator multiplies the number of weights: data
-        sets with hundreds of annotators with a few dozen annotations each
-        get none.)
+        copies.
+    interaction_max_annotators : int, default=20
+        At most this many annotators get a copy: those with the most rows
+        (ties by name).
 
     Attributes
     ----------
@@ -141,6 +146,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         "drop": [list, tuple, None],
         "annotator": [str, None],
         "interaction_min_rows": [Interval(Integral, 1, None, closed="left"), None],
+        "interaction_max_annotators": [Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(
@@ -156,6 +162,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         drop=None,
         annotator="annotator",
         interaction_min_rows=100,
+        interaction_max_annotators=20,
     ):
         self.text_columns = text_columns
         self.categorical_columns = categorical_columns
@@ -167,6 +174,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         self.drop = drop
         self.annotator = annotator
         self.interaction_min_rows = interaction_min_rows
+        self.interaction_max_annotators = interaction_max_annotators
 
     def _frame(self, X) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):
@@ -250,8 +258,11 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
             and self.annotator in frame.columns
         ):
             counts = frame[self.annotator].astype(object).value_counts()
-            frequent = counts[counts >= self.interaction_min_rows].index
-            self.interaction_annotators_ = np.asarray(sorted(frequent), dtype=object)
+            counts = counts[counts >= self.interaction_min_rows]
+            # the most rows first, ties by name: the same choice on any order
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+            chosen = [name for name, _ in ranked[: self.interaction_max_annotators]]
+            self.interaction_annotators_ = np.asarray(sorted(chosen), dtype=object)
         return self
 
     def _transformer(self) -> ColumnTransformer:
@@ -317,12 +328,26 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         Xt = sp.csr_matrix(self.transformer_.transform(self._prepared(frame)))
         if not len(self.interaction_annotators_):
             return Xt
-        who = frame[self.annotator].astype(object).to_numpy()
-        copies = [
-            sp.diags((who == name).astype(np.float64)) @ Xt
-            for name in self.interaction_annotators_
-        ]
-        return sp.hstack([Xt, *copies], format="csr")
+        return sp.hstack([Xt, self._copies(frame, Xt)], format="csr")
+
+    def _copies(self, frame, Xt):
+        """Each chosen annotator's rows of ``Xt`` in that annotator's block.
+
+        One matrix built by shifting column indices (block ``k`` starts at
+        ``k · d``): as many non-zeros as the chosen annotators' rows have,
+        without a product per annotator.
+        """
+        d = Xt.shape[1]
+        block = pd.Index(self.interaction_annotators_).get_indexer(
+            frame[self.annotator].astype(object)
+        )
+        rows = np.repeat(np.arange(Xt.shape[0]), np.diff(Xt.indptr))
+        keep = block[rows] >= 0
+        cols = Xt.indices[keep] + block[rows][keep] * d
+        return sp.csr_matrix(
+            (Xt.data[keep], (rows[keep], cols)),
+            shape=(Xt.shape[0], d * len(self.interaction_annotators_)),
+        )
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output features (``<role><j>__<feature>``).

@@ -67,6 +67,13 @@ def test_each_frequent_annotator_gets_a_copy_of_the_features():
         assert np.all(block[~mine] == 0)
     names = vec.get_feature_names_out()
     assert names[d].startswith("annotator=A__")
+    # at most interaction_max_annotators, those with the most rows
+    keep = [i for i, a in enumerate(X["annotator"]) if a != "C" or i % 2]
+    uneven = X.iloc[keep]  # C has half the rows of A and B
+    capped = AnnotationVectorizer(interaction_min_rows=1, interaction_max_annotators=2)
+    assert capped.fit(uneven).interaction_annotators_.tolist() == ["A", "B"]
+    d2 = AnnotationVectorizer(interaction_min_rows=None).fit(uneven)
+    assert capped.transform(uneven).shape[1] == 3 * len(d2.get_feature_names_out())
     # annotators with fewer rows, or a table without annotators: no copies
     assert (
         AnnotationVectorizer(interaction_min_rows=21)
