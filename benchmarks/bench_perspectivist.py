@@ -239,7 +239,7 @@ def print_set(name, scores, elapsed, X, data, folds):
     )
     if len(calibration):
         cols = ["histogram_log_loss", "manhattan_distance", "wasserstein_distance"]
-        cols = [c for c in cols if calibration[c].notna().any()]
+        cols = [c for c in cols if c in calibration and calibration[c].notna().any()]
         cm = calibration.groupby("model")[[*cols, "T"]].mean()
         print(
             "\nSoft labels with a temperature fitted on the other folds' items "
