@@ -401,7 +401,11 @@ def select(folds, seed):
         ordinal = not data.multilabel and len(data.classes) > 2
         for C, weight in configs:
             est = make_default_estimator(
-                ordinal=ordinal, multilabel=data.multilabel, C=C, random_state=seed
+                ordinal=ordinal,
+                multilabel=data.multilabel,
+                n_classes=len(data.classes),
+                C=C,
+                random_state=seed,
             ).set_params(annotationvectorizer__explanation_weight=weight)
             scores, _, _ = cross_val_tracks(
                 PerspectivistClassifier(est),
@@ -427,6 +431,7 @@ def main(argv=None):
     parser.add_argument("--only", nargs="+", choices=sorted(SETS), default=None)
     parser.add_argument("--timing", action="store_true")
     parser.add_argument("--select", action="store_true")
+    parser.add_argument("--no-cv", action="store_true", help="skip the CV tables")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # the fallbacks' notes, once per fold
     print(
@@ -435,10 +440,11 @@ def main(argv=None):
         + ", ".join(f"{v:.2f}" for v in os.getloadavg())
     )
     results = {}
-    for name in args.only or SETS:
+    for name in [] if args.no_cv else args.only or SETS:
         scores, elapsed, X, data = cross_validation(name, args.folds, args.seed)
         results[name] = print_set(name, scores, elapsed, X, data, args.folds)
-    print_targets(results)
+    if results:
+        print_targets(results)
     if args.timing:
         timing()
     if args.select:

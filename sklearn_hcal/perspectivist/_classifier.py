@@ -269,6 +269,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
             base = make_default_estimator(
                 ordinal=self.ordinal_,
                 multilabel=self.multilabel_,
+                n_classes=len(self.classes_),
                 random_state=self.random_state,
             )
         features = self._features(X)

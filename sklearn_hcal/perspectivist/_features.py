@@ -398,7 +398,12 @@ def _infer_role(values: pd.Series) -> str:
 
 
 def make_default_estimator(
-    *, ordinal: bool, multilabel: bool, C: float = 1.0, random_state=None
+    *,
+    ordinal: bool,
+    multilabel: bool,
+    n_classes: int | None = None,
+    C: float = 1.0,
+    random_state=None,
 ):
     """The CPU default of :class:`PerspectivistClassifier`.
 
@@ -409,7 +414,9 @@ def make_default_estimator(
       per threshold), whose median the classifier predicts;
     * multi-label targets: one logistic regression per label
       (:class:`~sklearn.multioutput.MultiOutputClassifier`);
-    * otherwise a binary or multinomial logistic regression.
+    * otherwise a logistic regression: liblinear for two classes (its
+      memory is the data's; L-BFGS keeps ten weight-sized vectors, which
+      per-annotator feature copies make large), multinomial L-BFGS for more.
 
     Parameters
     ----------
@@ -417,6 +424,9 @@ def make_default_estimator(
         Whether the classes are an ordered scale.
     multilabel : bool
         Whether the target is a 0/1 indicator matrix.
+    n_classes : int or None, default=None
+        Number of classes of a nominal target (2: liblinear); None is more
+        than two.
     C : float, default=1.0
         Inverse regularisation of the logistic regressions (chosen by
         item-grouped cross-validation on the LeWiDi 2025 training files).
@@ -440,6 +450,8 @@ def make_default_estimator(
         last = MultiOutputClassifier(binary)
     elif ordinal:
         last = OrdinalClassifier(binary)
+    elif n_classes == 2:
+        last = binary
     else:
         last = LogisticRegression(C=C, max_iter=1000)
     return Pipeline(

@@ -105,4 +105,6 @@ def test_default_estimator_has_the_structure_of_the_scale():
     assert (
         type(last(ordinal=False, multilabel=True)).__name__ == "MultiOutputClassifier"
     )
-    assert type(last(ordinal=False, multilabel=False)).__name__ == "LogisticRegression"
+    multinomial = last(ordinal=False, multilabel=False)
+    assert multinomial.solver == "lbfgs"
+    assert last(ordinal=False, multilabel=False, n_classes=2).solver == "liblinear"
