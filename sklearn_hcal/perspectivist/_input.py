@@ -37,6 +37,7 @@ from ..utils._compat import num_samples
 
 __all__ = [
     "FitInput",
+    "as_sequence",
     "check_labels",
     "check_predict_table",
     "check_table",
@@ -223,10 +224,6 @@ def check_labels(y, X, *, item, annotator, classes=None) -> FitInput:
     scale = observed if classes is None else _check_scale(classes)
     _check_in_scale(values, scale, where)
     return FitInput(values, np.asarray(scale), False, "labels")
-
-
-def _ragged(values) -> bool:
-    return any(_is_label_set(v) for v in values)
 
 
 def _sorted_unique(values) -> list:

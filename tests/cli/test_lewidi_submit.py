@@ -323,3 +323,34 @@ def test_unseen_annotators_and_missing_explanations_do_not_stop_a_submission(
     lines = (tmp_path / "out" / "Paraphrase_dev_pe.tsv").read_text().splitlines()
     assert len(lines) == 6
     assert np.all([len(json.loads(line.split("\t")[1])) == 4 for line in lines])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Paraphrase", "VariErrNLI"])
+def test_the_full_files_round_trip(tmp_path, capsys, name):
+    train = require_data("lewidi", "2025", f"{name}_train.json")
+    test = require_data("lewidi", "2025", f"{name}_dev.json")
+    _run(capsys, "--train", train, "--predict", test, "--out", tmp_path, "--folds", 0)
+    clf, data, X = _python_model([train], test)
+    track = "perspectivist"
+    got = _evaluate(capsys, test, tmp_path / f"{name}_dev_pe.tsv", track)
+    if data.multilabel:
+        labels = list(data.classes)
+        pred = data.annotations[["item", "annotator"]].copy()
+        for lab in labels:
+            pred[lab] = [int(lab in s) for s in clf.predict(X)]
+        expected = perspectivist_error_rate(data.annotations, pred, label=labels)
+        assert got["perspectivist_error_rate"] == pytest.approx(expected, abs=1e-12)
+    else:
+        pred = data.annotations.assign(label=clf.predict(X))
+        expected = perspectivist_absolute_distance(
+            data.annotations, pred, order=data.classes
+        )
+        assert got["perspectivist_absolute_distance"] == pytest.approx(
+            expected, abs=1e-12
+        )
+        got = _evaluate(capsys, test, tmp_path / f"{name}_dev_soft.tsv", "soft")
+        soft = clf.predict_soft_labels(X)
+        assert got["wasserstein_distance"] == pytest.approx(
+            wasserstein_distance(data.counts, soft), abs=1e-12
+        )
