@@ -6,7 +6,10 @@ Subcommands, each in its own module listed in :data:`SUBCOMMANDS`:
   :mod:`sklearn_hcal.cli._demo`) -- the library's main job on the embedded
   Mix-Digits data;
 * ``hcal evaluate`` (:mod:`sklearn_hcal.cli._evaluate`) -- score prediction
-  files against label-histogram files.
+  files against label-histogram files;
+* ``hcal lewidi`` (:mod:`sklearn_hcal.cli._submit_command`, running
+  :mod:`sklearn_hcal.cli._submit`) -- train a per-annotator
+  model and write a LeWiDi 2025 submission.
 
 A subcommand module defines ``add_subcommand(sub)``, which adds its parser
 to the subparsers ``sub`` (built with :class:`~sklearn_hcal.cli._arguments.
@@ -39,7 +42,7 @@ from ._errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 #: The modules of the subcommands, in the order ``hcal --help`` lists them.
-SUBCOMMANDS = ("_demo_command", "_evaluate")
+SUBCOMMANDS = ("_demo_command", "_evaluate", "_submit_command")
 
 
 def build_parser() -> Parser:

@@ -34,6 +34,7 @@ from sklearn.utils import Bunch
 
 from ._annotations import annotations_to_histograms
 from ._base import read_json
+from ._lewidi_frame import lewidi_frame, split_ids
 
 __all__ = ["load_lewidi"]
 
@@ -73,10 +74,6 @@ def _read(path: Path) -> dict:
     return data
 
 
-def _split_ids(text) -> list[str]:
-    return [part.strip() for part in str(text).split(",") if part.strip()]
-
-
 def _single_label(item_id, who, label) -> str:
     # A blank (``"1,,0"``) or null label is a malformed record; kept, it
     # became a class named "" (or "None") next to the real ones.
@@ -97,13 +94,13 @@ def _item_annotations(item_id, record, multilabel):
         pairs = []
         for who, label in ann.items():
             if multilabel:  # an empty string is the empty set of labels
-                pairs.append((str(who).strip(), _split_ids(label)))
+                pairs.append((str(who).strip(), split_ids(label)))
             else:
                 pairs.append((str(who).strip(), _single_label(item_id, who, label)))
         _check_unique_annotators(item_id, [who for who, _ in pairs])
         return "2025", pairs
     if isinstance(ann, str):
-        who = _split_ids(record.get("annotators", ""))
+        who = split_ids(record.get("annotators", ""))
         parts = ann.split(",")
         if len(who) != len(parts):
             raise ValueError(
@@ -387,6 +384,20 @@ def load_lewidi(
             Long format, one row per (item, annotator): columns ``item``,
             ``annotator``, ``label`` (plus ``raw_label`` with ``label_map``);
             for multi-label data one 0/1 column per label instead of ``label``.
+            The layout of the perspectivist metrics
+            (:func:`~sklearn_hcal.metrics.perspectivist_error_rate`).
+        frame : DataFrame
+            The long table of everything known about each (item, annotator)
+            pair, the input of per-annotator models: ``item``,
+            ``annotator``, ``label`` (multi-label: the tuple of labels chosen,
+            in the order of ``classes``; missing for a listed annotator
+            without annotation, as in a test file), ``raw_label`` with
+            ``label_map``, the item's text fields, ``explanation`` (the
+            annotator's own explanation where the file ships
+            ``other_info.explanations``; an annotator listed once per label
+            gets its explanations joined by newlines) and the annotator's
+            metadata columns. Rows follow the items and, within an item, its
+            ``annotators`` field. See :ref:`lewidi_formats`.
         annotators : DataFrame or None
             Annotator metadata indexed by annotator id (2025), with a column
             ``in_metadata``; annotators of the data missing from the file are
@@ -476,9 +487,16 @@ def load_lewidi(
     fmt = next(iter(formats)) if formats else None
     ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
 
+    raw_by_item = None
     if multilabel:
         labels = list(soft.columns) if soft is not None else []
         labels += sorted({lab for row in ann["label"] for lab in row} - set(labels))
+        rank = {lab: j for j, lab in enumerate(labels)}
+        chosen = [
+            tuple(sorted(dict.fromkeys(row), key=rank.__getitem__))
+            for row in ann["label"]
+        ]
+        labels_by_item = _by_item(ann["item"], ann["annotator"], chosen)
         indicators = pd.DataFrame(
             [[int(lab in row) for lab in labels] for row in ann["label"]],
             columns=labels,
@@ -492,6 +510,8 @@ def load_lewidi(
         ann["label"] = _apply_label_map(raw, label_map)
         if label_map is not None:
             ann["raw_label"] = raw
+            raw_by_item = _by_item(ann["item"], ann["annotator"], raw)
+        labels_by_item = _by_item(ann["item"], ann["annotator"], ann["label"])
         classes = list(soft.columns) if soft is not None else []
         extra = [c for c in pd.unique(ann["label"]) if c not in set(classes)]
         counts = None
@@ -568,6 +588,18 @@ def load_lewidi(
     n_unknown = 0
     if annotators is not None:
         annotators, n_unknown = _with_unknown(annotators, ann["annotator"].unique())
+    try:
+        frame = lewidi_frame(
+            path.name,
+            ids,
+            records,
+            labels_by_item,
+            text,
+            annotators,
+            raw_by_item=raw_by_item,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
     tasks = {r.get("annotation task") for r in records} - {None}
     task = tasks.pop() if len(tasks) == 1 else None
     return Bunch(
@@ -575,6 +607,7 @@ def load_lewidi(
         soft_labels=soft,
         classes=np.array(classes, dtype=object),
         annotations=ann,
+        frame=frame,
         annotators=annotators,
         text=text,
         item_info=item_info,
@@ -601,9 +634,17 @@ def load_lewidi(
     )
 
 
+def _by_item(items, annotators, labels) -> dict:
+    """``{item: {annotator: label}}`` in the table's order."""
+    out: dict = {}
+    for item, who, label in zip(items, annotators, labels):
+        out.setdefault(item, {})[who] = label
+    return out
+
+
 def _n_annotations(record) -> int:
     """The number of labels given (an annotator may give several)."""
     ann = record.get("annotations")
     if isinstance(ann, dict):
-        return sum(len(_split_ids(v)) for v in ann.values())
+        return sum(len(split_ids(v)) for v in ann.values())
     return 0

@@ -44,6 +44,9 @@ LEWIDI_2025_URL = (
 LEWIDI_SHA256: dict[str, str] = {}
 
 _FOLDER = "lewidi"
+#: Where a copy of the whole 2025 release may sit in the data home, its files
+#: named as the task publishes them: ``<data home>/lewidi/2025/MP_dev.json``.
+_RELEASE_2025 = "2025"
 
 
 def _canonical(name: str) -> str:
@@ -151,7 +154,11 @@ def fetch_lewidi(
 
     The file is cached in ``<data home>/lewidi/<name>/`` (see
     :func:`get_data_home`); later calls read the cache without network
-    access. A download is verified against its sha256 -- ``sha256=``, or the
+    access. A copy of the 2025 release in ``<data home>/lewidi/2025/``,
+    its files named as published (``Paraphrase_train.json``,
+    ``Paraphrase_annotators_meta.json``, ...), is read where it is instead:
+    point ``HCAL_DATA`` at a folder holding ``lewidi/2025/`` to work offline.
+    A download is verified against its sha256 -- ``sha256=``, or the
     module's table ``LEWIDI_SHA256`` -- before anything is cached; when no
     digest is known the digest of the first download is recorded (with a
     UserWarning) and every later read of the cache is checked against it.
@@ -218,7 +225,12 @@ def fetch_lewidi(
             f"split={split!r} is not a LeWiDi 2025 split; the task publishes "
             f"{list(LEWIDI_2025_SPLITS)} for {name!r}."
         )
-    folder = get_data_home(data_home) / _FOLDER / key
+    home = get_data_home(data_home)
+    folder = home / _FOLDER / key
+    if known and url is None:
+        local = _release_copy(home, key, split, sha256, annotators_meta, label_map)
+        if local is not None:
+            return local
     if known:
         file = f"{LEWIDI_2025[key][1]}_{split}.json"
         source = url or _lewidi_url(key, file)
@@ -237,4 +249,26 @@ def fetch_lewidi(
         if url is not None:  # a mirror: the metadata file sits beside the data
             meta_url = url.rsplit("/", 1)[0] + "/" + meta_file
         _ensure(meta, meta_url, _expected_digest(meta_file, sha256), **options)
+    return load_lewidi(path, annotators_meta=meta, label_map=label_map)
+
+
+def _release_copy(home, key, split, sha256, annotators_meta, label_map):
+    """The set from ``<data home>/lewidi/2025/`` when a copy of it is there.
+
+    A copy of the release (e.g. a read-only shared folder) is read where it
+    is, never written to; a digest given with ``sha256=`` is checked.
+    """
+    prefix = LEWIDI_2025[key][1]
+    folder = home / _FOLDER / _RELEASE_2025
+    path = folder / f"{prefix}_{split}.json"
+    if not path.is_file():
+        return None
+    digest = _expected_digest(path.name, sha256)
+    if digest is not None and _sha256(path) != digest:
+        raise OSError(
+            f"The LeWiDi file {str(path)!r} has sha256 {_sha256(path)}, expected "
+            f"{digest}: it is not the published file."
+        )
+    meta = folder / f"{prefix}_annotators_meta.json"
+    meta = meta if annotators_meta and meta.is_file() else None
     return load_lewidi(path, annotators_meta=meta, label_map=label_map)

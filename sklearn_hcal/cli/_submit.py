@@ -1,0 +1,348 @@
+"""``hcal lewidi``: a LeWiDi 2025 submission in one command.
+
+Trains the default :class:`~sklearn_hcal.perspectivist.PerspectivistClassifier`
+on the annotations of the ``--train`` files, prints its item-grouped
+cross-validated scores on both tracks beside the reference baselines, and
+writes the official 2025 submission files for ``--predict``:
+
+* ``DIR/<stem>_soft.tsv`` -- ``item_id<TAB>[p, ...]``: each item's soft
+  label, the mean of its annotators' predicted distributions, in the class
+  order of the data set (numeric scales increasing; VariErrNLI: the
+  probability of each label);
+* ``DIR/<stem>_pe.tsv`` -- ``item_id<TAB>[label, ...]``: one predicted
+  label per distinct annotator of the item, in the order of its
+  ``annotators`` field (VariErrNLI: each annotator's list of labels) --
+  the Bayes decision of the track's score (the median on a Likert scale,
+  the mode for a binary one, per-label thresholds for VariErrNLI).
+
+``hcal evaluate TRUTH.json --pred FILE`` reads both files. The options are
+declared in :mod:`._submit_command`, which imports this module only to run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InputError
+
+__all__ = ["run_lewidi"]
+
+#: The published best results on the official test sets (the issue's numbers,
+#: LeWiDi 2025 leaderboard), printed beside the cross-validated scores.
+PUBLISHED = {
+    "paraphrase detection": {
+        "metric": "perspectivist_absolute_distance",
+        "Opt-ICL": 0.119,
+        "twinhter": 0.080,
+    },
+    "natural language inference": {
+        "metric": "perspectivist_error_rate",
+        "Opt-ICL": 0.270,
+        "twinhter": 0.124,
+    },
+}
+
+
+# --------------------------------------------------------------------------- #
+# Reading and checking the files
+# --------------------------------------------------------------------------- #
+def _load(path, *, annotators_meta="auto"):
+    from ..datasets import load_lewidi
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such file.")
+    try:
+        return load_lewidi(p, annotators_meta=annotators_meta)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _text_fields(data) -> list:
+    return [str(c) for c in data.text.columns]
+
+
+def _describe(data) -> str:
+    kind = "multi-label" if data.multilabel else "classes"
+    return (
+        f"task {data.task!r}, text fields {_text_fields(data)}, {kind} "
+        f"{[str(c) for c in data.classes]}"
+    )
+
+
+def _check_training(path, data) -> None:
+    """Every item annotated, every label on the scale, by item and annotator."""
+    frame = data.frame
+    listed = frame.groupby("item", sort=False).size()
+    ids = [str(i) for i in data.item_info.index]
+    missing = [i for i in ids if i not in listed.index]
+    if missing:
+        raise InputError(
+            f"{path}: item {missing[0]!r} has no annotators; a training file needs "
+            "every item's annotations."
+        )
+    unlabelled = frame["label"].isna().to_numpy()
+    if unlabelled.any():
+        row = frame.iloc[int(np.flatnonzero(unlabelled)[0])]
+        raise InputError(
+            f"{path}: item {row['item']!r} has no annotations (annotator "
+            f"{row['annotator']!r} is listed without a label); a training file "
+            "needs every item's annotations."
+        )
+    scale = set(data.soft_labels.columns) if data.soft_labels is not None else None
+    if scale is None:
+        return
+    for item, who, label in frame[["item", "annotator", "label"]].itertuples(
+        index=False
+    ):
+        chosen = label if isinstance(label, tuple) else (label,)
+        outside = [lab for lab in chosen if lab not in scale]
+        if outside:
+            raise InputError(
+                f"{path}: item {item!r}, annotator {who!r}: the label "
+                f"{outside[0]!r} is outside the scale {sorted(scale, key=str)} of "
+                "the file's soft labels."
+            )
+
+
+def _same_data_set(first_path, first, path, data, role) -> None:
+    same = (
+        data.task == first.task
+        and _text_fields(data) == _text_fields(first)
+        and data.multilabel == first.multilabel
+    )
+    if same and data.soft_labels is not None:
+        same = set(data.classes.tolist()) <= set(first.classes.tolist())
+    if not same:
+        raise InputError(
+            f"{role} {path} is not of the data set of {first_path}: it has "
+            f"{_describe(data)}, where {first_path} has {_describe(first)}."
+        )
+
+
+def _digest(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check_not_a_training_file(predict, trains) -> None:
+    digest = _digest(predict)
+    for path in trains:
+        if os.path.samefile(predict, path) or _digest(path) == digest:
+            raise InputError(
+                f"--predict {predict} is the training file {path}: predict a file "
+                "the model was not trained on (its test split)."
+            )
+
+
+def _training_table(paths, datasets):
+    """One long table of every training file; item ids made unique.
+
+    Item ids may repeat across files (VariErrNLI's train and dev splits
+    share premise ids for different statements); a repeated id is qualified
+    with its file's stem, and the original id stays the cross-validation
+    group, so that items of one premise never sit on both sides of a fold.
+    """
+    frames, seen = [], set()
+    for path, data in zip(paths, datasets):
+        frame = data.frame.copy()
+        frame["group"] = frame["item"]
+        clash = frame["item"].isin(seen)
+        if clash.any():
+            frame.loc[clash, "item"] = Path(path).stem + ":" + frame.loc[clash, "item"]
+        seen |= set(frame["item"])
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    groups = table.pop("group")
+    y = table.pop("label")
+    table = table.drop(columns=[c for c in ("raw_label",) if c in table.columns])
+    return table, y, groups
+
+
+def _check_predict_items(path, data) -> None:
+    listed = data.frame.groupby("item", sort=False).size()
+    for item in data.item_info.index:
+        if str(item) not in listed.index:
+            raise InputError(
+                f"{path}: item {str(item)!r} has no annotators; the perspectivist "
+                "track predicts the label of each annotator listed in the "
+                "item's annotators field."
+            )
+
+
+# --------------------------------------------------------------------------- #
+# The command
+# --------------------------------------------------------------------------- #
+def run_lewidi(args) -> int:
+    from ..utils._progress import Progress
+    from ._output import prepare_output_dir, writing_to
+
+    start = time.perf_counter()
+    prog = Progress(enabled=not args.quiet)
+    trains = list(dict.fromkeys(args.train))
+    datasets = []
+    for path in trains:
+        data = _load(path)
+        _check_training(path, data)
+        if data.counts is None or not len(data.annotations):
+            raise InputError(
+                f"--train {path}: the file has no annotations to train on."
+            )
+        if datasets:
+            _same_data_set(trains[0], datasets[0], path, data, "--train")
+        datasets.append(data)
+    predict_path = args.predict
+    if not Path(predict_path).is_file():
+        raise InputError(f"--predict {predict_path}: no such file.")
+    _check_not_a_training_file(predict_path, trains)
+    test = _load(predict_path)
+    _same_data_set(trains[0], datasets[0], predict_path, test, "--predict")
+    _check_predict_items(predict_path, test)
+    out = prepare_output_dir(args.out, "--out")
+
+    X, y, groups = _training_table(trains, datasets)
+    X_test = _predict_table(test, datasets, trains, X)
+    first = datasets[0]
+    scale = "multi-label" if first.multilabel else "classes"
+    prog.message(
+        f"{first.task or 'LeWiDi data'}: {X['item'].nunique()} training items, "
+        f"{len(X)} annotations by {X['annotator'].nunique()} annotators; {scale} "
+        f"{[str(c) for c in first.classes]}"
+    )
+    clf = _classifier(first, args.seed)
+    if args.folds:
+        _print_cross_validation(clf, X, y, groups, args, first, prog)
+    prog.message("fitting the model on every training annotation")
+    model = clf.fit(X, y)
+    prog.message(f"predicting {len(X_test)} annotations of {Path(predict_path).name}")
+    soft = model.predict_soft_labels(X_test)
+    labels = model.predict(X_test)
+    stem = Path(predict_path).stem
+    with writing_to(out, "--out"):
+        soft_path = out / f"{stem}_soft.tsv"
+        pe_path = out / f"{stem}_pe.tsv"
+        _write_soft(soft_path, test, soft, first)
+        _write_perspectivist(pe_path, X_test, labels)
+    prog.message(f"wrote {soft_path} ({len(soft)} items)")
+    prog.message(f"wrote {pe_path} ({len(X_test)} annotations)")
+    prog.message(f"done in {time.perf_counter() - start:.1f}s")
+    return 0
+
+
+def _classifier(data, seed):
+    from ..perspectivist import PerspectivistClassifier
+
+    classes = None if data.multilabel else list(data.classes)
+    return PerspectivistClassifier(classes=classes, random_state=seed)
+
+
+def _predict_table(test, datasets, trains, X):
+    """The long table of ``--predict``, with the training files' metadata."""
+    frame = test.frame
+    meta = [c for c in X.columns if c not in frame.columns and c != "explanation"]
+    if meta and datasets[0].annotators is not None:
+        # a test file away from the metadata file: use the training files'
+        known = datasets[0].annotators
+        frame = frame.drop(columns=[c for c in known.columns if c in frame.columns])
+        frame = frame.join(known, on="annotator")
+        for col in known.columns:
+            if col == "in_metadata":
+                frame[col] = frame[col].fillna(False).astype(bool)
+            elif not pd.api.types.is_numeric_dtype(known[col]):
+                frame[col] = frame[col].fillna("unknown")
+    keep = [c for c in frame.columns if c in X.columns or c == "explanation"]
+    return frame[keep]
+
+
+def _print_cross_validation(clf, X, y, groups, args, data, prog) -> None:
+    from ..perspectivist._shared import cross_val_tracks
+
+    n_groups = groups.nunique()
+    folds = min(args.folds, n_groups)
+    if folds < 2:
+        prog.message("too few items to cross-validate; skipped")
+        return
+    prog.message(f"item-grouped {folds}-fold cross-validation")
+    scores, _, _ = cross_val_tracks(
+        clf,
+        X,
+        y,
+        groups=groups,
+        n_splits=folds,
+        random_state=args.seed,
+        progress=lambda done, total: prog.update("cross-validation", done, total),
+    )
+    print(_cv_table(scores, folds, data))
+
+
+def _cv_table(scores, folds, data) -> str:
+    from ._output import markdown_table
+
+    metrics = [c for c in scores.columns if c not in ("fold", "model")]
+    order = ["model", "most frequent label", "annotator's most frequent label", "prior"]
+    mean = scores.groupby("model").mean().reindex(order)
+    std = scores.groupby("model").std(ddof=1).reindex(order)
+    cells = pd.DataFrame(
+        {m: [f"{a:.4f} ± {s:.4f}" for a, s in zip(mean[m], std[m])] for m in metrics},
+        index=pd.Index(order, name="prediction"),
+    )
+    lines = [
+        f"Item-grouped {folds}-fold cross-validation on the training files "
+        "(mean ± standard deviation over folds; lower is better):",
+        "",
+        markdown_table(cells),
+    ]
+    published = PUBLISHED.get(data.task)
+    if published is not None:
+        metric = published["metric"]
+        ours = mean.loc["model", metric]
+        lines.append("")
+        lines.append(
+            f"{metric}: {ours:.4f} in cross-validation; on the official test set "
+            + ", ".join(
+                f"{team} {published[team]:.3f} ({ours - published[team]:+.4f})"
+                for team in ("Opt-ICL", "twinhter")
+            )
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- #
+# The submission files
+# --------------------------------------------------------------------------- #
+def _label_text(value):
+    if isinstance(value, tuple):
+        return [str(v) for v in value]
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)) and float(value).is_integer():
+        return int(value)
+    return value if isinstance(value, str) else value.item()
+
+
+def _write_soft(path, test, soft, data) -> None:
+    # the data set's class order, which hcal evaluate reads lists in
+    classes = list(data.classes)
+    lines = []
+    for item in test.item_info.index:
+        row = soft.loc[str(item), classes].to_numpy(dtype=np.float64)
+        lines.append(f"{item}\t[{', '.join(repr(float(p)) for p in row)}]\n")
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def _write_perspectivist(path, X_test, labels) -> None:
+    per_item = {}
+    for item, value in zip(X_test["item"], labels):
+        per_item.setdefault(item, []).append(_label_text(value))
+    lines = [f"{item}\t{json.dumps(values)}\n" for item, values in per_item.items()]
+    path.write_text("".join(lines), encoding="utf-8")

@@ -1,0 +1,70 @@
+"""``hcal lewidi``: the subcommand's options; the run itself is :mod:`._submit`.
+
+Kept apart from :mod:`._submit` so that building the parser imports neither
+numpy, pandas nor scikit-learn (every ``hcal`` command builds every parser).
+"""
+
+from __future__ import annotations
+
+from ._arguments import positive_int
+
+__all__ = ["add_subcommand"]
+
+
+def add_subcommand(sub) -> None:
+    """Register ``hcal lewidi`` on the subparsers ``sub``."""
+    cmd = sub.add_parser(
+        "lewidi",
+        help="train a per-annotator model and write a LeWiDi 2025 submission",
+        description=(
+            "Train the default perspectivist model (TF-IDF of the item's text and "
+            "of the annotator's explanation, one-hot annotator and metadata, "
+            "logistic regressions; ordinal on Likert scales, one model per label "
+            "for VariErrNLI) on the annotations of the --train files, print its "
+            "item-grouped cross-validated scores on both tracks beside the "
+            "baselines, and write DIR/<stem>_soft.tsv and DIR/<stem>_pe.tsv for "
+            "the --predict file in the official 2025 submission layouts (read by "
+            "'hcal evaluate')."
+        ),
+    )
+    cmd.add_argument(
+        "--train",
+        action="append",
+        required=True,
+        metavar="FILE.json",
+        help="a LeWiDi harmonised training file with annotations; repeatable "
+        "(e.g. the train and dev splits of one data set)",
+    )
+    cmd.add_argument(
+        "--predict",
+        required=True,
+        metavar="TEST.json",
+        help="the file to predict (its annotators field lists whose labels to "
+        "predict); not one of the training files",
+    )
+    cmd.add_argument(
+        "--out", required=True, metavar="DIR", help="folder for the two .tsv files"
+    )
+    cmd.add_argument(
+        "--folds",
+        type=positive_int,
+        default=5,
+        help="item-grouped cross-validation folds for the printed scores "
+        "(default 5; 0 skips the cross-validation)",
+    )
+    cmd.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the folds' shuffle and of the model (default 0)",
+    )
+    cmd.add_argument(
+        "--quiet", action="store_true", help="no progress messages on stderr"
+    )
+    cmd.set_defaults(handler=_cmd_lewidi)
+
+
+def _cmd_lewidi(args) -> int:
+    from ._submit import run_lewidi
+
+    return run_lewidi(args)

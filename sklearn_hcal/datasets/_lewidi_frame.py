@@ -1,0 +1,149 @@
+"""LeWiDi's long table: one row per (item, annotator), with everything known.
+
+:func:`~sklearn_hcal.datasets.load_lewidi` returns it as ``frame``: the input
+of per-annotator models (:class:`~sklearn_hcal.perspectivist.PerspectivistClassifier`)
+and of aggregation. Each row joins what the file says about one annotator's
+judgement of one item:
+
+* ``item``, ``annotator`` -- the keys; the annotators of an item are its
+  ``annotators`` field (in its order, each once), or the keys of its
+  ``annotations`` when the field is absent. A test file without annotations
+  still gives one row per listed annotator, with a missing label: those are
+  the pairs a perspectivist submission predicts;
+* ``label`` -- the annotation as :func:`load_lewidi` reads it (numeric scales
+  as numbers, ``label_map`` applied; ``raw_label`` beside it with
+  ``label_map``); for multi-label data the *tuple* of the labels chosen, in
+  the order of ``classes`` (``("contradiction", "neutral")``, ``()`` for
+  none): a tuple is hashable, prints and saves as it reads, and one order
+  makes equal sets equal tuples;
+* the item's text fields (2025: ``Question1``/``Question2``,
+  ``context``/``statement``, ...; 2023: ``text``);
+* ``explanation`` -- the annotator's own explanation, when the file ships
+  ``other_info.explanations`` (Paraphrase, VariErrNLI): a list aligned with
+  the ``annotators`` field, which VariErrNLI repeats once per label an
+  annotator gave; an annotator's explanations are joined with a newline, in
+  the file's order;
+* the annotator's metadata columns (2025), with the explicit ``"unknown"``
+  group (and ``in_metadata`` False) for annotators the metadata lacks.
+
+A text or metadata field whose name is taken (``label``, ``item``, ...) is
+prefixed (``text_``, ``annotator_``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+
+__all__ = ["lewidi_frame", "split_ids"]
+
+#: The columns the long table always starts with, and the explanation's.
+KEY_COLUMNS = ("item", "annotator", "label")
+EXPLANATION = "explanation"
+
+
+def split_ids(text) -> list[str]:
+    """``"Ann1, Ann2,"`` -> ``["Ann1", "Ann2"]`` (a list passes through)."""
+    if isinstance(text, (list, tuple)):
+        return [str(part).strip() for part in text if str(part).strip()]
+    return [part.strip() for part in str(text).split(",") if part.strip()]
+
+
+def _listed_annotators(item_id, record, annotated):
+    """The item's annotators: its ``annotators`` field, once each, in order."""
+    field = record.get("annotators")
+    listed = split_ids(field) if field not in (None, "") else []
+    if not listed:
+        return list(annotated), None
+    unique = list(dict.fromkeys(listed))
+    if annotated and set(unique) != set(annotated):
+        only_field = [a for a in unique if a not in annotated]
+        only_ann = [a for a in annotated if a not in set(unique)]
+        raise ValueError(
+            f"Item {item_id!r}: the annotators field lists {unique} but the "
+            f"annotations come from {list(annotated)} (only in the field: "
+            f"{only_field}; only in the annotations: {only_ann})."
+        )
+    return unique, listed
+
+
+def _explanations(item_id, record, listed, path_name):
+    """``{annotator: explanation}`` of one item (empty without explanations)."""
+    info = record.get("other_info")
+    texts = info.get("explanations") if isinstance(info, dict) else None
+    if texts is None or (isinstance(texts, list) and not texts):
+        return {}  # none shipped (an empty list included)
+    if not isinstance(texts, list) or listed is None or len(texts) != len(listed):
+        n_texts = len(texts) if isinstance(texts, list) else type(texts).__name__
+        n_listed = "no" if listed is None else len(listed)
+        warnings.warn(
+            f"{path_name}: item {item_id!r} has {n_texts} explanations for "
+            f"{n_listed} entries of its annotators field; explanations are "
+            "aligned with that field, so this item's are left out (missing).",
+            UserWarning,
+            stacklevel=4,
+        )
+        return {}
+    out: dict[str, list[str]] = {}
+    for who, text in zip(listed, texts):
+        if text is not None and str(text).strip():
+            out.setdefault(who, []).append(str(text))
+    return {who: "\n".join(parts) for who, parts in out.items()}
+
+
+def _free_name(name, taken, prefix):
+    while name in taken:
+        name = f"{prefix}{name}"
+    return name
+
+
+def lewidi_frame(
+    path_name,
+    ids,
+    records,
+    labels_by_item,
+    text: pd.DataFrame,
+    annotators: pd.DataFrame | None,
+    *,
+    raw_by_item=None,
+) -> pd.DataFrame:
+    """The long table of one file (see the module docstring).
+
+    ``labels_by_item`` maps each item id to ``{annotator: label}`` as the
+    loader read them (labels final: class keys, mapped, multi-label tuples);
+    ``raw_by_item`` the same before ``label_map``.
+    """
+    rows_item, rows_who, rows_label, rows_raw, rows_expl = [], [], [], [], []
+    any_explanations = False
+    for item_id, record in zip(ids, records):
+        annotated = labels_by_item.get(item_id, {})
+        who, listed = _listed_annotators(item_id, record, annotated)
+        explained = _explanations(item_id, record, listed, path_name)
+        info = record.get("other_info")
+        any_explanations |= isinstance(info, dict) and "explanations" in info
+        raw = raw_by_item.get(item_id, {}) if raw_by_item is not None else {}
+        for name in who:
+            rows_item.append(item_id)
+            rows_who.append(name)
+            rows_label.append(annotated.get(name))
+            rows_raw.append(raw.get(name))
+            rows_expl.append(explained.get(name))
+    frame = pd.DataFrame({"item": rows_item, "annotator": rows_who})
+    labels = pd.Series(rows_label, dtype=object)
+    if len(labels) and labels.notna().all() and not isinstance(labels[0], tuple):
+        labels = pd.Series(labels.tolist())  # the dtype of the labels (int64 ...)
+    frame["label"] = labels
+    if raw_by_item is not None:
+        frame["raw_label"] = pd.Series(rows_raw, dtype=object)
+    taken = set(frame.columns) | {EXPLANATION}
+    fields = {c: _free_name(str(c), taken, "text_") for c in text.columns}
+    taken |= set(fields.values())
+    texts = text.rename(columns=fields)
+    frame = frame.join(texts, on="item")
+    if any_explanations:
+        frame[EXPLANATION] = pd.Series(rows_expl)  # text; missing where absent
+    if annotators is not None:
+        meta = {c: _free_name(str(c), taken, "annotator_") for c in annotators.columns}
+        frame = frame.join(annotators.rename(columns=meta), on="annotator")
+    return frame

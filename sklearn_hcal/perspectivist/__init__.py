@@ -1,0 +1,22 @@
+"""Annotators as first-class citizens: per-annotator (perspectivist) models.
+
+:class:`PerspectivistClassifier` learns the label each annotator gives each
+item from a long table of annotations (``load_lewidi(path).frame``): per
+annotator distributions, the Bayes decision of LeWiDi 2025's perspectivist
+scores, and each item's soft label as the mean over its annotators.
+:class:`AnnotationVectorizer`, :class:`OrdinalClassifier` and
+:func:`make_default_estimator` make up its CPU default.
+"""
+
+from .._lazy import attach
+
+_PUBLIC = {
+    "AnnotationVectorizer": "._features",
+    "OrdinalClassifier": "._ordinal",
+    "PerspectivistClassifier": "._classifier",
+    "make_default_estimator": "._features",
+}
+
+__all__ = sorted(_PUBLIC)
+
+__getattr__, __dir__ = attach(__name__, _PUBLIC)

@@ -1,0 +1,463 @@
+"""Features of a long table of annotations, and the default model on them.
+
+:class:`AnnotationVectorizer` turns the rows of a long table (one row per
+(item, annotator): the item's text, the annotator's explanation, the
+annotator's id and metadata) into one sparse matrix, choosing each
+column's treatment from its content; :func:`make_default_estimator` puts
+a linear model on it, the CPU default of
+:class:`PerspectivistClassifier` (chosen by item-grouped cross-validation,
+see ``benchmarks/bench_perspectivist.py``).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.compose import ColumnTransformer
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.multioutput import MultiOutputClassifier
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._compat import Interval, fit_context, validate_data
+from ._ordinal import OrdinalClassifier
+
+__all__ = ["AnnotationVectorizer", "make_default_estimator"]
+
+#: Mean number of words from which a text column is free text (TF-IDF)
+#: rather than a category (one-hot): item texts and explanations have more,
+#: metadata values ("master student", "Full-Time") fewer.
+TEXT_MIN_WORDS = 4
+#: A column with this many distinct values or fewer is a category even when
+#: its values are long (an employment status written as a phrase).
+CATEGORY_MAX_VALUES = 20
+_MISSING = "<missing>"
+
+
+def _column_names(columns, param):
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return [columns]
+    return list(columns)
+
+
+class AnnotationVectorizer(TransformerMixin, BaseEstimator):
+    """Sparse features of a long table of annotations.
+
+    Each column of ``X`` gets a treatment from its content (or from the
+    parameters that name columns):
+
+    * free text (item text fields, explanations): TF-IDF of words and word
+      pairs, one vectoriser per column; a column is free text when its
+      values have at least 4 words on average and it has more than 20
+      distinct values;
+    * the ``explanation`` column (an annotator's own reason for the label)
+      is free text with its own weight, ``explanation_weight``;
+    * other text, booleans and categories (the annotator id, gender, ...):
+      one-hot, unknown values at ``transform`` encoded as all zeros;
+    * numbers (age): median-imputed and standardised.
+
+    Missing text is the empty text, a missing category is its own category.
+
+    Annotators with at least ``interaction_min_rows`` rows (at most the
+    ``interaction_max_annotators`` with the most rows) also get their own
+    copy of every feature, non-zero on their rows only (Daumé III's (2007)
+    feature augmentation: a shared weight plus one per annotator), so that a
+    linear model learns how each annotator reads an explanation or a text
+    beside what they share; the other annotators (and a table without the
+    annotator column) get the shared features only. The copies add as many
+    non-zeros as the copied rows have, but one weight per feature and copy:
+    the cap keeps a data set with hundreds of prolific annotators (MP's
+    training split) to a few hundred MB.
+
+    Parameters
+    ----------
+    text_columns, categorical_columns, numeric_columns : str, list or None
+        Columns given a treatment explicitly; the others are classified as
+        above.
+    explanation : str or None, default="explanation"
+        The column of the annotator's explanation, if ``X`` has it.
+    explanation_weight : float, default=8.0
+        Factor on the explanation's TF-IDF block: in a linear model with
+        one ``C`` it lets the explanation (very informative where present)
+        be regularised less than the item's text (``C·64`` for it against
+        ``C`` for the rest; chosen by item-grouped cross-validation).
+    ngram_range : tuple, default=(1, 2)
+        Word n-grams of the TF-IDF blocks.
+    min_df : int, default=1
+        Minimum document frequency of an n-gram.
+    drop : list or None, default=None
+        Columns never used (e.g. an item id, which does not generalise to new
+        items).
+    annotator : str or None, default="annotator"
+        The annotator column, for the per-annotator copies.
+    interaction_min_rows : int or None, default=100
+        Rows an annotator needs for its own copy of the features; None: no
+        copies.
+    interaction_max_annotators : int, default=20
+        At most this many annotators get a copy: those with the most rows
+        (ties by name).
+
+    Attributes
+    ----------
+    column_roles_ : dict
+        ``{column: "text" | "explanation" | "categorical" | "numeric"}``.
+    interaction_annotators_ : ndarray
+        The annotators with their own copy of the features.
+    transformer_ : ColumnTransformer
+        The fitted transformer.
+    feature_names_in_ : ndarray
+        The columns of a DataFrame ``X`` at ``fit`` (``transform`` needs the
+        same columns).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_hcal.perspectivist import AnnotationVectorizer
+    >>> X = pd.DataFrame({
+    ...     "annotator": ["A", "B", "A", "B"],
+    ...     "explanation": ["same question asked twice", "different topics here",
+    ...                     "not the same meaning at all", "they ask the same thing"],
+    ... })
+    >>> vec = AnnotationVectorizer().fit(X)
+    >>> vec.column_roles_
+    {'annotator': 'categorical', 'explanation': 'explanation'}
+    >>> vec.transform(X).shape[0]
+    4
+    """
+
+    _parameter_constraints = {
+        "text_columns": [str, list, tuple, None],
+        "categorical_columns": [str, list, tuple, None],
+        "numeric_columns": [str, list, tuple, None],
+        "explanation": [str, None],
+        "explanation_weight": [Interval(Real, 0, None, closed="neither")],
+        "ngram_range": [tuple],
+        "min_df": [Interval(Real, 0, None, closed="neither")],
+        "drop": [list, tuple, None],
+        "annotator": [str, None],
+        "interaction_min_rows": [Interval(Integral, 1, None, closed="left"), None],
+        "interaction_max_annotators": [Interval(Integral, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        text_columns=None,
+        categorical_columns=None,
+        numeric_columns=None,
+        explanation="explanation",
+        explanation_weight=8.0,
+        ngram_range=(1, 2),
+        min_df=1,
+        drop=None,
+        annotator="annotator",
+        interaction_min_rows=100,
+        interaction_max_annotators=20,
+    ):
+        self.text_columns = text_columns
+        self.categorical_columns = categorical_columns
+        self.numeric_columns = numeric_columns
+        self.explanation = explanation
+        self.explanation_weight = explanation_weight
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.drop = drop
+        self.annotator = annotator
+        self.interaction_min_rows = interaction_min_rows
+        self.interaction_max_annotators = interaction_max_annotators
+
+    def _frame(self, X) -> pd.DataFrame:
+        if isinstance(X, pd.DataFrame):
+            return X
+        if sp.issparse(X):
+            raise TypeError(
+                "Sparse data was passed to AnnotationVectorizer, but dense data "
+                "is required: a DataFrame of columns (sparse input is not "
+                "supported)."
+            )
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected a 2D table (a DataFrame of columns), got shape "
+                f"{arr.shape} instead. Reshape your data either using "
+                "array.reshape(-1, 1) if it has a single feature or "
+                "array.reshape(1, -1) if it contains a single sample."
+            )
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported.")
+        return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+
+    def _roles(self, X: pd.DataFrame) -> dict:
+        explicit = {}
+        for role, cols in (
+            ("text", self.text_columns),
+            ("categorical", self.categorical_columns),
+            ("numeric", self.numeric_columns),
+        ):
+            for c in _column_names(cols, role) or []:
+                if c not in X.columns:
+                    raise ValueError(
+                        f"{role}_columns names {c!r}, not a column of X "
+                        f"{list(X.columns)}."
+                    )
+                explicit[c] = role
+        dropped = set(_column_names(self.drop, "drop") or [])
+        roles = {}
+        for c in X.columns:
+            if c in dropped:
+                continue
+            if c == self.explanation:
+                roles[c] = "explanation"
+            elif c in explicit:
+                roles[c] = explicit[c]
+            else:
+                roles[c] = _infer_role(X[c])
+        return roles
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Classify the columns and fit their transformers.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_columns)
+            The long table without its label (an array's columns are numeric
+            features ``x0, x1, ...``).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : AnnotationVectorizer
+        """
+        frame = self._frame(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.column_roles_ = self._roles(frame)
+        if not self.column_roles_:
+            raise ValueError(
+                f"X has 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
+                f"required: no column to build features from (columns "
+                f"{list(frame.columns)}, drop={self.drop!r})."
+            )
+        self.transformer_ = self._transformer()
+        self.transformer_.fit(self._prepared(frame))
+        self.interaction_annotators_ = np.array([], dtype=object)
+        if (
+            self.interaction_min_rows is not None
+            and self.annotator is not None
+            and self.annotator in frame.columns
+        ):
+            counts = frame[self.annotator].astype(object).value_counts()
+            counts = counts[counts >= self.interaction_min_rows]
+            # the most rows first, ties by name: the same choice on any order
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+            chosen = [name for name, _ in ranked[: self.interaction_max_annotators]]
+            self.interaction_annotators_ = np.asarray(sorted(chosen), dtype=object)
+        return self
+
+    def _transformer(self) -> ColumnTransformer:
+        parts, weights = [], {}
+        for j, (col, role) in enumerate(self.column_roles_.items()):
+            name = f"{role}{j}"
+            if role in ("text", "explanation"):
+                vec = TfidfVectorizer(
+                    ngram_range=self.ngram_range,
+                    min_df=self.min_df,
+                    sublinear_tf=True,
+                    token_pattern=r"(?u)\b\w+\b",  # keeps "Q1", "a", "I"
+                )
+                parts.append((name, vec, col))
+                if role == "explanation":
+                    weights[name] = float(self.explanation_weight)
+            elif role == "categorical":
+                enc = OneHotEncoder(handle_unknown="ignore")
+                parts.append((name, enc, [col]))
+            else:
+                num = make_pipeline(SimpleImputer(strategy="median"), StandardScaler())
+                parts.append((name, num, [col]))
+        return ColumnTransformer(
+            parts, transformer_weights=weights or None, sparse_threshold=1.0
+        )
+
+    def _prepared(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The used columns with missing values filled as documented."""
+        absent = [c for c in self.column_roles_ if c not in frame.columns]
+        if absent:
+            raise ValueError(
+                f"X lacks the columns {absent} the vectorizer was fitted on; its "
+                f"columns are {list(frame.columns)}."
+            )
+        out = {}
+        for col, role in self.column_roles_.items():
+            values = frame[col]
+            if role in ("text", "explanation"):
+                out[col] = values.astype(object).where(values.notna(), "").map(str)
+            elif role == "categorical":
+                out[col] = (
+                    values.astype(object).where(values.notna(), _MISSING).map(str)
+                )
+            else:
+                out[col] = pd.to_numeric(values, errors="raise").astype(np.float64)
+        return pd.DataFrame(out, index=frame.index)
+
+    def transform(self, X):
+        """The sparse features of ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_columns)
+            With the columns seen in ``fit``, in the same order.
+
+        Returns
+        -------
+        Xt : sparse matrix of shape (n_samples, n_features_out)
+        """
+        check_is_fitted(self)
+        frame = self._frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        Xt = sp.csr_matrix(self.transformer_.transform(self._prepared(frame)))
+        if not len(self.interaction_annotators_):
+            return Xt
+        return sp.hstack([Xt, self._copies(frame, Xt)], format="csr")
+
+    def _copies(self, frame, Xt):
+        """Each chosen annotator's rows of ``Xt`` in that annotator's block.
+
+        One matrix built by shifting column indices (block ``k`` starts at
+        ``k · d``): as many non-zeros as the chosen annotators' rows have,
+        without a product per annotator.
+        """
+        d = Xt.shape[1]
+        block = pd.Index(self.interaction_annotators_).get_indexer(
+            frame[self.annotator].astype(object)
+        )
+        rows = np.repeat(np.arange(Xt.shape[0]), np.diff(Xt.indptr))
+        keep = block[rows] >= 0
+        cols = Xt.indices[keep] + block[rows][keep] * d
+        return sp.csr_matrix(
+            (Xt.data[keep], (rows[keep], cols)),
+            shape=(Xt.shape[0], d * len(self.interaction_annotators_)),
+        )
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features (``<role><j>__<feature>``).
+
+        A per-annotator copy is prefixed ``<annotator column>=<annotator>__``.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored.
+
+        Returns
+        -------
+        names : ndarray of str
+        """
+        check_is_fitted(self)
+        shared = self.transformer_.get_feature_names_out()
+        copies = [
+            np.char.add(f"{self.annotator}={name}__", shared.astype(str))
+            for name in self.interaction_annotators_
+        ]
+        return np.concatenate([shared, *copies]).astype(object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        return tags
+
+
+def _infer_role(values: pd.Series) -> str:
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return "categorical"
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        return "numeric"
+    present = values.dropna()
+    if len(present) and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        for v in present.tolist()
+    ):
+        return "numeric"  # an object column of numbers
+    text = present.astype(str)
+    words = text.str.split().str.len().mean() if len(text) else 0.0
+    if words >= TEXT_MIN_WORDS and text.nunique() > CATEGORY_MAX_VALUES:
+        return "text"
+    return "categorical"
+
+
+def make_default_estimator(
+    *,
+    ordinal: bool,
+    multilabel: bool,
+    n_classes: int | None = None,
+    C: float = 1.0,
+    random_state=None,
+):
+    """The CPU default of :class:`PerspectivistClassifier`.
+
+    :class:`AnnotationVectorizer` and a logistic regression (liblinear, fast
+    on sparse text), with the scale's structure in the last step:
+
+    * ordinal scales: :class:`OrdinalClassifier` (one logistic regression
+      per threshold), whose median the classifier predicts;
+    * multi-label targets: one logistic regression per label
+      (:class:`~sklearn.multioutput.MultiOutputClassifier`);
+    * otherwise a logistic regression: liblinear for two classes (its
+      memory is the data's; L-BFGS keeps ten weight-sized vectors, which
+      per-annotator feature copies make large), multinomial L-BFGS for more.
+
+    Parameters
+    ----------
+    ordinal : bool
+        Whether the classes are an ordered scale.
+    multilabel : bool
+        Whether the target is a 0/1 indicator matrix.
+    n_classes : int or None, default=None
+        Number of classes of a nominal target (2: liblinear); None is more
+        than two.
+    C : float, default=1.0
+        Inverse regularisation of the logistic regressions (chosen by
+        item-grouped cross-validation on the LeWiDi 2025 training files).
+    random_state : int, RandomState instance or None, default=None
+        Seed of liblinear's coordinate order (results vary slightly without
+        one).
+
+    Returns
+    -------
+    estimator : Pipeline
+        Unfitted.
+
+    Examples
+    --------
+    >>> from sklearn_hcal.perspectivist import make_default_estimator
+    >>> make_default_estimator(ordinal=True, multilabel=False).steps[-1][0]
+    'ordinalclassifier'
+    """
+    binary = LogisticRegression(C=C, solver="liblinear", random_state=random_state)
+    if multilabel:
+        last = MultiOutputClassifier(binary)
+    elif ordinal:
+        last = OrdinalClassifier(binary)
+    elif n_classes == 2:
+        last = binary
+    else:
+        last = LogisticRegression(C=C, max_iter=1000)
+    return Pipeline(
+        [("annotationvectorizer", AnnotationVectorizer()), (_name(last), last)]
+    )
+
+
+def _name(estimator) -> str:
+    return type(estimator).__name__.lower()

@@ -1,0 +1,141 @@
+"""Bad input to PerspectivistClassifier: one clear ValueError naming the row."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+
+from sklearn_hcal.perspectivist import PerspectivistClassifier
+
+from ._tables import multilabel_table, ordinal_table
+
+
+@pytest.fixture(scope="module")
+def table():
+    return ordinal_table(n_items=12)
+
+
+def test_x_must_be_a_long_table(table):
+    X, y = table
+    with pytest.raises(ValueError, match="must be a DataFrame.*item='item'"):
+        PerspectivistClassifier().fit(X.to_numpy(), y)
+    with pytest.raises(ValueError, match="no column 'annotator'.*annotator="):
+        PerspectivistClassifier().fit(X.drop(columns=["annotator"]), y)
+
+
+def test_a_row_without_annotator_is_named(table):
+    X, y = table
+    X = X.copy()
+    X.loc[5, "annotator"] = None
+    with pytest.raises(ValueError, match=r"X row 5 has no annotator"):
+        PerspectivistClassifier().fit(X, y)
+    X = table[0].copy()
+    X.loc[7, "item"] = ""
+    with pytest.raises(ValueError, match=r"X row 7 has no item"):
+        PerspectivistClassifier().fit(X, y)
+
+
+def test_a_repeated_pair_is_named(table):
+    X, y = table
+    X = X.copy()
+    X.loc[4, "annotator"] = X.loc[3, "annotator"]
+    with pytest.raises(ValueError, match=r"row 3 \(item 'i1', annotator 'A'\)"):
+        PerspectivistClassifier().fit(X, y)
+
+
+def test_the_label_column_in_x_is_refused(table):
+    X, y = table
+    with pytest.raises(ValueError, match="target column 'label'.*leak"):
+        PerspectivistClassifier().fit(X.assign(label=y), y)
+    with pytest.raises(ValueError, match="target column 'rating'"):
+        PerspectivistClassifier().fit(X.assign(rating=y), y.rename("rating"))
+
+
+def test_a_missing_label_is_named_with_its_item_and_annotator(table):
+    X, y = table
+    y = y.astype(object).copy()
+    y[10] = None
+    with pytest.raises(
+        ValueError, match=r"y at row 10 \(item 'i3', annotator 'B'\) is missing"
+    ):
+        PerspectivistClassifier().fit(X, y)
+
+
+def test_a_label_outside_the_scale_is_named(table):
+    X, y = table
+    with pytest.raises(
+        ValueError, match=r"y at row 0 \(item 'i0', annotator 'A'\) is .*outside"
+    ):
+        PerspectivistClassifier(classes=[7, 8, 9]).fit(X, y)
+    Xm, ym = multilabel_table(n_items=5)
+    ym = ym.copy()
+    ym[4] = ("neutral", "maybe")
+    with pytest.raises(ValueError, match=r"row 4 .*label 'maybe', outside"):
+        PerspectivistClassifier(classes=["contradiction", "entailment", "neutral"]).fit(
+            Xm, ym
+        )
+
+
+def test_mixed_sets_and_labels_are_refused(table):
+    X, y = table
+    y = y.astype(object).copy()
+    y[2] = ("a", "b")
+    with pytest.raises(ValueError, match=r"mixes label sets and single labels"):
+        PerspectivistClassifier().fit(X, y)
+
+
+def test_wrong_length_and_continuous_targets(table):
+    X, y = table
+    with pytest.raises(ValueError, match="one label per row of X"):
+        PerspectivistClassifier().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="continuous"):
+        PerspectivistClassifier().fit(X, y + 0.5)
+
+
+def test_decisions_that_do_not_fit_the_target(table):
+    X, y = table
+    with pytest.raises(ValueError, match="decision='median' needs an ordinal"):
+        PerspectivistClassifier(ordinal=False, decision="median").fit(X, y)
+    with pytest.raises(ValueError, match="decision='threshold'"):
+        PerspectivistClassifier(decision="threshold").fit(X, y)
+    words = y.map({-2: "a", -1: "b", 0: "c", 1: "d", 2: "e"})
+    with pytest.raises(ValueError, match="ordinal=True needs a numeric scale"):
+        PerspectivistClassifier(ordinal=True).fit(X, words)
+
+
+def test_an_estimator_that_names_its_columns_needs_fallbacks_off(table):
+    X, y = table
+    named = make_pipeline(
+        ColumnTransformer([("e", TfidfVectorizer(), "explanation")]),
+        LogisticRegression(),
+    )
+    with pytest.raises(ValueError, match=r"without the columns \['explanation'\]"):
+        PerspectivistClassifier(named, unseen="estimator").fit(X, y)
+    clf = PerspectivistClassifier(named, unseen="estimator", optional_columns=None)
+    assert clf.fit(X, y).fallback_estimators_ == {}
+
+
+def test_predict_needs_the_fitted_columns(table):
+    X, y = table
+    clf = PerspectivistClassifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"lacks the columns \['question'\]"):
+        clf.predict(X.drop(columns=["question"]))
+    with pytest.raises(ValueError, match="has 0 rows"):
+        clf.predict(X.iloc[:0])
+
+
+def test_sample_weight_is_checked_by_row(table):
+    X, y = table
+    w = np.ones(len(X))
+    w[3] = -1
+    with pytest.raises(ValueError, match="row 3 is -1.0"):
+        PerspectivistClassifier().fit(X, y, sample_weight=w)
+
+
+def test_one_class_needs_classes(table):
+    X, _ = table
+    with pytest.raises(ValueError, match="one class only"):
+        PerspectivistClassifier().fit(X, pd.Series([1] * len(X)))
