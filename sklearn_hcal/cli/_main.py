@@ -119,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if getattr(args, "handler", None) is None:
             # one line, like every other usage error (not the whole help)
-            commands = " or ".join(parser.commands)
+            *first, last = parser.commands
+            commands = f"{', '.join(first)} or {last}" if first else last
             raise InputError(f"a command is required: {commands} (try 'hcal --help')")
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning

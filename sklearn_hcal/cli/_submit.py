@@ -185,7 +185,7 @@ def _check_predict_items(path, data) -> None:
 # --------------------------------------------------------------------------- #
 def run_lewidi(args) -> int:
     from ..utils._progress import Progress
-    from ._output import prepare_output_dir, writing_to
+    from ._folders import prepare_output_dir, writing_to
 
     start = time.perf_counter()
     prog = Progress(enabled=not args.quiet)

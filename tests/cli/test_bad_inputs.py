@@ -319,7 +319,7 @@ CASES = [
         {},
         [],
         2,
-        r"\Ahcal: error: a command is required: demo or evaluate "
+        r"\Ahcal: error: a command is required: demo, evaluate or lewidi "
         r"\(try 'hcal --help'\)\n\Z",
         "15: no subcommand",
     ),

@@ -3,6 +3,8 @@ subcommands from a list, options declared with the truths they apply to."""
 
 import ast
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,8 +48,22 @@ def test_the_package_defines_one_error_class():
 
 def test_subcommands_come_from_the_list():
     parser = build_parser()
-    assert parser.commands == ["demo", "evaluate"]
-    assert SUBCOMMANDS == ("_demo_command", "_evaluate")
+    assert parser.commands == ["demo", "evaluate", "lewidi"]
+    assert SUBCOMMANDS == ("_demo_command", "_evaluate", "_submit_command")
+
+
+def test_building_the_parser_imports_no_numerical_library():
+    # every hcal command builds every subcommand's parser: a subcommand
+    # module that imported numpy at its top would delay `hcal demo`'s
+    # first line by the import's time
+    code = (
+        "import sys; from sklearn_hcal.cli import build_parser; build_parser(); "
+        "print([m for m in ('numpy', 'pandas', 'sklearn') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stdout
 
 
 def test_every_evaluate_option_declares_its_truths():
@@ -82,7 +98,7 @@ def test_lewidi_options_given_with_histograms_are_refused(argv, message, capsys)
 def test_no_command_names_the_commands(capsys):
     assert main([]) == 2
     err = capsys.readouterr().err
-    assert (
-        err
-        == "hcal: error: a command is required: demo or evaluate (try 'hcal --help')\n"
+    assert err == (
+        "hcal: error: a command is required: demo, evaluate or lewidi "
+        "(try 'hcal --help')\n"
     )
