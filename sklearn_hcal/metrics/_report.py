@@ -39,6 +39,7 @@ __all__ = [
     "human_calibration_report",
     "validate_human",
     "check_prediction",
+    "column_value",
     "report_table",
     "validate_predictions",
 ]
@@ -173,6 +174,16 @@ def validate_predictions(
             human, predictions[name], f"{what}[{name!r}]", labels
         )
     return CheckedInputs(human, sources)
+
+
+def column_value(human: Human, source: Source, column: str, **params) -> float:
+    """One report column of one validated classifier, with ``params``.
+
+    The engine's value (:func:`~._engine.evaluate`), as the report's table
+    has it, without the table: a Display's number (the ECE in its legend).
+    """
+    columns = resolve([column], human, {column: params} if params else None)
+    return float(evaluate(columns, human, source)[0])
 
 
 def _with_disagreement(human: Human, sources: dict, disagreement, columns) -> list:

@@ -36,6 +36,7 @@ from ._registry import (
 from ._report import (
     CheckedInputs,
     check_prediction,
+    column_value,
     report_table,
     validate_human,
     validate_predictions,
@@ -60,6 +61,7 @@ __all__ = [
     "bin_indices",
     "check_disagreement_inputs",
     "check_prediction",
+    "column_value",
     "decomposition_table",
     "disagreement_calibration_terms",
     "get_metric",

@@ -9,7 +9,6 @@ import numpy as np
 from ..metrics._shared import (
     CheckedInputs,
     as_prediction_dict,
-    report_table,
     validate_predictions,
 )
 from ..utils._optional import import_optional
@@ -143,13 +142,6 @@ def _validate_named_pairs(
     )
     Y = np.asarray(inputs.human.Y, dtype=np.float64)
     return Y, inputs.probabilities(), inputs.classes
-
-
-def _metric_value(human, source, column: str, **params) -> float:
-    """A report column of one validated classifier (the registry's engine)."""
-    inputs = CheckedInputs(human, {"_": source})
-    table = report_table(inputs, metrics=[column], metric_params={column: params})
-    return float(table.iloc[0, 0])
 
 
 def _count_axes(ax):

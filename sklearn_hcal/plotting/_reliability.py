@@ -7,14 +7,13 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..metrics._shared import bin_index, top_class
+from ..metrics._shared import bin_index, column_value, top_class
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ._base import (
     _check_matplotlib,
     _get_axes,
     _legend_label,
-    _metric_value,
     _outside_legend,
     _plot_curve,
     _predict_proba,
@@ -368,7 +367,7 @@ def majority_reliability(
         acc,
         bin_counts,
         # the report's column: expected_calibration_error's binning
-        ece=_metric_value(human, source, "ece", n_bins=n_bins),
+        ece=column_value(human, source, "ece", n_bins=n_bins),
         name=name,
     )
     return disp.plot(ax=ax, **kw)
