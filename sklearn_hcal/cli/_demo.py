@@ -328,11 +328,15 @@ def _save_figures(out: Path, result: Bunch) -> tuple[list[str], str | None]:
     reason = plotting_unavailable()
     if reason is not None:
         return [], reason
+    from ..metrics._shared import validate_predictions
+
     preds = result.predictions
+    inputs = validate_predictions(
+        result.test_counts, {name: p[0] for name, p in preds.items()}
+    )
     paths = save_figures(
         out,
-        result.test_counts,
-        {name: p[0] for name, p in preds.items()},
+        inputs,
         {name: p[1] for name, p in preds.items()},
         dotted=("Raw", "Raw+ts", "MC-dropout"),
     )

@@ -319,10 +319,11 @@ def _load_inputs(args):
 def _scale_order(args, hist, metrics) -> dict:
     """``metric_params`` giving the ordinal columns the scale order.
 
-    The report reads unnamed arrays, so the class names of the files are
-    turned into column positions here, by the library's own rule: ``--order``
-    when given; otherwise numbers in (increasing or decreasing) order, and
-    anything else (words, numbers out of order) is refused.
+    By the library's own rule: ``--order`` when given; otherwise numbers in
+    (increasing or decreasing) order, and anything else (words, numbers out
+    of order) is refused. The report names the columns by the file's
+    classes when it has them, so the order is given by name; a file
+    without class names gives it by column position.
     """
     import numpy as np
 
@@ -355,12 +356,23 @@ def _scale_order(args, hist, metrics) -> dict:
             ) from None
         if perm is None:
             return {}
-    return {m: {"order": [int(j) for j in perm]} for m in ordinal}
+    if hist.classes is None:
+        scale = [int(j) for j in perm]
+    else:
+        scale = [hist.classes[int(j)] for j in perm]
+    return {m: {"order": scale} for m in ordinal}
 
 
 def _report(args, hist, predictions):
-    from ..metrics import human_calibration_report
-    from ..metrics._shared import get_metric
+    """The report of the files, validated once for its table and its figures.
+
+    A :class:`~sklearn_hcal.report.CalibrationReport`: the table printed,
+    the HTML file and the ``--plots`` figures all read the inputs it
+    validated (developer guide §checked-once). The predictions are in the
+    histograms' item and class order already (:mod:`._align`); the class
+    names of the histogram file name the columns of both.
+    """
+    from ..report import CalibrationReport
 
     metric_params = {"accuracy": {"ties": args.ties}} if args.ties else None
     metrics = _resolve_metric_names(args.metrics)
@@ -370,18 +382,28 @@ def _report(args, hist, predictions):
     if scale:
         metric_params = {**(metric_params or {}), **scale}
     interactive = getattr(sys.stderr, "isatty", lambda: False)()
-    report = human_calibration_report(
+    report = CalibrationReport.from_predictions(
         hist.values,
         predictions,
+        labels=hist.classes,
         metrics=metrics,
         metric_params=metric_params,
         n_bootstrap=args.bootstrap,
         random_state=args.seed,
         verbose=int(args.progress or interactive),
+        title=f"hcal evaluate {os.path.basename(hist.path)}",
     )
+    report.table.index.name = "prediction"  # the command line's word, also in HTML
+    return report
+
+
+def _printed_table(args, table):
+    """The report's table as printed: long metric names when asked."""
+    from ..metrics._shared import get_metric
+
     names = args.names or ("long" if args.format == "json" else "short")
     if names == "long":
-        metrics = {c for c in report.columns if not c.endswith(("_low", "_high"))}
+        metrics = {c for c in table.columns if not c.endswith(("_low", "_high"))}
 
         def long_name(col):
             for suffix in ("_low", "_high"):
@@ -389,9 +411,8 @@ def _report(args, hist, predictions):
                     return get_metric(col[: -len(suffix)]).name + suffix
             return get_metric(col).name
 
-        report = report.rename(columns=long_name)
-    report.index.name = "prediction"
-    return report
+        table = table.rename(columns=long_name)
+    return table
 
 
 def _cmd_evaluate(args) -> int:
@@ -415,13 +436,17 @@ def _cmd_evaluate(args) -> int:
     report = _report(args, hist, predictions)
     layout = "transposed" if args.transpose else "long" if args.long else "wide"
     text = render_for_terminal(
-        report, fmt=args.format, layout=layout, digits=args.digits, width=args.width
+        _printed_table(args, report.table),
+        fmt=args.format,
+        layout=layout,
+        digits=args.digits,
+        width=args.width,
     )
     sys.stdout.write(text + "\n")
     if args.plots is not None:
-        _evaluate_plots(args.plots, hist, predictions)
+        _evaluate_plots(args.plots, report)
     if args.html is not None:
-        _evaluate_html(args.html, report, hist, predictions)
+        _evaluate_html(args.html, report)
     return 0
 
 
@@ -440,7 +465,8 @@ def _cmd_evaluate_lewidi(args) -> int:
     return 0
 
 
-def _evaluate_plots(folder: str, hist, predictions) -> None:
+def _evaluate_plots(folder: str, report) -> None:
+    from ..report._shared import report_inputs
     from ._figures import plotting_unavailable, save_figures
 
     reason = plotting_unavailable()
@@ -451,22 +477,15 @@ def _evaluate_plots(folder: str, hist, predictions) -> None:
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     with writing_to(folder, "--plots"):
-        paths = save_figures(folder, hist.values, predictions)
+        paths = save_figures(folder, report_inputs(report))
     for path in paths:
         sys.stderr.write(f"hcal: wrote {path}\n")
 
 
-def _evaluate_html(path: str, report, hist, predictions) -> None:
-    from ..report import CalibrationReport
+def _evaluate_html(path: str, report) -> None:
     from ._folders import writing_to
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     with writing_to(os.path.dirname(path) or ".", "--html"):
-        CalibrationReport(
-            report,
-            y_true=hist.values,
-            predictions=predictions,
-            labels=hist.classes,
-            title=f"hcal evaluate {os.path.basename(hist.path)}",
-        ).to_html(path)
+        report.to_html(path)
     sys.stderr.write(f"hcal: wrote {path}\n")

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 __all__ = ["plotting_unavailable", "save_figures"]
 
 
@@ -23,8 +21,7 @@ def plotting_unavailable() -> str | None:
 
 def save_figures(
     folder,
-    Y: np.ndarray,
-    probabilities: dict,
+    inputs,
     disagreement: dict | None = None,
     *,
     dotted=(),
@@ -46,10 +43,11 @@ def save_figures(
     ----------
     folder : str or path
         Created if needed.
-    Y : ndarray of shape (n_samples, n_classes)
-        Label histograms (or human probabilities).
-    probabilities : dict of str to ndarray of shape (n_samples, n_classes)
-        Predicted class probabilities by name.
+    inputs : CheckedInputs
+        The label histograms (or human probabilities) and the predicted class
+        probabilities by name, as the metrics validated them
+        (``validate_predictions``, or the report's ``report_inputs``): the
+        figures do not check them again.
     disagreement : dict of str to ndarray of shape (n_samples,), default=None
         Predicted disagreement ``φ`` by name; default ``1 − Σq²`` of each
         probability matrix.
@@ -71,7 +69,7 @@ def save_figures(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for stem, fig in draw_figures(Y, probabilities, disagreement, dotted=dotted):
+    for stem, fig in draw_figures(inputs, disagreement, dotted=dotted):
         path = folder / f"{stem}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)

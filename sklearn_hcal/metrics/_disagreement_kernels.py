@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .._validation import (
+    Pair,
     check_disagreement,
     check_labels,
     check_pair,
@@ -210,10 +211,29 @@ def check_disagreement_inputs(
     probabilities go through the metrics' pair validation (classes aligned
     by name, rows off by rounding renormalised) and 3-D ensembles through
     :func:`predicted_disagreement`.
+
+    ``y_true`` may be labels validated already (a
+    :class:`~sklearn_hcal._validation.Pair`, as the report and the Displays
+    hold them): only ``y_disagreement`` is then checked, against them, and
+    their arrays are not scanned again (developer guide §checked-once).
     """
     name = "y_true"
     if counts is not None:
         y_true, name = counts, "counts"
+    checked = y_true if isinstance(y_true, Pair) else None
+    if checked is not None and not checked.is_counts:
+        raise ValueError(
+            f"{name} holds rows of human probabilities, not integer label "
+            "counts; the disagreement between annotators needs the counts."
+        )
+
+    def histograms(n_classes=None):
+        if checked is not None:
+            return checked.Y, checked.n
+        return _disagreement_histograms(
+            y_true, name=name, labels=labels, n_classes=n_classes
+        )
+
     raw = (
         y_disagreement.to_numpy()
         if hasattr(y_disagreement, "to_numpy")
@@ -222,19 +242,28 @@ def check_disagreement_inputs(
     shape = shape_of(raw, name="y_disagreement")
     if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
         phi = check_disagreement(raw, name="y_disagreement")
-        Y, n = _disagreement_histograms(y_true, name=name, labels=labels)
+        Y, n = histograms()
         _warn_above_max_disagreement(phi, Y.shape[1])
     elif len(shape) == 2:
-        pair = check_pair(
-            y_true,
-            y_disagreement,
-            labels=labels,
-            allow_probabilities=False,
-            y_true_name=name,
-            y_prob_name="y_disagreement",
-            # 1 − Σq² is the same in any class order
-            class_order_matters=False,
-        )
+        # 1 − Σq² is the same in any class order
+        if checked is not None:
+            pair = checked.with_probabilities(
+                y_disagreement,
+                labels=labels,
+                name="y_disagreement",
+                y_true_name=name,
+                class_order_matters=False,
+            )
+        else:
+            pair = check_pair(
+                y_true,
+                y_disagreement,
+                labels=labels,
+                allow_probabilities=False,
+                y_true_name=name,
+                y_prob_name="y_disagreement",
+                class_order_matters=False,
+            )
         phi = np.empty(pair.n_samples)
         for block in pair.blocks():
             phi[block.sl] = _phi_rows(block.P)
@@ -242,7 +271,9 @@ def check_disagreement_inputs(
         Y, n = pair.Y, pair.n
     else:
         # An ensemble (S, n, K) of class probabilities, turned into φ.
-        y_shape = shape_of(y_true, name=name)
+        y_shape = (
+            checked.Y.shape if checked is not None else shape_of(y_true, name=name)
+        )
         n_classes = None
         if len(y_shape) == 2 and y_shape[1] > 1:
             n_classes = y_shape[1]
@@ -252,12 +283,7 @@ def check_disagreement_inputs(
             n_classes=n_classes,
             n_classes_from=None if n_classes is None else name,
         )
-        Y, n = _disagreement_histograms(
-            y_true,
-            name=name,
-            labels=labels,
-            n_classes=shape[-1] if n_classes is None else n_classes,
-        )
+        Y, n = histograms(shape[-1] if n_classes is None else n_classes)
     if Y.shape[0] != phi.shape[0]:
         raise ValueError(
             f"{name} and y_disagreement have different numbers of samples: "
@@ -266,7 +292,7 @@ def check_disagreement_inputs(
     mu, n = _pair_disagreement(Y, n)
     valid = n >= 2
     if not np.any(valid):
-        shape = shape_of(y_true, name=name)
+        shape = Y.shape if checked is not None else shape_of(y_true, name=name)
         single = ""
         if len(shape) == 1 or shape[1] == 1:
             single = f" (a 1-D or (n, 1) {name} is one label per item; pass histograms)"

@@ -132,6 +132,19 @@ class Source:
     def take(self, idx) -> Source:
         return Source(self.pair.take(idx), None if self.phi is None else self.phi[idx])
 
+    def disagreement(self) -> np.ndarray:
+        """``φ`` per item: the classifier's own, else ``1 − Σ_k q_k²`` in [0, 1].
+
+        The report's rule (:attr:`ReportBlock.phi`), for the whole array: the
+        figures read it without checking the probabilities again.
+        """
+        if self.phi is not None:
+            return self.phi
+        phi = np.empty(self.pair.n_samples)
+        for block in self.pair.blocks():
+            phi[block.sl] = np.clip(_phi_rows(block.P), 0.0, 1.0)
+        return phi
+
 
 class ReportBlock(Block):
     """A block of rows with the report's per-item quantities of both sides."""

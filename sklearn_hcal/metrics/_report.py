@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_pair
 from ..utils._compat import Interval, StrOptions
+from ..utils._compat import validate_params as validate_checked_params
 from ..utils._docstrings import fill_doc
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
@@ -34,9 +35,13 @@ from ._engine import (
 )
 
 __all__ = [
+    "CheckedInputs",
     "human_calibration_report",
     "validate_human",
     "check_prediction",
+    "column_value",
+    "report_table",
+    "validate_predictions",
 ]
 
 
@@ -102,26 +107,102 @@ def check_prediction(human: Human, value, name: str, labels=None) -> Source:
     return Source(pair)
 
 
-def _sources(
-    human: Human, preds: dict, first: Source, disagreement, columns, labels
-) -> list:
+class CheckedInputs:
+    """The validated inputs of a report: the human labels and each classifier.
+
+    Built once by a public entry point (:func:`validate_predictions`) and
+    handed down as it is: the report's table (:func:`report_table`), the
+    per-item tables, the Displays' inner functions and the HTML file read
+    ``human`` (a :class:`Human`) and ``sources`` (``{name: Source}``, each
+    classifier's probabilities in the labels' class order), never the
+    caller's arrays again (developer guide §checked-once).
+    """
+
+    def __init__(self, human: Human, sources: dict) -> None:
+        self.human = human
+        self.sources = dict(sources)
+
+    @property
+    def classes(self):
+        """The class names of the columns (None: positional)."""
+        return self.human.reference.classes
+
+    def probabilities(self) -> dict:
+        """``{name: (n_samples, n_classes) probabilities}`` in the labels' order.
+
+        Float64 rows summing to 1 (renormalised where off by rounding),
+        made once from the checked arrays.
+        """
+        cached = self.__dict__.get("_probabilities")
+        if cached is None:
+            cached = self._probabilities = {
+                name: np.asarray(source.pair.probabilities(), dtype=np.float64)
+                for name, source in self.sources.items()
+            }
+        return cached
+
+
+def validate_predictions(
+    y_true,
+    predictions: Mapping,
+    counts=None,
+    labels=None,
+    *,
+    what: str = "predictions",
+    allow_probabilities: bool = True,
+) -> CheckedInputs:
+    """:class:`CheckedInputs` of the labels and ``{name: probabilities}``.
+
+    The labels and the first classifier are checked by :func:`validate_human`,
+    every further classifier by :func:`check_prediction` against them (the
+    labels are scanned once, each prediction once). Messages name a single
+    prediction ``y_prob`` and one of several ``what[name]``.
+    """
+    names = list(predictions)
+    first = "y_prob" if len(names) == 1 else f"{what}[{names[0]!r}]"
+    human, source = validate_human(
+        y_true,
+        predictions[names[0]],
+        counts,
+        labels,
+        y_prob_name=first,
+        allow_probabilities=allow_probabilities,
+    )
+    sources = {names[0]: source}
+    for name in names[1:]:
+        sources[name] = check_prediction(
+            human, predictions[name], f"{what}[{name!r}]", labels
+        )
+    return CheckedInputs(human, sources)
+
+
+def column_value(human: Human, source: Source, column: str, **params) -> float:
+    """One report column of one validated classifier, with ``params``.
+
+    The engine's value (:func:`~._engine.evaluate`), as the report's table
+    has it, without the table: a Display's number (the ECE in its legend).
+    """
+    columns = resolve([column], human, {column: params} if params else None)
+    return float(evaluate(columns, human, source)[0])
+
+
+def _with_disagreement(human: Human, sources: dict, disagreement, columns) -> list:
     """One :class:`Source` per classifier, with its own ``φ`` when given."""
-    sources = []
+    out = []
     uses_phi = any(c.metric.response == "disagreement" for c in columns)
-    for i, (name, value) in enumerate(preds.items()):
-        label = f"predictions[{name!r}]"
-        source = first if i == 0 else check_prediction(human, value, label, labels)
+    for name, source in sources.items():
         phi = None
         if name in disagreement and uses_phi:
             try:
                 # The disagreement metrics' own validation of φ (values,
-                # shape, tolerance), against the same human labels.
-                _, phi, _ = check_disagreement_inputs(human.Y, disagreement[name], None)
+                # shape, tolerance), against the validated labels.
+                _, phi, _ = check_disagreement_inputs(
+                    human.pair, disagreement[name], None
+                )
             except ValueError as exc:
                 raise ValueError(f"disagreement[{name!r}]: {exc}") from None
-        source.phi = phi
-        sources.append(source)
-    return sources
+        out.append(Source(source.pair, phi))
+    return out
 
 
 def _check_disagreement_names(disagreement, preds, columns) -> dict:
@@ -331,22 +412,55 @@ def _human_calibration_report(
     n_jobs: int | None = None,
     verbose: int = 0,
 ):
-    preds = as_prediction_dict(predictions)
-    names = list(preds)
     # The human labels are validated once; each further classifier only
     # checks its probabilities and shares n and μ̂.
-    human, first = validate_human(
-        y_true,
-        preds[names[0]],
-        counts,
-        labels,
-        y_prob_name="y_prob" if len(names) == 1 else f"predictions[{names[0]!r}]",
+    inputs = validate_predictions(
+        y_true, as_prediction_dict(predictions), counts, labels
     )
+    return _report_table(
+        inputs,
+        metrics=metrics,
+        metric_params=metric_params,
+        disagreement=disagreement,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        ci_method=ci_method,
+        random_state=random_state,
+        return_bootstrap=return_bootstrap,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
+
+
+def _report_table(
+    inputs: CheckedInputs,
+    *,
+    metrics: list[str] | None = None,
+    metric_params: dict | None = None,
+    disagreement: dict | None = None,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+    ci_method: str = "bias_corrected",
+    random_state=None,
+    return_bootstrap: bool = False,
+    n_jobs: int | None = None,
+    verbose: int = 0,
+):
+    """The report's table of validated inputs (:class:`CheckedInputs`).
+
+    :func:`human_calibration_report` without its data's validation: the
+    entry of the layers that hold the labels and the predictions validated
+    already (the HTML report, ``hcal evaluate``), so that nothing is scanned
+    twice. Every other parameter is the report's, validated as it validates
+    them (as ``report_table``).
+    """
+    human = inputs.human
+    names = list(inputs.sources)
     columns = resolve(
         metrics, human, metric_params, default=_registry.default_columns()
     )
-    disagreement = _check_disagreement_names(disagreement, preds, columns)
-    sources = _sources(human, preds, first, disagreement, columns, labels)
+    disagreement = _check_disagreement_names(disagreement, inputs.sources, columns)
+    sources = _with_disagreement(human, inputs.sources, disagreement, columns)
     warn_debiased(columns, human)
     if n_bootstrap > 0 and human.n_samples < 2:
         warnings.warn(
@@ -441,23 +555,35 @@ fill_doc(_human_calibration_report)
 _human_calibration_report.__name__ = "human_calibration_report"
 _human_calibration_report.__qualname__ = "human_calibration_report"
 
+#: The constraints of the report's parameters other than its data, shared by
+#: the public function and the entry that takes validated inputs.
+_REPORT_PARAMS = {
+    "metrics": [list, tuple, str, None],
+    "metric_params": [dict, None],
+    "disagreement": [Mapping, None],
+    "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
+    "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
+    "random_state": ["random_state", np.random.Generator],
+    "return_bootstrap": ["boolean"],
+    "n_jobs": [numbers.Integral, None],
+    "verbose": ["verbose"],
+}
+
 human_calibration_report = validate_params(
     {
         "y_true": ["array-like"],
         "predictions": [Mapping, "array-like"],
         "counts": ["array-like", None],
         "labels": ["array-like", None],
-        "metrics": [list, tuple, str, None],
-        "metric_params": [dict, None],
-        "disagreement": [Mapping, None],
-        "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
-        "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
-        "random_state": ["random_state", np.random.Generator],
-        "return_bootstrap": ["boolean"],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
+        **_REPORT_PARAMS,
     },
     prefer_skip_nested_validation=True,
 )(_human_calibration_report)
 _human_calibration_report.__doc__ = None  # documented (and doctested) once
+
+_report_table.__name__ = _report_table.__qualname__ = "report_table"
+report_table = validate_checked_params(
+    {"inputs": [CheckedInputs], **_REPORT_PARAMS},
+    prefer_skip_nested_validation=True,
+)(_report_table)

@@ -34,14 +34,24 @@ from ._registry import (
     official_rounding,
 )
 from ._report import (
+    CheckedInputs,
     check_prediction,
+    column_value,
+    report_table,
     validate_human,
+    validate_predictions,
 )
 from ._sets import (
     check_sets,
 )
+from ._tables import (
+    decomposition_table,
+    disagreement_calibration_terms,
+    instance_errors_table,
+)
 
 __all__ = [
+    "CheckedInputs",
     "check_sets",
     "annotator_distances",
     "annotator_errors",
@@ -51,15 +61,21 @@ __all__ = [
     "bin_indices",
     "check_disagreement_inputs",
     "check_prediction",
+    "column_value",
+    "decomposition_table",
+    "disagreement_calibration_terms",
     "get_metric",
+    "instance_errors_table",
     "manhattan_per_item",
     "metric_table",
     "metrics",
     "multilabel_manhattan_per_item",
     "official_rounding",
+    "report_table",
     "scale_permutation",
     "soft_cross_entropy_per_item",
     "top_class",
     "validate_human",
+    "validate_predictions",
     "wasserstein_per_item",
 ]

@@ -23,20 +23,27 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .._validation import check_pair
+from .._validation import Pair, check_pair
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
 from ._constraints import N_BINS, OPTIONAL_ARRAY, PAIR, REPORT_COLUMNS
-from ._disagreement_kernels import _phi_rows, check_disagreement_inputs
+from ._disagreement_kernels import (
+    _disagreement_cl,
+    _phi_rows,
+    check_disagreement_inputs,
+)
 from ._dispatch import validate_params  # dask arrays: a clear error
 from ._distribution_kernels import _block_entropies, _entropy
-from ._engine import evaluate, resolve, warn_debiased
+from ._engine import Human, Source, evaluate, resolve, warn_debiased
 from ._mimori_kernels import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
 from ._registry import get_metric
 from ._report import validate_human
 
 __all__ = [
+    "decomposition_table",
+    "disagreement_calibration_terms",
     "instance_calibration_errors",
+    "instance_errors_table",
     "loss_decomposition",
     "metrics_by_agreement",
 ]
@@ -159,30 +166,42 @@ def instance_calibration_errors(
     >>> float(errors["dist_ce"].mean())  # = distribution_calibration_error(Y, P)
     0.125
     """
-    d, _ = validate_human(y_true, y_prob, counts, labels)
-    n_samples = d.n_samples
-    idx = _pick_index(index, n_samples, counts, y_true)
+    human, source = validate_human(y_true, y_prob, counts, labels)
+    return instance_errors_table(
+        human, source, _pick_index(index, human.n_samples, counts, y_true)
+    )
+
+
+def instance_errors_table(human: Human, source: Source, index=None) -> pd.DataFrame:
+    """:func:`instance_calibration_errors` of validated inputs.
+
+    ``human`` and ``source`` as :func:`~._report.validate_human` returns
+    them (the Displays and the HTML report hold them): nothing is checked or
+    scanned again. ``index`` (default ``0 .. n_samples - 1``) indexes the rows.
+    """
+    n_samples = human.n_samples
+    idx = pd.RangeIndex(n_samples) if index is None else index
     hooks = []
     for column, name in _PER_ITEM.items():
         metric = get_metric(name)
         hooks.append((column, metric.per_item, metric.resolve_kwargs()))
     parts = {column: [] for column in (*_PER_ITEM, "human_entropy", "model_entropy")}
-    if not d.is_counts:
+    if not human.is_counts:
         parts["human_disagreement"] = []
-    for block in d.pair.blocks():
+    for block in source.pair.blocks():
         for column, per_item, kwargs in hooks:
             parts[column].append(per_item(block, **kwargs))
         h_human, h_model = _block_entropies(block)  # cached by ent_ce's hook
         parts["human_entropy"].append(h_human)
         parts["model_entropy"].append(h_model)
-        if not d.is_counts:
+        if not human.is_counts:
             parts["human_disagreement"].append(
                 np.clip(_phi_rows(block.p_hat), 0.0, 1.0)
             )
     columns = {column: np.concatenate(values) for column, values in parts.items()}
-    if d.is_counts:
-        columns["human_disagreement"] = d.mu
-        n_annotations = pd.array(d.n.astype(np.int64), dtype="Int64")
+    if human.is_counts:
+        columns["human_disagreement"] = human.mu
+        n_annotations = pd.array(human.n.astype(np.int64), dtype="Int64")
     else:
         n_annotations = pd.array([pd.NA] * n_samples, dtype="Int64")
     columns["n_annotations"] = n_annotations
@@ -259,6 +278,21 @@ def loss_decomposition(
         y_true, y_prob, counts=counts, labels=labels, allow_probabilities=False
     )
     _warn_single_annotations(pair.n, "epistemic and dispersion losses")
+    return decomposition_table(pair, n_bins)
+
+
+def decomposition_table(pair: Pair, n_bins: int = 15) -> pd.DataFrame:
+    """:func:`loss_decomposition` of a validated pair of integer counts.
+
+    ``pair`` is a :class:`~sklearn_hcal._validation.Pair` (a ``Source``'s,
+    as the Displays hold it), not checked or scanned again; the warning on
+    items with a single annotation is the caller's.
+    """
+    if not pair.is_counts:
+        raise ValueError(
+            "The loss decomposition needs integer label counts (the number of "
+            "annotations per item), not rows of human probabilities."
+        )
     t = _terms_from_sums(_pair_cell_sums(pair, n_bins), pair.n_samples, n_bins)
     rows = {
         "L": (t["sq_loss"], t["sq_loss"]),
@@ -271,6 +305,20 @@ def loss_decomposition(
     out = pd.DataFrame.from_dict(rows, orient="index", columns=["plugin", "debiased"])
     out.index.name = "term"
     return out
+
+
+def disagreement_calibration_terms(
+    mu: np.ndarray, phi: np.ndarray, valid: np.ndarray, n_bins: int = 15
+) -> tuple[float, float]:
+    """``(CL_φD, CE_φD)``, debiased, of validated ``(μ̂, φ, valid)``.
+
+    The numbers of :func:`disagreement_calibration_loss` and
+    :func:`disagreement_calibration_error` (the same kernel), from what
+    :func:`~._disagreement_kernels.check_disagreement_inputs` returns, for
+    the disagreement Display: the labels are not checked again.
+    """
+    cl = _disagreement_cl(mu, phi, valid, n_bins, True)
+    return cl, float(np.sqrt(max(cl, 0.0)))
 
 
 # --------------------------------------------------------------------------- #
@@ -354,7 +402,7 @@ def metrics_by_agreement(
     human, source = validate_human(y_true, y_prob, counts, labels)
     columns = resolve(metrics, human, metric_params, default=("jsd", "kl", "accuracy"))
     if disagreement is not None:
-        _, source.phi, _ = check_disagreement_inputs(human.Y, disagreement, None)
+        _, source.phi, _ = check_disagreement_inputs(human.pair, disagreement, None)
     entropy = np.empty(human.n_samples)
     for block in human.pair.blocks():
         entropy[block.sl] = _entropy(block.p_hat, 2)

@@ -6,7 +6,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..metrics._shared import as_prediction_dict, check_prediction, validate_human
+from ..metrics._shared import (
+    CheckedInputs,
+    as_prediction_dict,
+    validate_predictions,
+)
 from ..utils._optional import import_optional
 from ..utils._pipeline import (
     disagreement_method,
@@ -103,38 +107,41 @@ def _disagreement_source(estimator, X, response_method: str, name: str):
     return _predict_proba(estimator, X, name), "predict_proba"
 
 
-def _validate_named_pairs(
+def _validated(
     y_true, y_prob, counts, *, name=None, probabilities=True, labels=None
-) -> tuple:
-    """``(Y, {name: P}, classes)``: histograms, probabilities sharing them.
+) -> CheckedInputs:
+    """The validated labels and ``{name: probabilities}`` of a Display.
 
     ``y_prob`` is one classifier's probabilities (named ``name``, default
     ``"Classifier"``) or ``{name: probabilities}``. Validated and aligned by
     class name exactly as :func:`~sklearn_hcal.metrics.human_calibration_report`
-    does (the same two functions): every ``P`` is in ``Y``'s class order,
-    ``classes`` (None: positional) names ``Y``'s columns.
+    does (the same function), once: the Display's inner function takes the
+    result as it is (developer guide §checked-once).
     """
     predictions = as_prediction_dict(y_prob, name, default="Classifier", what="y_prob")
-    keys = list(predictions)
-    single = len(keys) == 1
-    human, first = validate_human(
+    return validate_predictions(
         y_true,
-        predictions[keys[0]],
+        predictions,
         counts,
         labels,
-        y_prob_name="y_prob" if single else f"y_prob[{keys[0]!r}]",
+        what="y_prob",
         allow_probabilities=probabilities,
     )
-    sources = [first] + [
-        check_prediction(human, predictions[key], f"y_prob[{key!r}]", labels)
-        for key in keys[1:]
-    ]
-    Y = np.asarray(human.Y, dtype=np.float64)
-    out = {
-        key: np.asarray(source.pair.probabilities(), dtype=np.float64)
-        for key, source in zip(keys, sources)
-    }
-    return Y, out, human.reference.classes
+
+
+def _validate_named_pairs(
+    y_true, y_prob, counts, *, name=None, probabilities=True, labels=None
+) -> tuple:
+    """``(Y, {name: P}, classes)`` of :func:`_validated`, as float64 arrays.
+
+    Every ``P`` is in ``Y``'s class order; ``classes`` (None: positional)
+    names ``Y``'s columns.
+    """
+    inputs = _validated(
+        y_true, y_prob, counts, name=name, probabilities=probabilities, labels=labels
+    )
+    Y = np.asarray(inputs.human.Y, dtype=np.float64)
+    return Y, inputs.probabilities(), inputs.classes
 
 
 def _count_axes(ax):

@@ -8,7 +8,7 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..metrics import loss_decomposition
+from ..metrics._shared import decomposition_table
 from ..utils._compat import Interval, validate_params
 from ..utils._docstrings import fill_doc
 from ..utils._optional import import_optional
@@ -18,7 +18,7 @@ from ._base import (
     _estimator_predictions,
     _get_axes,
     _has_label,
-    _validate_named_pairs,
+    _validated,
 )
 from ._labels import place_labels
 
@@ -262,29 +262,19 @@ class CalibrationDispersionDisplay:
         display : CalibrationDispersionDisplay
         """
         _check_matplotlib()
-        Y, preds, _ = _validate_named_pairs(
+        inputs = _validated(
             y_true, y_prob, counts, name=name, probabilities=False, labels=labels
         )
-        column = "debiased" if debiased else "plugin"
-        cl, dl = [], []
-        with warnings.catch_warnings():
-            # The single-annotation warning would repeat once per method.
-            warnings.simplefilter("ignore", UserWarning)
-            for P in preds.values():
-                terms = loss_decomposition(Y, P, n_bins=n_bins)[column]
-                cl.append(terms["CL"])
-                dl.append(terms["DL"])
-        if debiased and np.any(Y.sum(axis=1) < 2):
-            warnings.warn(
-                "Some items have a single annotation; the debiased dispersion "
-                "loss cannot correct them and is biased upwards.",
-                UserWarning,
-                stacklevel=2,
-            )
-        disp = cls(
-            np.array(cl), np.array(dl), list(preds), debiased=debiased, n_bins=n_bins
+        return calibration_dispersion(
+            inputs,
+            n_bins=n_bins,
+            debiased=debiased,
+            ax=ax,
+            iso_lines=iso_lines,
+            annotate=annotate,
+            display=cls,
+            **kwargs,
         )
-        return disp.plot(ax=ax, iso_lines=iso_lines, annotate=annotate, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -331,3 +321,38 @@ class CalibrationDispersionDisplay:
             annotate=annotate,
             **kwargs,
         )
+
+
+def calibration_dispersion(
+    inputs, *, n_bins: int = 15, debiased: bool = True, ax=None, display=None, **kw
+):
+    """:class:`CalibrationDispersionDisplay` of validated inputs.
+
+    ``inputs`` as ``validate_predictions`` makes them (integer counts; a
+    report holds them): nothing is checked again (developer guide
+    §checked-once). ``display`` is the class built (default: the Display;
+    its ``from_predictions`` passes ``cls``); ``**kw`` are the arguments of
+    :meth:`CalibrationDispersionDisplay.plot`.
+    """
+    display = CalibrationDispersionDisplay if display is None else display
+    column = "debiased" if debiased else "plugin"
+    cl, dl = [], []
+    for source in inputs.sources.values():
+        terms = decomposition_table(source.pair, n_bins)[column]
+        cl.append(terms["CL"])
+        dl.append(terms["DL"])
+    if debiased and np.any(inputs.human.n < 2):
+        warnings.warn(
+            "Some items have a single annotation; the debiased dispersion "
+            "loss cannot correct them and is biased upwards.",
+            UserWarning,
+            stacklevel=4,
+        )
+    disp = display(
+        np.array(cl),
+        np.array(dl),
+        list(inputs.sources),
+        debiased=debiased,
+        n_bins=n_bins,
+    )
+    return disp.plot(ax=ax, **kw)

@@ -7,8 +7,11 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..metrics import disagreement_calibration_error, disagreement_calibration_loss
-from ..metrics._shared import bin_indices, check_disagreement_inputs
+from ..metrics._shared import (
+    bin_indices,
+    check_disagreement_inputs,
+    disagreement_calibration_terms,
+)
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ._base import (
@@ -294,28 +297,23 @@ class DisagreementReliabilityDisplay:
         # The metrics' own validation: φ given or computed from probabilities
         # (1 − Σq², member means for ensembles) in one place, with the same
         # tolerance for values a rounding error outside [0, 1].
-        mu, phi, _ = check_disagreement_inputs(y_true, y_disagreement, counts)
+        mu, phi, valid = check_disagreement_inputs(y_true, y_disagreement, counts)
         human = y_true if counts is None else counts
         n_classes = np.shape(human)[1] if np.ndim(human) == 2 else None
-        # The metric functions give the numbers reported everywhere else.
-        cl = disagreement_calibration_loss(y_true, phi, counts=counts, n_bins=n_bins)
-        ce = disagreement_calibration_error(y_true, phi, counts=counts, n_bins=n_bins)
-        edges, predicted, observed, bin_counts, valid = _disagreement_bins(
-            mu, phi, n_bins
-        )
-        disp = cls(
-            edges,
-            predicted,
-            observed,
-            bin_counts,
+        return disagreement_reliability(
+            mu,
+            phi,
             valid,
-            calibration_loss=cl,
-            calibration_error=ce,
-            name=name,
-            disagreement_source=source,
             n_classes=n_classes,
+            n_bins=n_bins,
+            name=name,
+            ax=ax,
+            source=source,
+            ref_line=ref_line,
+            show_counts=show_counts,
+            display=cls,
+            **kwargs,
         )
-        return disp.plot(ax=ax, ref_line=ref_line, show_counts=show_counts, **kwargs)
 
     @classmethod
     @validate_params(
@@ -400,3 +398,48 @@ class DisagreementReliabilityDisplay:
             show_counts=show_counts,
             **kwargs,
         )
+
+
+def disagreement_reliability(
+    mu,
+    phi,
+    valid,
+    *,
+    n_classes=None,
+    n_bins: int = 15,
+    name=None,
+    ax=None,
+    source: str = "y_disagreement",
+    display=None,
+    **kw,
+):
+    """:class:`DisagreementReliabilityDisplay` of validated ``(μ̂, φ, valid)``.
+
+    As ``check_disagreement_inputs`` returns them, also for labels a report
+    holds (not scanned again, developer guide §checked-once). ``source`` is
+    the Display's ``disagreement_source``; ``display`` the class built
+    (default: the Display; its ``from_predictions`` passes ``cls``);
+    ``**kw`` are the arguments of :meth:`DisagreementReliabilityDisplay.plot`.
+    """
+    display = DisagreementReliabilityDisplay if display is None else display
+    # the numbers of the metric functions, from the same kernel
+    cl, ce = disagreement_calibration_terms(mu, phi, valid, n_bins)
+    edges, predicted, observed, bin_counts, valid_counts = _disagreement_bins(
+        mu, phi, n_bins
+    )
+    disp = display(
+        edges,
+        predicted,
+        observed,
+        bin_counts,
+        valid_counts,
+        calibration_loss=cl,
+        calibration_error=ce,
+        name=name,
+        disagreement_source=source,
+        n_classes=n_classes,
+    )
+    return disp.plot(ax=ax, **kw)
+
+
+__all__ = ["DisagreementReliabilityDisplay", "disagreement_reliability"]

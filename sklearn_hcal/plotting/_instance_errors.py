@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..metrics import instance_calibration_errors
+from ..metrics._shared import instance_errors_table
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ._base import (
     _check_matplotlib,
     _estimator_predictions,
     _get_axes,
-    _validate_named_pairs,
+    _validated,
 )
 
 _KINDS = {"dist_ce", "ent_ce", "abs_ent_ce"}
@@ -148,8 +148,8 @@ def error_histogram_divergence(
     return float(np.sum(p[support] * np.log(p[support] / q[support])))
 
 
-def _instance_errors(Y, P, kind: str) -> np.ndarray:
-    frame = instance_calibration_errors(Y, P)
+def _instance_errors(human, source, kind: str) -> np.ndarray:
+    frame = instance_errors_table(human, source)
     if kind == "dist_ce":
         return frame["dist_ce"].to_numpy(dtype=np.float64)
     values = frame["ent_ce"].to_numpy(dtype=np.float64)
@@ -401,20 +401,17 @@ class InstanceErrorDisplay:
         display : InstanceErrorDisplay
         """
         _check_matplotlib()
-        Y, preds, _ = _validate_named_pairs(
-            y_true, y_prob, counts, name=name, labels=labels
+        inputs = _validated(y_true, y_prob, counts, name=name, labels=labels)
+        return instance_error_histograms(
+            inputs,
+            kind=kind,
+            bins=bins,
+            ax=ax,
+            show_mean=show_mean,
+            fill=fill,
+            display=cls,
+            **kwargs,
         )
-        lo, hi = _default_range(kind, Y.shape[1])
-        # The errors lie in this range mathematically, but a uniform model's
-        # entropy comes out up to a few ulps above log K (K = 5, 12, 13, ...):
-        # np.histogram would drop it from the last bin and a uniform model
-        # would draw an empty histogram.
-        errors = {
-            n: np.clip(_instance_errors(Y, P, kind), lo, hi) for n, P in preds.items()
-        }
-        edges = _edges(bins, (lo, hi))
-        disp = cls(errors, edges, kind=kind)
-        return disp.plot(ax=ax, show_mean=show_mean, fill=fill, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -463,3 +460,32 @@ class InstanceErrorDisplay:
             fill=fill,
             **kwargs,
         )
+
+
+def instance_error_histograms(
+    inputs, *, kind: str = "dist_ce", bins=30, ax=None, display=None, **kw
+):
+    """:class:`InstanceErrorDisplay` of validated inputs.
+
+    ``inputs`` as ``validate_predictions`` makes them (a report holds
+    them): nothing is checked again (developer guide §checked-once).
+    ``display`` is the class built (default: the Display; its
+    ``from_predictions`` passes ``cls``); ``**kw`` are the arguments of
+    :meth:`InstanceErrorDisplay.plot`.
+    """
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}.")
+    display = InstanceErrorDisplay if display is None else display
+    human = inputs.human
+    lo, hi = _default_range(kind, human.n_classes)
+    # The errors lie in this range mathematically, but a uniform model's
+    # entropy comes out up to a few ulps above log K (K = 5, 12, 13, ...):
+    # np.histogram would drop it from the last bin and a uniform model
+    # would draw an empty histogram.
+    errors = {
+        n: np.clip(_instance_errors(human, source, kind), lo, hi)
+        for n, source in inputs.sources.items()
+    }
+    edges = _edges(bins, (lo, hi))
+    disp = display(errors, edges, kind=kind)
+    return disp.plot(ax=ax, **kw)

@@ -7,7 +7,7 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..metrics import instance_calibration_errors
+from ..metrics._shared import instance_errors_table
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ._base import (
@@ -15,7 +15,7 @@ from ._base import (
     _estimator_predictions,
     _has_label,
     _pyplot,
-    _validate_named_pairs,
+    _validated,
 )
 
 _VIEWS = ("marginal", "error", "absolute_error")
@@ -348,57 +348,18 @@ class HumanModelMarginalDisplay:
         display : HumanModelMarginalDisplay
         """
         _check_matplotlib()
-        Y, preds, classes = _validate_named_pairs(
-            y_true, y_prob, counts, name=name, labels=labels
+        inputs = _validated(y_true, y_prob, counts, name=name, labels=labels)
+        return human_model_marginals(
+            inputs,
+            view=view,
+            bins=bins,
+            class_names=class_names,
+            ax=ax,
+            fill_human=fill_human,
+            n_cols=n_cols,
+            display=cls,
+            **kwargs,
         )
-        if class_names is None and classes is not None:
-            class_names = [str(c) for c in classes]
-        n_classes = Y.shape[1]
-        if class_names is not None:
-            class_names = [str(c) for c in class_names]
-            if len(class_names) != n_classes:
-                raise ValueError(
-                    f"class_names has {len(class_names)} entries but there are "
-                    f"{n_classes} classes."
-                )
-        p_hat = Y / Y.sum(axis=1, keepdims=True)
-        keys = [("class", k) for k in range(n_classes)]
-        keys += [("rank", k) for k in range(n_classes)]
-        keys += [("dist_ce", 0), ("entropy", 0)]
-        panels = {key: {} for key in keys}
-        for clf, P in preds.items():
-            frame = instance_calibration_errors(Y, P)
-            model, human = _statistics(p_hat, P, frame, view)
-            for stat, k in keys:
-                if stat == "dist_ce":
-                    panels[(stat, k)][clf] = frame["dist_ce"].to_numpy(np.float64)
-                    continue
-                value = model[stat]
-                panels[(stat, k)][clf] = value if value.ndim == 1 else value[:, k]
-                if human is not None and _HUMAN not in panels[(stat, k)]:
-                    h = human[stat]
-                    panels[(stat, k)][_HUMAN] = h if h.ndim == 1 else h[:, k]
-        # The human histogram first, so that it is drawn below the models.
-        # Values are clipped to their panel's (mathematical) range: an
-        # entropy of a uniform row is up to a few ulps above log K, which
-        # np.histogram would drop from the last bin.
-        panels = {
-            key: {
-                clf: np.clip(values, *_panel_range(key[0], view, n_classes))
-                for clf, values in sorted(
-                    series.items(), key=lambda item: item[0] != _HUMAN
-                )
-            }
-            for key, series in panels.items()
-        }
-        edges = {}
-        for key in keys:
-            lo, hi = _panel_range(key[0], view, n_classes)
-            # A symmetric range gets twice the bins: the same bin width.
-            n_edges = (2 * bins if lo < 0 else bins) + 1
-            edges[key] = np.linspace(lo, hi, n_edges)
-        disp = cls(panels, edges, view=view, class_names=class_names)
-        return disp.plot(ax=ax, fill_human=fill_human, n_cols=n_cols, **kwargs)
 
     @classmethod
     def from_estimator(
@@ -450,3 +411,74 @@ class HumanModelMarginalDisplay:
             n_cols=n_cols,
             **kwargs,
         )
+
+
+def human_model_marginals(
+    inputs,
+    *,
+    view: str = "marginal",
+    bins: int = 20,
+    class_names=None,
+    ax=None,
+    display=None,
+    **kw,
+):
+    """:class:`HumanModelMarginalDisplay` of validated inputs.
+
+    ``inputs`` as ``validate_predictions`` makes them (a report holds
+    them): nothing is checked again (developer guide §checked-once);
+    ``class_names`` default to their classes. ``display`` is the class
+    built (default: the Display; its ``from_predictions`` passes ``cls``);
+    ``**kw`` are the arguments of :meth:`HumanModelMarginalDisplay.plot`.
+    """
+    display = HumanModelMarginalDisplay if display is None else display
+    human = inputs.human
+    if class_names is None and inputs.classes is not None:
+        class_names = [str(c) for c in inputs.classes]
+    n_classes = human.n_classes
+    if class_names is not None:
+        class_names = [str(c) for c in class_names]
+        if len(class_names) != n_classes:
+            raise ValueError(
+                f"class_names has {len(class_names)} entries but there are "
+                f"{n_classes} classes."
+            )
+    p_hat = np.asarray(human.Y, dtype=np.float64) / human.n[:, None]
+    keys = [("class", k) for k in range(n_classes)]
+    keys += [("rank", k) for k in range(n_classes)]
+    keys += [("dist_ce", 0), ("entropy", 0)]
+    panels = {key: {} for key in keys}
+    probabilities = inputs.probabilities()
+    for clf, source in inputs.sources.items():
+        frame = instance_errors_table(human, source)
+        model, humans = _statistics(p_hat, probabilities[clf], frame, view)
+        for stat, k in keys:
+            if stat == "dist_ce":
+                panels[(stat, k)][clf] = frame["dist_ce"].to_numpy(np.float64)
+                continue
+            value = model[stat]
+            panels[(stat, k)][clf] = value if value.ndim == 1 else value[:, k]
+            if humans is not None and _HUMAN not in panels[(stat, k)]:
+                h = humans[stat]
+                panels[(stat, k)][_HUMAN] = h if h.ndim == 1 else h[:, k]
+    # The human histogram first, so that it is drawn below the models.
+    # Values are clipped to their panel's (mathematical) range: an
+    # entropy of a uniform row is up to a few ulps above log K, which
+    # np.histogram would drop from the last bin.
+    panels = {
+        key: {
+            clf: np.clip(values, *_panel_range(key[0], view, n_classes))
+            for clf, values in sorted(
+                series.items(), key=lambda item: item[0] != _HUMAN
+            )
+        }
+        for key, series in panels.items()
+    }
+    edges = {}
+    for key in keys:
+        lo, hi = _panel_range(key[0], view, n_classes)
+        # A symmetric range gets twice the bins: the same bin width.
+        n_edges = (2 * bins if lo < 0 else bins) + 1
+        edges[key] = np.linspace(lo, hi, n_edges)
+    disp = display(panels, edges, view=view, class_names=class_names)
+    return disp.plot(ax=ax, **kw)

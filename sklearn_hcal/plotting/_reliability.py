@@ -7,8 +7,7 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..metrics import expected_calibration_error
-from ..metrics._shared import bin_index, top_class
+from ..metrics._shared import bin_index, column_value, top_class
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ._base import (
@@ -21,7 +20,7 @@ from ._base import (
     _reference_diagonal,
     _show_counts,
     _single_estimator,
-    _validate_named_pairs,
+    _validated,
 )
 
 
@@ -276,21 +275,18 @@ class MajorityReliabilityDisplay:
         display : MajorityReliabilityDisplay
         """
         _check_matplotlib()
-        Y, preds, _ = _validate_named_pairs(
-            y_true, {"_": y_prob}, counts, labels=labels
-        )
-        P = preds["_"]
-        edges, conf, acc, bin_counts = _majority_bins(Y, P, n_bins)
-        disp = cls(
-            edges,
-            conf,
-            acc,
-            bin_counts,
-            ece=expected_calibration_error(Y, P, n_bins=n_bins),
+        inputs = _validated(y_true, {"_": y_prob}, counts, labels=labels)
+        return majority_reliability(
+            inputs.human,
+            inputs.sources["_"],
+            n_bins=n_bins,
             name=name,
-        )
-        return disp.plot(
-            ax=ax, kind=kind, ref_line=ref_line, show_counts=show_counts, **kwargs
+            ax=ax,
+            kind=kind,
+            ref_line=ref_line,
+            show_counts=show_counts,
+            display=cls,
+            **kwargs,
         )
 
     @classmethod
@@ -351,4 +347,30 @@ class MajorityReliabilityDisplay:
         )
 
 
-__all__ = ["MajorityReliabilityDisplay"]
+def majority_reliability(
+    human, source, *, n_bins: int = 10, name=None, ax=None, display=None, **kw
+):
+    """:class:`MajorityReliabilityDisplay` of validated inputs.
+
+    ``human`` and ``source`` as ``validate_predictions`` makes them (a report
+    holds them): nothing is checked again (developer guide §checked-once).
+    ``display`` is the class built (default: the Display; its
+    ``from_predictions`` passes ``cls``); ``**kw`` are the arguments of
+    :meth:`MajorityReliabilityDisplay.plot`.
+    """
+    display = MajorityReliabilityDisplay if display is None else display
+    P = np.asarray(source.pair.probabilities(), dtype=np.float64)
+    edges, conf, acc, bin_counts = _majority_bins(human.Y, P, n_bins)
+    disp = display(
+        edges,
+        conf,
+        acc,
+        bin_counts,
+        # the report's column: expected_calibration_error's binning
+        ece=column_value(human, source, "ece", n_bins=n_bins),
+        name=name,
+    )
+    return disp.plot(ax=ax, **kw)
+
+
+__all__ = ["MajorityReliabilityDisplay", "majority_reliability"]

@@ -25,7 +25,7 @@ from ._figures import CAPTIONS, draw_figures, plotting_unavailable, png_data_uri
 from ._legend import legend_rows
 from ._table import cell_texts, metric_columns, plain_table_html, table_html
 
-__all__ = ["CalibrationReport"]
+__all__ = ["CalibrationReport", "report_inputs"]
 
 _TITLE = "Human-calibration report"
 
@@ -181,8 +181,11 @@ default=None
         -------
         report : CalibrationReport
         """
-        from ..metrics import human_calibration_report
-        from ..metrics._shared import as_prediction_dict
+        from ..metrics._shared import (
+            as_prediction_dict,
+            report_table,
+            validate_predictions,
+        )
 
         if report_params.get("return_bootstrap"):
             raise ValueError(
@@ -190,19 +193,22 @@ default=None
                 "human_calibration_report(..., return_bootstrap=True) for the "
                 "replicates and wrap its table in CalibrationReport(table, ...)."
             )
-        table = human_calibration_report(
-            y_true, predictions, counts=counts, labels=labels, **report_params
-        )
-        return cls(
-            table,
+        predictions = as_prediction_dict(predictions)
+        # Validated once: the table, the summary and the figures all read
+        # these (developer guide §checked-once).
+        inputs = validate_predictions(y_true, predictions, counts, labels)
+        report = cls(
+            report_table(inputs, **report_params),
             y_true=y_true if counts is None else counts,
-            predictions=as_prediction_dict(predictions),
+            predictions=predictions,
             labels=labels,
             disagreement=report_params.get("disagreement"),
             annotator_table=annotator_table,
             title=title,
             digits=digits,
         )
+        report._keep_inputs(inputs)
+        return report
 
     @classmethod
     @validate_params(
@@ -419,41 +425,48 @@ default=None
         frame = pd.DataFrame(rows).set_index("column")
         return frame.drop(columns="arrow")
 
+    def _data_key(self) -> tuple:
+        """What the validated inputs were made from: the objects themselves."""
+        predictions = self.predictions
+        if isinstance(predictions, Mapping):
+            predictions = tuple(predictions.items())
+        return (self.y_true, predictions, self.labels)
+
+    def _keep_inputs(self, inputs) -> None:
+        self._inputs = (self._data_key(), inputs)
+
+    def _checked_inputs(self):
+        """The labels and predictions validated, once per report.
+
+        Kept with the objects they were made from, and made again only when
+        ``y_true``, ``predictions`` or ``labels`` were replaced (compared by
+        identity: comparing the values would scan them).
+        """
+        key = self._data_key()
+        kept = self.__dict__.get("_inputs")
+        if kept is not None and _same_objects(kept[0], key):
+            return kept[1]
+        from ..metrics._shared import as_prediction_dict, validate_predictions
+
+        inputs = validate_predictions(
+            self.y_true, as_prediction_dict(self.predictions), None, self.labels
+        )
+        self._keep_inputs(inputs)
+        return inputs
+
+    def __getstate__(self) -> dict:
+        # the validated inputs are a cache: a copy made from the state
+        # validates its data again when it draws
+        state = dict(self.__dict__)
+        state.pop("_inputs", None)
+        return state
+
     def _data(self):
-        """``(Y, {name: P}, {name: φ}, class names, n)``, in Y's class order."""
-        from ..metrics._shared import (
-            as_prediction_dict,
-            check_prediction,
-            validate_human,
-        )
-
-        preds = as_prediction_dict(self.predictions)
-        names = list(preds)
-        human, first = validate_human(
-            self.y_true, preds[names[0]], None, self.labels, y_prob_name="predictions"
-        )
-        aligned = {}
-        for i, name in enumerate(names):
-            source = (
-                first
-                if i == 0
-                else check_prediction(human, preds[name], name, self.labels)
-            )
-            aligned[name] = np.vstack([b.P for b in source.pair.blocks()])
-        Y = np.asarray(human.Y, dtype=np.float64)
-        classes = human.pair.classes
+        """``(validated inputs, class names)`` of the summary and the figures."""
+        inputs = self._checked_inputs()
+        classes = inputs.human.pair.classes
         class_names = None if classes is None else [str(c) for c in classes]
-        phi = None
-        if self.disagreement:
-            from ..metrics import predicted_disagreement
-
-            phi = {
-                name: np.asarray(self.disagreement.get(name), dtype=np.float64)
-                if name in self.disagreement
-                else predicted_disagreement(P)
-                for name, P in aligned.items()
-            }
-        return Y, aligned, phi, class_names, human
+        return inputs, class_names
 
     def _summary(self, human=None, class_names=None) -> list:
         table = self.table
@@ -527,9 +540,10 @@ default=None
         human = class_names = None
         shown, note = [], None
         if self.y_true is not None:
-            Y, aligned, phi, class_names, human = self._data()
+            inputs, class_names = self._data()
+            human = inputs.human
             if figures:
-                shown, note = self._figures(Y, aligned, phi, class_names)
+                shown, note = self._figures(inputs, self.disagreement, class_names)
         annotators = None
         if self.annotator_table is not None:
             annotators = plain_table_html(self.annotator_table, digits=self.digits)
@@ -554,7 +568,7 @@ default=None
         )
 
     @staticmethod
-    def _figures(Y, aligned, phi, class_names):
+    def _figures(inputs, disagreement, class_names):
         reason = plotting_unavailable()
         if reason is not None:
             warnings.warn(
@@ -566,7 +580,7 @@ default=None
         plt = import_optional("matplotlib.pyplot")
         shown = []
         for stem, fig in draw_figures(
-            Y, aligned, phi, marginals=True, class_names=class_names
+            inputs, disagreement, marginals=True, class_names=class_names
         ):
             try:
                 uri, width, height = png_data_uri(fig)
@@ -624,3 +638,29 @@ default=None
             return page
         Path(path).write_text(page, encoding="utf-8")
         return None
+
+
+def _same_objects(kept: tuple, key: tuple) -> bool:
+    """Whether two ``_data_key`` tuples hold the same objects, one by one."""
+    y_true, predictions, labels = kept
+    y_true_now, predictions_now, labels_now = key
+    if y_true is not y_true_now or labels is not labels_now:
+        return False
+    if isinstance(predictions, tuple) and isinstance(predictions_now, tuple):
+        return len(predictions) == len(predictions_now) and all(
+            a == c and b is d for (a, b), (c, d) in zip(predictions, predictions_now)
+        )
+    return predictions is predictions_now
+
+
+def report_inputs(report: CalibrationReport):
+    """The validated labels and predictions of ``report`` (``CheckedInputs``).
+
+    Those its table was computed from (:meth:`CalibrationReport.from_predictions`),
+    else validated now, once: the command line draws its ``--plots`` from
+    them without checking the data again.
+    """
+    report._check()
+    if report.y_true is None:
+        raise ValueError("The report holds no data (y_true and predictions).")
+    return report._checked_inputs()

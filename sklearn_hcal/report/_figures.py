@@ -13,7 +13,12 @@ import warnings
 
 import numpy as np
 
-__all__ = ["plotting_unavailable", "draw_figures", "png_data_uri"]
+__all__ = [
+    "plotting_unavailable",
+    "draw_figures",
+    "figure_disagreement",
+    "png_data_uri",
+]
 
 #: ``stem -> caption`` of every figure, in drawing order.
 CAPTIONS = {
@@ -53,8 +58,7 @@ def plotting_unavailable() -> str | None:
 
 
 def draw_figures(
-    Y: np.ndarray,
-    probabilities: dict,
+    inputs,
     disagreement: dict | None = None,
     *,
     dotted=(),
@@ -65,19 +69,20 @@ def draw_figures(
 
     Parameters
     ----------
-    Y : ndarray of shape (n_samples, n_classes)
-        Label histograms (or human probabilities), in the predictions' class
-        order.
-    probabilities : dict of str to ndarray of shape (n_samples, n_classes)
-        Predicted class probabilities by name.
-    disagreement : dict of str to ndarray of shape (n_samples,), default=None
-        Predicted disagreement ``φ`` by name; default ``1 − Σq²``.
+    inputs : CheckedInputs
+        The labels and the predictions as the metrics validated them
+        (``validate_predictions``; a report holds them): the figures take
+        them as they are, nothing is checked again (developer guide
+        §checked-once).
+    disagreement : dict of str to array-like, default=None
+        Predicted disagreement ``φ`` by name (checked against the labels
+        when drawn); the others' is ``1 − Σq²``.
     dotted : collection of str, default=()
         Names drawn dotted in the disagreement diagram.
     marginals : bool, default=False
         Also draw the human-model marginals.
     class_names : list of str, default=None
-        Class names for the marginals' titles.
+        Class names for the marginals' titles (default: the inputs' classes).
 
     Yields
     ------
@@ -86,36 +91,39 @@ def draw_figures(
     figure : matplotlib Figure
         The caller saves and closes it.
     """
-    from ..metrics import predicted_disagreement
-    from ..plotting import (
-        CalibrationDispersionDisplay,
-        DisagreementReliabilityDisplay,
-        HumanModelMarginalDisplay,
-        InstanceErrorDisplay,
-        MajorityReliabilityDisplay,
+    from ..metrics._shared import CheckedInputs
+    from ..plotting._shared import (
+        calibration_dispersion,
+        disagreement_reliability,
+        human_model_marginals,
+        instance_error_histograms,
+        majority_reliability,
     )
 
-    integer = bool(np.all(np.mod(Y, 1) == 0))
-    pairs = integer and bool(np.any(Y.sum(axis=1) >= 2))
-    if disagreement is None:
-        # clipped to [0, 1]: a float32 one-hot row gives 1 - sum q^2 = -4e-16
-        disagreement = {n: predicted_disagreement(P) for n, P in probabilities.items()}
+    human, sources = inputs.human, inputs.sources
+    pairs = human.is_counts and bool(np.any(human.valid))
     # Methods that share their class probabilities (α-calibration keeps f)
     # would draw the same curve twice in the class-probability figures.
+    probabilities = inputs.probabilities()
     distinct = {}
     for name, P in probabilities.items():
-        if not any(np.array_equal(P, Q) for Q in distinct.values()):
-            distinct[name] = P
+        if not any(np.array_equal(P, probabilities[d]) for d in distinct):
+            distinct[name] = sources[name]
+    shown = CheckedInputs(human, distinct)
     # The reliability diagrams keep no title: their legend sits above the axes.
     with warnings.catch_warnings():
         # Single-annotation and similar notes were given with the tables.
         warnings.simplefilter("ignore", UserWarning)
         if pairs:
             ax = None
-            for name, phi in disagreement.items():
-                disp = DisagreementReliabilityDisplay.from_predictions(
-                    Y,
+            for name, (mu, phi, valid) in figure_disagreement(
+                inputs, disagreement
+            ).items():
+                disp = disagreement_reliability(
+                    mu,
                     phi,
+                    valid,
+                    n_classes=human.n_classes,
                     name=name,
                     ax=ax,
                     show_counts=ax is None,
@@ -123,25 +131,42 @@ def draw_figures(
                 )
                 ax = disp.ax_
             yield "disagreement_reliability", disp.figure_
-        if integer:
-            disp = CalibrationDispersionDisplay.from_predictions(Y, distinct)
+        if human.is_counts:
+            disp = calibration_dispersion(shown)
             disp.ax_.set_title("Calibration-dispersion map (Mimori et al. 2021)")
             yield "calibration_dispersion", disp.figure_
         ax = None
-        for name, P in distinct.items():
-            disp = MajorityReliabilityDisplay.from_predictions(
-                Y, P, name=name, ax=ax, show_counts=ax is None
+        for name, source in distinct.items():
+            disp = majority_reliability(
+                human, source, name=name, ax=ax, show_counts=ax is None
             )
             ax = disp.ax_
         yield "majority_reliability", disp.figure_
-        disp = InstanceErrorDisplay.from_predictions(Y, distinct, kind="dist_ce")
+        disp = instance_error_histograms(shown, kind="dist_ce")
         disp.ax_.set_title("Instance-level DistCE (Baan et al. 2022)")
         yield "instance_errors", disp.figure_
         if marginals:
-            disp = HumanModelMarginalDisplay.from_predictions(
-                Y, distinct, class_names=class_names
-            )
+            disp = human_model_marginals(shown, class_names=class_names)
             yield "marginals", disp.figure_
+
+
+def figure_disagreement(inputs, disagreement: dict | None = None) -> dict:
+    """``{name: (μ̂, φ, valid)}`` of the disagreement figure.
+
+    ``φ`` is the classifier's own when ``disagreement`` has it (checked
+    against the validated labels, which are not scanned again), else
+    ``1 − Σ q²`` of its checked probabilities.
+    """
+    from ..metrics._shared import check_disagreement_inputs
+
+    human, disagreement = inputs.human, dict(disagreement or {})
+    out = {}
+    for name, source in inputs.sources.items():
+        if name in disagreement:
+            out[name] = check_disagreement_inputs(human.pair, disagreement[name], None)
+        else:
+            out[name] = (human.mu, source.disagreement(), human.valid)
+    return out
 
 
 def png_data_uri(figure, dpi: int = 96) -> tuple[str, int, int]:

@@ -4,6 +4,9 @@ The layer's declared inside (developer guide §layers): other packages
 import these names from here, never from the layer's private modules.
 """
 
+from ._calibration_report import (
+    report_inputs,
+)
 from ._figures import (
     draw_figures,
     plotting_unavailable,
@@ -12,4 +15,5 @@ from ._figures import (
 __all__ = [
     "draw_figures",
     "plotting_unavailable",
+    "report_inputs",
 ]

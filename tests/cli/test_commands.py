@@ -306,3 +306,32 @@ def test_run_demo_rejects_file_as_out_before_training(tmp_path):
     target.write_text("x")
     with pytest.raises(ValueError, match="not a folder"):
         run_demo(target, quick=True, progress=False)
+
+
+def test_demo_figures_draw_each_methods_own_disagreement(tmp_path):
+    # The demo's figures are drawn from validated inputs (developer guide
+    # §checked-once) with each method's own φ: a φ of another length is
+    # refused naming it, and the four figures are written.
+    pytest.importorskip("matplotlib")
+    from sklearn.utils import Bunch
+
+    from sklearn_hcal.cli._demo import _save_figures
+
+    rng = np.random.default_rng(0)
+    Y = rng.multinomial(5, rng.dirichlet(np.ones(3), 120))
+    P, Q = rng.dirichlet(np.ones(3), 120), rng.dirichlet(np.ones(3), 120)
+    preds = {
+        "Raw": (P, 1 - (P**2).sum(axis=1), P),
+        "Alpha": (Q, 0.9 * (1 - (Q**2).sum(axis=1)), Q),
+    }
+    paths, skipped = _save_figures(tmp_path, Bunch(predictions=preds, test_counts=Y))
+    assert skipped is None
+    assert sorted(Path(p).name for p in paths) == [
+        "calibration_dispersion.png",
+        "disagreement_reliability.png",
+        "instance_errors.png",
+        "majority_reliability.png",
+    ]
+    preds["Alpha"] = (Q, np.full(119, 0.3), Q)
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        _save_figures(tmp_path, Bunch(predictions=preds, test_counts=Y))

@@ -639,3 +639,41 @@ def test_plots_with_a_float32_one_hot_softmax_row(capsys, synthetic):
     assert (tmp / "figs" / "disagreement_reliability.png").read_bytes()[:4] == (
         b"\x89PNG"
     )
+
+
+def test_ordinal_metrics_follow_the_scale_of_named_classes(capsys, tmp_path):
+    # The report names the columns by the file's classes (one validation for
+    # the table and the HTML file), so --order is given by name: the value
+    # must be the metric function's with that order, and a file without
+    # class names keeps --order by column position.
+    from sklearn_hcal.metrics import ranked_probability_score_loss as rps
+    from sklearn_hcal.metrics import wasserstein_distance
+
+    rng = np.random.default_rng(3)
+    words = ["always", "never", "sometimes"]  # alphabetical, not the scale
+    scale = ["never", "sometimes", "always"]
+    Y = rng.multinomial(4, rng.dirichlet(np.ones(3), 40))
+    P = rng.dirichlet(np.ones(3), 40)
+    pd.DataFrame(Y, columns=words).to_csv(tmp_path / "Y.csv", index=False)
+    pd.DataFrame(P, columns=words).to_csv(tmp_path / "P.csv", index=False)
+    args = ["--pred", f"m={tmp_path / 'P.csv'}", "--metrics", "wasserstein,rps"]
+    got = _json(capsys, tmp_path / "Y.csv", *args, "--order", ",".join(scale))["m"]
+    frame = pd.DataFrame(Y, columns=words)
+    expected = {
+        "wasserstein_distance": wasserstein_distance(frame, P, order=scale),
+        "ranked_probability_score_loss": rps(frame, P, order=scale),
+    }
+    assert got == pytest.approx(expected, rel=1e-12)
+    # the scale is not the column order: it changes the value
+    positional = wasserstein_distance(Y, P)
+    assert abs(expected["wasserstein_distance"] - positional) > 1e-3
+    # words without --order are refused, with the command line's hint
+    _error(capsys, tmp_path / "Y.csv", *args, needles=("--order A,B,C",))
+    # .npy files name no class: --order gives column positions
+    np.save(tmp_path / "Y.npy", Y)
+    np.save(tmp_path / "P.npy", P)
+    npy = ["--pred", f"m={tmp_path / 'P.npy'}", "--metrics", "wasserstein"]
+    got = _json(capsys, tmp_path / "Y.npy", *npy, "--order", "1,2,0")["m"]
+    assert got["wasserstein_distance"] == pytest.approx(
+        expected["wasserstein_distance"], rel=1e-12
+    )

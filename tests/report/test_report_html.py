@@ -15,6 +15,8 @@ import pytest
 from sklearn_hcal.cli import main
 from sklearn_hcal.metrics import _registry, annotator_report, human_calibration_report
 from sklearn_hcal.report import CalibrationReport
+from sklearn_hcal.report._calibration_report import report_inputs
+from sklearn_hcal.report._figures import figure_disagreement
 from tests.report._html_parse import metric_table, read_tables
 
 pytest.importorskip("matplotlib")
@@ -346,7 +348,8 @@ def test_from_estimator_uses_an_alpha_models_own_disagreement(fitted):
     table = report.table
     assert table.loc["alpha", "disagreement_ce"] < table.loc["raw", "disagreement_ce"]
     # the figure draws the same φ, and the summary says whose it is
-    _, _, phi, _, _ = report._data()
+    drawn = figure_disagreement(report_inputs(report), report.disagreement)
+    phi = {name: values[1] for name, values in drawn.items()}
     np.testing.assert_array_equal(phi["alpha"], alpha.predict_disagreement(X))
     P = clf.predict_proba(X)
     np.testing.assert_allclose(phi["raw"], 1 - (P**2).sum(axis=1), atol=1e-12)
