@@ -156,8 +156,13 @@ class PerspectivistClassifier(
     Cross-validate with groups by item (``GroupKFold(groups=X["item"])``)
     so that no item is in both folds: an item's other annotators are the
     best predictor of its label, which a new test item does not have. For
-    annotators never seen in training, hold whole annotators out
-    (``GroupKFold(groups=X["annotator"])``).
+    annotators never seen in training, hold whole annotators out with
+    :class:`~sklearn_hcal.model_selection.AnnotatorKFold` (it reads ``X``'s
+    annotator column); to compare with an aggregator on the same held-out
+    annotations, use
+    :class:`~sklearn_hcal.model_selection.OneAnnotationPerItemSplit` and
+    :func:`~sklearn_hcal.metrics.make_annotation_scorer`, which scores this
+    classifier's ``predict_proba`` on them.
 
     ``score`` is ``1 −`` the track's loss of :meth:`predict` (the absolute
     distance divided by the number of points on an ordinal scale, the error
