@@ -211,6 +211,15 @@ def test_user_guide_code_runs(page):
         kl = ns["report"]["kl"]
         assert kl["posteriors + temperature"] < kl["posteriors"]
         assert ns["held_out"]["Dawid-Skene"] < ns["held_out"]["frequency"]
+        # and than the perspectivist classifier, which sees features, not the
+        # item's other labels; the Brier scores the page quotes are the run's
+        held_out = ns["held_out"]
+        assert held_out["Dawid-Skene"] < held_out["perspectivist"]
+        text = (DOCS / page).read_text(encoding="utf-8")
+        quoted = re.search(r"Brier about ([\d.]+) against\s+([\d.]+)", text)
+        assert quoted, "the page no longer quotes the two Brier scores"
+        for name, value in zip(["Dawid-Skene", "perspectivist"], quoted.groups()):
+            assert held_out[name] == pytest.approx(float(value), abs=0.005), name
     if page == "lewidi.rst":
         assert (
             ns["report"].loc["oracle", "soft_ce"]
