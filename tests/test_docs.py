@@ -41,6 +41,7 @@ NAMESPACES = [
     "sklearn_hcal.cli",
     "sklearn_hcal.conformal",
     "sklearn_hcal.aggregation",
+    "sklearn_hcal.perspectivist",
 ]
 # Namespaces with a generated page per public name (``sklearn_hcal.calibration``
 # re-exports objects documented under ``sklearn_hcal``).
@@ -56,6 +57,7 @@ EXPECTED_EXAMPLES = {
     "plot_conformal_deferral.py",
     "plot_report_notebook.py",
     "plot_aggregation.py",
+    "plot_perspectivist_lewidi.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.
@@ -333,6 +335,7 @@ def test_built_user_guide_pages(built_html):
         "lewidi",
         "model_selection",
         "aggregation",
+        "perspectivist",
         "scaling",
         "api",
         "auto_examples/index",
