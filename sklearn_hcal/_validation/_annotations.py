@@ -59,20 +59,40 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _blank(uniques) -> np.ndarray:
+    """Positions of the blank strings (``""``, spaces) among ``uniques``."""
+    try:
+        blank = pd.Series(uniques, dtype=object).str.strip().eq("")
+    except AttributeError:  # no strings among the values
+        return np.empty(0, dtype=np.intp)
+    return np.flatnonzero(blank.to_numpy(dtype=bool, na_value=False))
+
+
+def _missing_codes(codes: np.ndarray, uniques) -> np.ndarray:
+    """Missing rows from factorized codes: NaN/None (code -1) or blank."""
+    missing = codes < 0
+    blank = _blank(uniques)
+    if blank.size:
+        missing |= np.isin(codes, blank)
+    return missing
+
+
 def is_missing(values) -> np.ndarray:
     """Missing or blank entries (NaN, None, ``""``, spaces) of a column.
 
-    A blank string is no id and no explanation: read as missing.
+    A blank string is no id and no explanation: read as missing. Blanks
+    are looked for among the distinct values only.
     """
-    series = values if isinstance(values, pd.Series) else pd.Series(values)
-    missing = series.isna().to_numpy(dtype=bool, copy=True)
-    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-        try:
-            blank = series.astype(object).str.strip().eq("")
-        except AttributeError:  # no strings among the values
-            return missing
-        missing |= blank.to_numpy(dtype=bool, na_value=False)
-    return missing
+    if not isinstance(values, (pd.Series, pd.Index, np.ndarray)):
+        values = pd.Series(list(values), dtype=object)  # label sets stay whole
+    try:
+        codes, uniques = pd.factorize(values)
+    except TypeError:  # unhashable entries (label sets given as lists)
+        series = pd.Series(values, dtype=object)
+        return series.isna().to_numpy(dtype=bool) | np.isin(
+            np.arange(len(series)), _blank(series)
+        )
+    return _missing_codes(codes, uniques)
 
 
 def sorted_codes(values) -> tuple[np.ndarray, pd.Index]:
@@ -80,7 +100,7 @@ def sorted_codes(values) -> tuple[np.ndarray, pd.Index]:
 
     Nothing computed from the codes (sums, random starts) then depends on
     the order of the rows. Ids of types that do not sort together are
-    ordered by their text.
+    ordered by their text. A missing value (NaN, None) has code -1.
     """
     try:
         codes, uniques = pd.factorize(values, sort=True)
@@ -89,7 +109,8 @@ def sorted_codes(values) -> tuple[np.ndarray, pd.Index]:
         order = np.argsort([str(u) for u in uniques], kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
-        codes, uniques = rank[codes], uniques[order]
+        codes = np.where(codes < 0, codes, rank[codes])
+        uniques = uniques[order]
     return codes.astype(np.intp), pd.Index(uniques)
 
 
@@ -204,8 +225,10 @@ def _check_columns(X: pd.DataFrame, keys: dict, owner: str) -> None:
             )
 
 
-def _check_present(table: AnnotationTable, values, source: str, role: str) -> None:
-    missing = is_missing(values)
+def _check_present(
+    table: AnnotationTable, values, source: str, role: str, missing=None
+) -> None:
+    missing = is_missing(values) if missing is None else missing
     if missing.any():
         first = int(np.flatnonzero(missing)[0])
         raise ValueError(
@@ -300,7 +323,14 @@ per annotator and item: keep one, e.g. X.drop_duplicates(subset=['item', \
     )
     for role in _KEYS:
         if values[role] is not None:
-            _check_present(table, values[role], f"X's column {keys[role]!r}", role)
+            codes, uniques = getattr(table, f"{role}_codes")
+            _check_present(
+                table,
+                values[role],
+                f"X's column {keys[role]!r}",
+                role,
+                missing=_missing_codes(codes, uniques),
+            )
     if unique_pairs and item is not None and annotator is not None:
         _check_unique_pairs(table)
     return table
