@@ -118,6 +118,12 @@ PUBLIC_PATHS = {
         "OneCoinDawidSkene",
         "Wawa",
     ],
+    "sklearn_hcal.perspectivist": [
+        "AnnotationVectorizer",
+        "OrdinalClassifier",
+        "PerspectivistClassifier",
+        "make_default_estimator",
+    ],
     "sklearn_hcal.plotting": [
         "AgreementBinDisplay",
         "CalibrationDispersionDisplay",

@@ -41,6 +41,7 @@ NAMESPACES = [
     "sklearn_hcal.cli",
     "sklearn_hcal.conformal",
     "sklearn_hcal.aggregation",
+    "sklearn_hcal.perspectivist",
 ]
 # Namespaces with a generated page per public name (``sklearn_hcal.calibration``
 # re-exports objects documented under ``sklearn_hcal``).
@@ -56,6 +57,7 @@ EXPECTED_EXAMPLES = {
     "plot_conformal_deferral.py",
     "plot_report_notebook.py",
     "plot_aggregation.py",
+    "plot_perspectivist_lewidi.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.
@@ -211,6 +213,15 @@ def test_user_guide_code_runs(page):
         kl = ns["report"]["kl"]
         assert kl["posteriors + temperature"] < kl["posteriors"]
         assert ns["held_out"]["Dawid-Skene"] < ns["held_out"]["frequency"]
+        # and than the perspectivist classifier, which sees features, not the
+        # item's other labels; the Brier scores the page quotes are the run's
+        held_out = ns["held_out"]
+        assert held_out["Dawid-Skene"] < held_out["perspectivist"]
+        text = (DOCS / page).read_text(encoding="utf-8")
+        quoted = re.search(r"Brier about ([\d.]+) against\s+([\d.]+)", text)
+        assert quoted, "the page no longer quotes the two Brier scores"
+        for name, value in zip(["Dawid-Skene", "perspectivist"], quoted.groups()):
+            assert held_out[name] == pytest.approx(float(value), abs=0.005), name
     if page == "lewidi.rst":
         assert (
             ns["report"].loc["oracle", "soft_ce"]
@@ -324,6 +335,7 @@ def test_built_user_guide_pages(built_html):
         "lewidi",
         "model_selection",
         "aggregation",
+        "perspectivist",
         "scaling",
         "api",
         "auto_examples/index",

@@ -15,6 +15,8 @@ def test_import_does_not_pull_torch_or_matplotlib():
         "import sklearn_hcal.plotting, sklearn_hcal.model_selection;"
         "import sklearn_hcal.report, sklearn_hcal.conformal, sklearn_hcal.cli;"
         "from sklearn_hcal.aggregation import DawidSkene, GLAD, MACE;"
+        "from sklearn_hcal.perspectivist import PerspectivistClassifier;"
+        "from sklearn_hcal.perspectivist import make_default_estimator;"
         "from sklearn_hcal.metrics import jensen_shannon_distance, MetricState;"
         "from sklearn_hcal import HumanConformalClassifier, TemperatureScaler;"
         "from sklearn_hcal import AlphaCalibrator;"
@@ -37,6 +39,7 @@ def test_every_public_name_resolves():
     import sklearn_hcal.datasets
     import sklearn_hcal.metrics
     import sklearn_hcal.model_selection
+    import sklearn_hcal.perspectivist
     import sklearn_hcal.plotting
 
     for module in (
@@ -46,6 +49,7 @@ def test_every_public_name_resolves():
         sklearn_hcal.calibration,
         sklearn_hcal.datasets,
         sklearn_hcal.model_selection,
+        sklearn_hcal.perspectivist,
         sklearn_hcal.plotting,
     ):
         for name in module.__all__:

@@ -11,15 +11,20 @@ it needs and nothing more:
    with a reference or named by the ``classes`` parameter, which sets
    ``classes_``; ``sample_weight`` checked naming the row and the value;
    ``score`` (majority accuracy for histograms, accuracy for labels). For
-   estimators fitted on annotations (aggregation, perspectivist models:
-   one label per row) this level is the whole front end::
+   estimators fitted on a long table of annotations (aggregation,
+   perspectivist models: one label per row) this level, with the
+   validation layer's one reader of such tables, is the whole front end::
 
-       class PerspectivistClassifier(HumanTargetMixin, ClassifierMixin,
-                                     BaseEstimator):
+       class PerspectivistClassifier(..., HumanTargetMixin, BaseEstimator):
            def fit(self, X, y, sample_weight=None):
-               targets = self._read_targets(X, y)       # labels, one per row
+               table = read_annotation_table(X, item=self.item,
+                                             annotator=self.annotator,
+                                             owner="PerspectivistClassifier")
+               labels, source = annotation_labels(table, y)  # one per row
+               classes = annotation_classes(table, labels, self.classes,
+                                            source=source)
+               label_codes(table, labels, classes, source=source)
                weights = self._item_weights(sample_weight, X)
-               Y = self._resolve_targets(targets)       # one-hot, classes_ set
                ...
 
 2. **A classifier's output** -- :class:`ClassifierOutputMixin` (here), for

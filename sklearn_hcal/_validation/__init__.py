@@ -8,9 +8,23 @@ maps labels and class names to columns; :mod:`._scan` checks the values of
 histograms and probabilities; :mod:`._pair` validates a (human labels,
 model probabilities) pair for the metrics; :mod:`._targets` resolves the
 targets of the estimators (``HumanTargetMixin``, the first level of the
-estimators' front end, developer guide §estimators).
+estimators' front end, developer guide §estimators); :mod:`._annotations`
+reads the long tables of annotations that the aggregators, the
+perspectivist classifier and the annotation splitters take (the same part
+of the front end).
 """
 
+from ._annotations import (
+    AnnotationTable,
+    annotation_classes,
+    annotation_labels,
+    is_missing,
+    label_codes,
+    read_annotation_table,
+    rows_table,
+    sorted_codes,
+    sorted_labels,
+)
 from ._core import (
     DISAGREEMENT_TOL,
     NEGATIVE_ROUNDING_TOL,
@@ -75,6 +89,7 @@ from ._weights import (
 )
 
 __all__ = [
+    "AnnotationTable",
     "Block",
     "DISAGREEMENT_TOL",
     "HumanScoreMixin",
@@ -86,6 +101,8 @@ __all__ = [
     "ROW_SUM_TOL",
     "Targets",
     "all_finite",
+    "annotation_classes",
+    "annotation_labels",
     "as_array",
     "check_class_names",
     "check_disagreement",
@@ -108,21 +125,27 @@ __all__ = [
     "frame_names",
     "human_score",
     "is_histogram_target",
+    "is_missing",
+    "label_codes",
     "labels_to_histograms",
     "looks_like_probabilities",
     "map_row_blocks",
     "negative_tolerance",
     "normalised_block",
     "probabilities_to_logits",
+    "read_annotation_table",
     "resolve_targets",
     "row_blocks",
     "row_sum_tolerance",
     "row_sums",
     "rows_from",
+    "rows_table",
     "scan_histograms",
     "scan_probabilities",
     "select_target",
     "shape_of",
+    "sorted_codes",
+    "sorted_labels",
     "sorted_names",
     "to_array",
 ]

@@ -1,6 +1,7 @@
 """The aggregators' common face: a long table in, item posteriors out.
 
-:class:`BaseAggregator` reads the table once (:mod:`._input`), hands the
+:class:`BaseAggregator` reads the table once (:mod:`._input`, on the
+estimators' one reader of long tables), hands the
 integer codes to the model and turns what it returns into the public
 outputs, identically for every aggregator:
 
@@ -77,7 +78,7 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
         return self.class_prior_
 
     # ------------------------------------------------------------ shared
-    def _read(self, X, y, classes):
+    def _read(self, X, y, classes, *, fitted=False):
         return read_annotations(
             X,
             y,
@@ -85,6 +86,7 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
             annotator=self.annotator,
             label=self.label,
             classes=classes,
+            fitted=fitted,
             owner=type(self).__name__,
         )
 
@@ -147,7 +149,7 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
             Items of ``X`` (index, sorted) by ``classes_``.
         """
         check_is_fitted(self)
-        data = self._read(X, None, self.classes_)
+        data = self._read(X, None, self.classes_, fitted=True)
         item_map, annotator_map = align_to_fitted(data, self.items_, self.annotators_)
         with one_blas_thread():
             posterior = self._transform(data, item_map, annotator_map)

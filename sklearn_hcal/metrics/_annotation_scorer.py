@@ -93,7 +93,13 @@ class _AnnotationScorer(Scorer):
     """Negative log loss or Brier score of annotator-level predictions."""
 
     def __init__(self, metric: str, label):
-        super().__init__(annotation_loss, -1, {}, "predict_annotator_proba")
+        # both methods, in order of preference: scikit-learn's multimetric
+        # scoring looks the response method up on the estimator before any
+        # scorer runs, and a single name failed for a classifier of rows
+        # (it has predict_proba only) as soon as two scorers were given
+        super().__init__(
+            annotation_loss, -1, {}, ["predict_annotator_proba", "predict_proba"]
+        )
         self._metric = metric
         self._label = label
 

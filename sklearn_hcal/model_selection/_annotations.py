@@ -4,8 +4,9 @@ A model of annotators (an aggregator's ``predict_annotator_proba``, a
 perspectivist classifier) is judged on annotations it did not see. The rows
 of ``X`` are annotations (item, annotator, label columns, the layout of
 ``load_lewidi(...).annotations``); these splitters read the item or
-annotator column of ``X`` and work as ``cv=`` in ``cross_validate`` and
-``GridSearchCV``:
+annotator column of ``X`` (through the estimators' reader of long tables,
+so that a bad table gets the estimators' error) and work as ``cv=`` in
+``cross_validate`` and ``GridSearchCV``:
 
 * :class:`OneAnnotationPerItemSplit`: each split holds out one annotation
   of every item with enough annotations; the items and (usually) the
@@ -16,7 +17,6 @@ annotator column of ``X`` and work as ``cv=`` in ``cross_validate`` and
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from numbers import Integral
 
 import numpy as np
@@ -24,28 +24,16 @@ import pandas as pd
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 from sklearn.utils import check_random_state
 
+from .._validation import read_annotation_table
+
 __all__ = ["AnnotatorKFold", "OneAnnotationPerItemSplit"]
 
 
-def _column(X, key, param: str, owner: str) -> np.ndarray:
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError(
-            f"{owner} splits a long table of annotations: X must be a pandas "
-            f"DataFrame with a {key!r} column, got {type(X).__name__}."
-        )
-    if not isinstance(key, Hashable) or key not in X.columns:
-        raise ValueError(
-            f"{owner}: {param}={key!r} is not a column of X; its columns are "
-            f"{list(X.columns)}."
-        )
-    values = X[key].to_numpy()
-    missing = pd.isna(values)
-    if missing.any():
-        raise ValueError(
-            f"{owner}: X's column {key!r} has a missing value at row "
-            f"{int(np.flatnonzero(missing)[0])}."
-        )
-    return values
+def _ids(X, key, role: str, owner: str) -> np.ndarray:
+    """Each row's item or annotator, read by the estimators' table reader."""
+    keys = {"item": None, "annotator": None, role: key}
+    table = read_annotation_table(X, **keys, owner=owner, unique_pairs=False)
+    return getattr(table, role)
 
 
 def _check_no_groups(groups, owner: str, column: str) -> None:
@@ -130,7 +118,7 @@ class OneAnnotationPerItemSplit(BaseCrossValidator):
         owner = type(self).__name__
         self._check_params(owner)
         _check_no_groups(groups, owner, self.item)
-        codes, _ = pd.factorize(_column(X, self.item, "item", owner))
+        codes, _ = pd.factorize(_ids(X, self.item, "item", owner))
         counts = np.bincount(codes)
         eligible = counts[codes] >= self.min_annotations
         if not eligible.any():
@@ -229,5 +217,5 @@ class AnnotatorKFold(GroupKFold):
         """
         owner = type(self).__name__
         _check_no_groups(groups, owner, self.annotator)
-        annotators = _column(X, self.annotator, "annotator", owner)
+        annotators = _ids(X, self.annotator, "annotator", owner)
         return super().split(X, y, groups=annotators)

@@ -21,6 +21,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
+from .._validation import HumanTargetMixin, is_missing
 from ..utils._compat import (
     HasMethods,
     Interval,
@@ -37,15 +38,15 @@ from ._input import (
     check_labels,
     check_predict_table,
     check_table,
-    check_weights,
-    is_missing,
     resolve_scale,
 )
 
 __all__ = ["PerspectivistClassifier"]
 
 
-class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class PerspectivistClassifier(
+    MetaEstimatorMixin, ClassifierMixin, HumanTargetMixin, BaseEstimator
+):
     """Predict each annotator's label, and each item's soft label.
 
     A classifier of the rows of a long table of annotations (one row per
@@ -155,8 +156,13 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
     Cross-validate with groups by item (``GroupKFold(groups=X["item"])``)
     so that no item is in both folds: an item's other annotators are the
     best predictor of its label, which a new test item does not have. For
-    annotators never seen in training, hold whole annotators out
-    (``GroupKFold(groups=X["annotator"])``).
+    annotators never seen in training, hold whole annotators out with
+    :class:`~sklearn_hcal.model_selection.AnnotatorKFold` (it reads ``X``'s
+    annotator column); to compare with an aggregator on the same held-out
+    annotations, use
+    :class:`~sklearn_hcal.model_selection.OneAnnotationPerItemSplit` and
+    :func:`~sklearn_hcal.metrics.make_annotation_scorer`, which scores this
+    classifier's ``predict_proba`` on them.
 
     ``score`` is ``1 −`` the track's loss of :meth:`predict` (the absolute
     distance divided by the number of points on an ordinal scale, the error
@@ -250,11 +256,9 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
     def _fit(self, X, y, sample_weight):
         if self._array_mode(X):
             X = validate_data(self, X, reset=True, **self._array_checks())
-        X = check_table(X, item=self.item, annotator=self.annotator, y=y)
-        target = check_labels(
-            y, X, item=self.item, annotator=self.annotator, classes=self.classes
-        )
-        weights = check_weights(sample_weight, X)
+        table = check_table(X, item=self.item, annotator=self.annotator, y=y)
+        target = check_labels(y, table, classes=self.classes)
+        weights = self._item_weights(sample_weight, X)
         if isinstance(X, pd.DataFrame):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
             self.n_features_in_ = X.shape[1]
@@ -359,7 +363,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
             return self._predict_proba(X)
 
     def _predict_proba(self, X) -> np.ndarray:
-        X = self._check_predict(X)
+        X, _ = self._check_predict(X)
         features = self._features(X)
         if not isinstance(X, pd.DataFrame) or not self.fallback_estimators_:
             return self._proba(self.estimator_, features)
@@ -380,9 +384,11 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         return P
 
     def _check_predict(self, X):
+        """``(X, table)``: ``X`` restricted to the fitted columns, its rows."""
         if self._array_mode(X) or not hasattr(self, "feature_names_in_"):
-            return validate_data(self, X, reset=False, **self._array_checks())
-        X = check_predict_table(
+            X = validate_data(self, X, reset=False, **self._array_checks())
+            return X, check_table(X, item=None, annotator=None)
+        table = check_predict_table(
             X,
             item=self.item,
             annotator=self.annotator,
@@ -391,7 +397,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
             else None,
             optional=self.optional_columns_,
         )
-        return X[[c for c in self.feature_names_in_ if c in X.columns]]
+        return X[[c for c in self.feature_names_in_ if c in X.columns]], table
 
     def _fallback_rows(self, X):
         n = len(X)
@@ -507,10 +513,8 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
             In ``[0, 1]``, higher is better.
         """
         check_is_fitted(self)
-        X = self._check_predict(X)
-        truth = check_labels(
-            y, X, item=self.item, annotator=self.annotator, classes=self.classes_
-        )
+        X, table = self._check_predict(X)
+        truth = check_labels(y, table, classes=self.classes_, fitted=True)
         pred = self.predict(X)
         if self.multilabel_:
             if self._label_format == "tuple":
@@ -524,7 +528,7 @@ class PerspectivistClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
             loss = (
                 np.asarray(truth.target, dtype=object) != pred.astype(object)
             ).astype(np.float64)
-        weights = check_weights(sample_weight, X)
+        weights = self._item_weights(sample_weight, X)
         weights = np.ones(len(loss)) if weights is None else weights
         if self.item is None or not isinstance(X, pd.DataFrame):
             items = np.arange(len(loss))

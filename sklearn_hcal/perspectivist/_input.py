@@ -1,20 +1,20 @@
-"""Every input check of :class:`PerspectivistClassifier`, in one module.
+"""The input checks that only :class:`PerspectivistClassifier` needs.
 
-The estimator's front end: what a long table of annotations is, what its
-target is, and how predictions are matched back to it. Kept in one module
-(built on :mod:`sklearn_hcal._validation`) so that it can move onto the
-estimators' shared front end without touching the model:
+The long table itself -- a DataFrame, its key columns, no missing or blank
+item or annotator, no repeated pair, one label per row, the classes and a
+label outside them -- is read by the estimators' one reader of long tables
+(:func:`sklearn_hcal._validation.read_annotation_table` and its helpers,
+developer guide §estimators), as the aggregators read it, so that one bad
+table gets one error. ``sample_weight`` goes through the front end's first
+level (``HumanTargetMixin._item_weights``). What stays here is the
+classifier's own:
 
-* :func:`check_table` -- ``X`` is one row per (item, annotator): a
-  DataFrame with the ``item`` and ``annotator`` columns (an array-like only
-  when both are None); no missing key, no repeated pair, no target column
-  among the features; the row is named in every error (its position and
-  index label, its item and annotator);
+* :func:`check_table` -- a plain feature matrix when ``item`` and
+  ``annotator`` are None (every row its own item); no target column among
+  the features (it would leak the label);
 * :func:`check_labels` -- ``y``: 1-D labels (single-label), or the labels
   chosen by each annotator as tuples/lists/sets or a 0/1 indicator matrix
-  (multi-label); a missing label or a label outside ``classes`` is refused
-  naming its row;
-* :func:`check_weights` -- ``sample_weight``, one weight per row;
+  (multi-label); the classes sorted (the scale's order);
 * :func:`check_predict_table` -- ``X`` at prediction: the fitted columns,
   except those that may be missing (``optional_columns``), which send their
   rows to a model fitted without them;
@@ -30,9 +30,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
-from .._validation import check_item_weights, frame_names
+from .._validation import (
+    AnnotationTable,
+    annotation_classes,
+    annotation_labels,
+    frame_names,
+    label_codes,
+    read_annotation_table,
+    rows_table,
+    sorted_labels,
+)
 from ..utils._compat import num_samples
 
 __all__ = [
@@ -41,107 +49,36 @@ __all__ = [
     "check_labels",
     "check_predict_table",
     "check_table",
-    "check_weights",
-    "is_missing",
     "resolve_scale",
 ]
 
 #: Columns of :func:`~sklearn_hcal.datasets.load_lewidi`'s ``frame`` that
 #: hold the target: as features they would leak it.
 TARGET_COLUMNS = ("label", "raw_label")
+OWNER = "PerspectivistClassifier"
 _SHOW = 5
 
 
-def _row(X, position: int, item=None, annotator=None) -> str:
-    """``row 12 (index 40; item '7', annotator 'Ann2')``."""
-    index = X.index[position] if isinstance(X, pd.DataFrame) else position
-    text = f"row {position}"
-    if index != position:
-        text += f" (index {index!r}"
-        text += "; " if item is not None or annotator is not None else ")"
-    elif item is not None or annotator is not None:
-        text += " ("
-    keys = []
-    if item is not None:
-        keys.append(f"item {X[item].iloc[position]!r}")
-    if annotator is not None:
-        keys.append(f"annotator {X[annotator].iloc[position]!r}")
-    if keys:
-        text += ", ".join(keys) + ")"
-    return text
+def check_table(X, *, item, annotator, y=None) -> AnnotationTable:
+    """``X`` read as a long table (or the rows of a plain feature matrix).
 
-
-def is_missing(values: pd.Series) -> np.ndarray:
-    """Missing or blank entries of a column (NaN, None, ``""``, spaces)."""
-    missing = values.isna().to_numpy(dtype=bool, copy=True)
-    text = values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
-    if text:
-        blank = values.astype(object).map(
-            lambda v: isinstance(v, str) and not v.strip()
-        )
-        missing |= blank.to_numpy(dtype=bool)
-    return missing
-
-
-def check_table(X, *, item, annotator, y=None, name="X"):
-    """``X`` as a DataFrame, its keys checked (see the module docstring)."""
+    With ``item`` and ``annotator`` both None a non-DataFrame ``X`` is a
+    plain feature matrix, every row its own item. A column holding the
+    target (``label``, ``raw_label`` or ``y``'s name) is refused.
+    """
     if item is None and annotator is None and not isinstance(X, pd.DataFrame):
-        return X  # a plain feature matrix: every row its own item
-    if not isinstance(X, pd.DataFrame):
-        raise ValueError(
-            f"{name} must be a DataFrame with one row per (item, annotator) and "
-            f"the columns item={item!r} and annotator={annotator!r} (e.g. "
-            f"load_lewidi(path).frame without its label), got "
-            f"{type(X).__name__}."
-        )
-    if X.columns.duplicated().any():
-        dup = X.columns[X.columns.duplicated()][0]
-        raise ValueError(f"{name} has the column {dup!r} twice.")
-    if len(X) == 0:
-        raise ValueError(
-            f"{name} has 0 rows (shape={X.shape}); a minimum of 1 is required."
-        )
-    keys = [k for k in (item, annotator) if k is not None]
-    if item is not None and item == annotator:
-        raise ValueError("item and annotator must name different columns.")
-    missing = [k for k in keys if k not in X.columns]
-    if missing:
-        raise ValueError(
-            f"{name} has no column {missing[0]!r} (the {_role(missing[0], item)} "
-            f"column); its columns are {list(X.columns)}. Name yours with "
-            f"{_role(missing[0], item)}=."
-        )
+        return rows_table(num_samples(X), owner=OWNER)
+    table = read_annotation_table(X, item=item, annotator=annotator, owner=OWNER)
     leaked = [c for c in TARGET_COLUMNS if c in X.columns]
     target = getattr(y, "name", None)
     if isinstance(target, Hashable) and target is not None and target in X.columns:
         leaked.append(target)
     if leaked:
         raise ValueError(
-            f"{name} holds the target column {leaked[0]!r}: as a feature it would "
-            f"leak the label. Drop it: X = frame.drop(columns={leaked[:1]!r})."
+            f"{OWNER}: X holds the target column {leaked[0]!r}: as a feature it "
+            f"would leak the label. Drop it: X = frame.drop(columns={leaked[:1]!r})."
         )
-    for key in keys:
-        bad = is_missing(X[key])
-        if bad.any():
-            pos = int(np.flatnonzero(bad)[0])
-            what = "an item" if key == item else "an annotator"
-            raise ValueError(
-                f"{name} {_row(X, pos)} has no {_role(key, item)} (column "
-                f"{key!r} is {X[key].iloc[pos]!r}); every row is {what}'s."
-            )
-    if len(keys) == 2:
-        dup = X.duplicated(subset=keys, keep=False).to_numpy()
-        if dup.any():
-            pos = int(np.flatnonzero(dup)[0])
-            raise ValueError(
-                f"{name} has {int(dup.sum())} rows repeating an (item, annotator) "
-                f"pair, first {_row(X, pos, item, annotator)}; one row per pair."
-            )
-    return X
-
-
-def _role(key, item) -> str:
-    return "item" if key == item else "annotator"
+    return table
 
 
 @dataclass
@@ -158,145 +95,75 @@ def _is_label_set(value) -> bool:
     return isinstance(value, (list, tuple, Set, np.ndarray))
 
 
-def check_labels(y, X, *, item, annotator, classes=None) -> FitInput:
-    """The target of ``fit``, its classes and its kind (module docstring).
+def check_labels(
+    y, table: AnnotationTable, *, classes=None, fitted: bool = False
+) -> FitInput:
+    """The target of ``fit`` (or ``score``), its classes and its kind.
 
     Label sets are recognised in a Series or a 1-D object array (the
-    ``label`` column of a multi-label ``frame``) and in a ragged list; a 2-D
-    array and a list of equal-length rows are 0/1 indicator matrices, as in
-    scikit-learn.
+    ``label`` column of a multi-label ``frame``) and in a list of tuples or
+    lists of labels; a 2-D array and a list of equal-length rows of numbers
+    are 0/1 indicator matrices, as in scikit-learn. ``fitted``: ``classes``
+    are the fitted ``classes_``.
     """
     if y is None:
         raise ValueError(
-            "PerspectivistClassifier requires y to be passed, but the target y is "
-            "None (pass each row's label, e.g. frame['label'])."
+            f"{OWNER} requires y to be passed, but the target y is None (pass "
+            "each row's label, e.g. frame['label'])."
         )
-    n = num_samples(X)
-    frame = X if isinstance(X, pd.DataFrame) else None
-    where = (
-        (lambda pos: _row(frame, pos, item, annotator))
-        if frame is not None
-        else (lambda pos: f"row {pos}")
-    )
     names = frame_names(y, name="y") if isinstance(y, pd.DataFrame) else None
-    values = y.to_numpy() if hasattr(y, "to_numpy") else y
-    if isinstance(values, (list, tuple)):
-        # scikit-learn's convention: a list of equal-length rows is an
-        # indicator matrix; only ragged rows are label sets
-        try:
-            values = np.asarray(values)
-        except ValueError:
-            values = np.asarray(list(values) + [None], dtype=object)[:-1]
-    else:
-        values = np.asarray(values)
-    if values.ndim == 2 and values.shape[1] == 1 and names is None:
-        values = column_or_1d(values, warn=True)  # scikit-learn's column rule
-    if values.ndim not in (1, 2) or values.shape[0] != n:
-        raise ValueError(
-            f"y must hold one label per row of X ({n} rows), got shape {values.shape}."
-        )
+    values, source = annotation_labels(table, y, matrix=True)
     if values.ndim == 2:
-        return _indicator_target(values, names, classes, where)
-    if len(values) and all(_is_label_set(v) for v in values):
-        return _set_target(values, classes, where)
+        return _indicator_target(values, names, classes, table)
+    if all(_is_label_set(v) for v in values):
+        return _set_target(values, classes, table, fitted)
     sets = [i for i, v in enumerate(values) if _is_label_set(v)]
     if sets:
         raise ValueError(
-            f"y mixes label sets and single labels: y at {where(sets[0])} is "
-            f"{values[sets[0]]!r} while y at row 0 is {values[0]!r}."
+            f"{OWNER}: y mixes label sets and single labels: y at "
+            f"{table.row(sets[0])} is {values[sets[0]]!r} while y at "
+            f"{table.row(0)} is {values[0]!r}."
         )
-    missing = pd.isna(pd.Series(values, dtype=object)).to_numpy()
-    if missing.any():
-        pos = int(np.flatnonzero(missing)[0])
-        raise ValueError(
-            f"y at {where(pos)} is missing ({values[pos]!r}); every row of the "
-            "training table needs its annotator's label (drop unlabelled rows, "
-            "e.g. frame.dropna(subset=['label']))."
-        )
+    scale = annotation_classes(table, values, classes, source=source)
     if classes is None:
         check_classification_targets(values)  # "continuous" targets raise
-    observed = _sorted_unique(values)
-    if len(observed) < 2 and classes is None:
-        raise ValueError(
-            f"y holds one class only ({observed[0]!r}); a classifier needs at "
-            "least two (pass classes= to name the scale)."
-        )
-    scale = observed if classes is None else _check_scale(classes)
-    _check_in_scale(values, scale, where)
-    return FitInput(values, np.asarray(scale), False, "labels")
+    label_codes(table, values, scale, source=source, fitted=fitted)
+    return FitInput(values, _in_order(scale), False, "labels")
 
 
-def _sorted_unique(values) -> list:
-    unique = list(dict.fromkeys(values.tolist()))
-    try:
-        return sorted(unique)
-    except TypeError:  # mixed types: strings and numbers
-        raise ValueError(
-            f"y mixes labels of different types, e.g. {unique[:_SHOW]}; give "
-            "every label the same type."
-        ) from None
+def _in_order(classes) -> np.ndarray:
+    """The classes in scikit-learn's ``classes_`` order (a scale's order)."""
+    return np.asarray(sorted_labels(classes, owner=OWNER, source="classes"))
 
 
-def _check_scale(classes) -> list:
-    scale = list(np.asarray(classes, dtype=object).ravel())
-    if len(set(scale)) != len(scale):
-        dup = next(c for c in scale if scale.count(c) > 1)
-        raise ValueError(f"classes names {dup!r} twice: {scale}.")
-    if len(scale) < 2:
-        raise ValueError(f"classes must name at least two classes, got {scale}.")
-    return _sorted_unique(np.asarray(scale, dtype=object))
-
-
-def _check_in_scale(values, scale, where) -> None:
-    known = set(scale)
-    outside = np.array([v not in known for v in values.tolist()])
-    if outside.any():
-        pos = int(np.flatnonzero(outside)[0])
-        raise ValueError(
-            f"y at {where(pos)} is {values[pos]!r}, a label outside the scale "
-            f"{list(scale)} (classes=)."
-        )
-
-
-def _set_target(values, classes, where) -> FitInput:
+def _set_target(values, classes, table, fitted) -> FitInput:
     chosen = [list(v) for v in values]
-    seen = _sorted_unique(np.asarray([lab for row in chosen for lab in row], object))
-    labels = seen if classes is None else _check_scale(classes)
-    known = set(labels)
-    for pos, row in enumerate(chosen):
-        bad = [lab for lab in row if lab not in known]
-        if bad:
-            raise ValueError(
-                f"y at {where(pos)} holds the label {bad[0]!r}, outside the "
-                f"labels {list(labels)} (classes=)."
-            )
-    if len(labels) < 2:
-        raise ValueError(
-            f"y names {len(labels)} label(s) {list(labels)}; a multi-label "
-            "target needs at least two (pass classes=)."
-        )
-    index = {lab: j for j, lab in enumerate(labels)}
-    target = np.zeros((len(chosen), len(labels)), dtype=np.int64)
+    flat = np.empty(sum(len(r) for r in chosen), dtype=object)
+    flat[:] = [lab for row in chosen for lab in row]
     rows = np.repeat(np.arange(len(chosen)), [len(r) for r in chosen])
-    cols = np.array([index[lab] for row in chosen for lab in row], dtype=np.intp)
-    target[rows, cols] = 1
-    return FitInput(target, np.asarray(labels, dtype=object), True, "tuple")
+    given = annotation_classes(table, flat, classes, source="y")
+    codes = label_codes(table, flat, given, source="y", rows=rows, fitted=fitted)
+    labels = np.asarray(_in_order(given).tolist(), dtype=object)
+    to_sorted = pd.Index(labels).get_indexer(np.asarray(given, dtype=object))
+    target = np.zeros((len(chosen), len(labels)), dtype=np.int64)
+    target[rows, to_sorted[codes]] = 1
+    return FitInput(target, labels, True, "tuple")
 
 
-def _indicator_target(values, names, classes, where) -> FitInput:
+def _indicator_target(values, names, classes, table) -> FitInput:
     try:
         target = values.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError(
-            "A 2-D y is a multi-label indicator matrix (one 0/1 column per "
-            f"label); it holds non-numbers, e.g. {values.ravel()[0]!r}."
+            f"{OWNER}: a 2-D y is a multi-label indicator matrix (one 0/1 column "
+            f"per label); it holds non-numbers, e.g. {values.ravel()[0]!r}."
         ) from None
     bad = ~np.isin(target, (0.0, 1.0))
     if bad.any():
         pos, col = np.argwhere(bad)[0]
         raise ValueError(
-            f"y at {where(int(pos))}, column {col}: {values[pos, col]!r} is not "
-            "0 or 1 (a multi-label indicator)."
+            f"{OWNER}: y at {table.row(int(pos))}, column {col}: "
+            f"{values[pos, col]!r} is not 0 or 1 (a multi-label indicator)."
         )
     labels = list(range(target.shape[1])) if names is None else list(names)
     if classes is not None:
@@ -305,38 +172,35 @@ def _indicator_target(values, names, classes, where) -> FitInput:
             labels = given  # the labels of the columns, in order
         elif sorted(map(str, given)) != sorted(map(str, labels)):
             raise ValueError(
-                f"classes {given} do not name the {target.shape[1]} columns of "
-                f"y {labels}."
+                f"{OWNER}: classes {given} do not name the {target.shape[1]} "
+                f"columns of y {labels}."
             )
     if len(labels) < 2:
-        raise ValueError("A multi-label y needs at least two label columns.")
+        raise ValueError(f"{OWNER}: a multi-label y needs at least two label columns.")
     return FitInput(
         target.astype(np.int64), np.asarray(labels, dtype=object), True, "indicator"
     )
 
 
-def check_weights(sample_weight, X):
-    """One non-negative finite weight per row (None passes)."""
-    return check_item_weights(sample_weight, X)
-
-
-def check_predict_table(X, *, item, annotator, fitted_columns, optional):
+def check_predict_table(
+    X, *, item, annotator, fitted_columns, optional
+) -> AnnotationTable:
     """``X`` at prediction: keys checked, fitted columns present.
 
     Columns in ``optional`` may be absent; every other column the model was
     fitted on must be there.
     """
-    X = check_table(X, item=item, annotator=annotator)
+    table = check_table(X, item=item, annotator=annotator)
     if not isinstance(X, pd.DataFrame) or fitted_columns is None:
-        return X
+        return table
     absent = [c for c in fitted_columns if c not in X.columns and c not in optional]
     if absent:
         raise ValueError(
-            f"X lacks the columns {absent[:_SHOW]} the model was fitted on; its "
-            f"columns are {list(X.columns)}. Only {list(optional)} may be "
+            f"{OWNER}: X lacks the columns {absent[:_SHOW]} the model was fitted "
+            f"on; its columns are {list(X.columns)}. Only {list(optional)} may be "
             "missing (optional_columns=)."
         )
-    return X
+    return table
 
 
 def resolve_scale(classes, multilabel: bool, ordinal, decision):

@@ -17,8 +17,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
+from .._validation import check_item_weights
 from ..utils._compat import HasMethods, fit_context, num_samples, validate_data
-from ._input import check_weights
 
 __all__ = ["OrdinalClassifier", "cumulative_to_proba"]
 
@@ -141,7 +141,7 @@ class OrdinalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"y holds one class only ({self.classes_[0]!r}).")
         kwargs = {}
-        weights = check_weights(sample_weight, X)
+        weights = check_item_weights(sample_weight, X)
         if weights is not None:
             if not has_fit_parameter(self._base(), "sample_weight"):
                 raise ValueError(

@@ -68,7 +68,6 @@ _NOT_APPLICABLE = {
         "check_estimators_pickle",
         "check_estimators_pickle(readonly_memmap=True)",
         "check_f_contiguous_array_estimator",
-        "check_fit1d",
         "check_fit2d_1feature",
         "check_fit2d_1sample",
         "check_fit2d_predict1d",

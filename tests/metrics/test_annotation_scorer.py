@@ -72,6 +72,20 @@ def test_falls_back_on_predict_proba_of_a_row_classifier():
         error_score="raise",
     )
     assert (scores["test_score"] < 0).all()
+    # several scorers at once: scikit-learn looks their response method up
+    # on the estimator first (it has predict_proba, not predict_annotator_proba)
+    both = cross_validate(
+        clf,
+        rows,
+        X["label"],
+        cv=OneAnnotationPerItemSplit(3, random_state=0),
+        scoring={
+            "brier": make_annotation_scorer("brier_score_loss"),
+            "log": make_annotation_scorer("log_loss"),
+        },
+        error_score="raise",
+    )
+    np.testing.assert_array_equal(both["test_brier"], scores["test_score"])
 
 
 def test_probabilities_floored_in_the_log():

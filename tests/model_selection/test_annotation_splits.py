@@ -60,14 +60,20 @@ def test_one_annotation_split_errors():
         next(OneAnnotationPerItemSplit(min_annotations=1).split(X))
     with pytest.raises(ValueError, match="no item has min_annotations=50"):
         next(OneAnnotationPerItemSplit(min_annotations=50).split(X))
-    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+    with pytest.raises(
+        ValueError,
+        match=r"OneAnnotationPerItemSplit: X must be a pandas DataFrame with one "
+        r"row per \(item, annotator\) and the columns item='item'",
+    ):
         next(OneAnnotationPerItemSplit().split(X.to_numpy()))
     with pytest.raises(ValueError, match="item='tweet' is not a column of X"):
         next(OneAnnotationPerItemSplit(item="tweet").split(X))
     with pytest.raises(ValueError, match="groups= must be None"):
         next(OneAnnotationPerItemSplit().split(X, groups=X["item"]))
     X.loc[3, "item"] = None
-    with pytest.raises(ValueError, match="missing value at row 3"):
+    with pytest.raises(
+        ValueError, match=r"X's column 'item' at row 3 is missing \(nan\)"
+    ):
         next(OneAnnotationPerItemSplit().split(X))
 
 

@@ -14,6 +14,7 @@ from sklearn_hcal.metrics import (
     perspectivist_absolute_distance,
     perspectivist_error_rate,
 )
+from sklearn_hcal.model_selection import AnnotatorKFold
 from sklearn_hcal.perspectivist import PerspectivistClassifier, make_default_estimator
 
 from ._tables import NLI, SCALE, multilabel_table, ordinal_table
@@ -131,10 +132,12 @@ def test_cross_validate_with_item_groups():
 
 def test_unseen_annotators_get_the_pools_model(ordinal):
     X, y, _ = ordinal
-    # annotator-disjoint split: hold out every row of annotator C
-    train, test = next(GroupKFold(n_splits=3).split(X, y, groups=X["annotator"]))
+    # annotator-disjoint split: every row of one annotator held out
+    train, test = next(AnnotatorKFold(n_splits=3).split(X, y))
     clf = PerspectivistClassifier().fit(X.iloc[train], y.iloc[train])
     held = X.iloc[test]
+    assert held["annotator"].nunique() == 1
+    assert not set(held["annotator"]) & set(X["annotator"].iloc[train])
     with pytest.warns(UserWarning, match=r"not seen in fit \(e\.g\. '"):
         P = clf.predict_proba(held)
     pool = clf.fallback_estimators_[("annotator",)]
