@@ -301,11 +301,6 @@ def test_no_module_rebinds_names_of_its_submodules():
     assert offenders == [], offenders
 
 
-#: Classes still defined inside a function, by module: the command line's
-#: demo (its own work moves it).
-_NESTED_CLASSES_LEFT = {"sklearn_hcal/cli/_demo.py": {"_EpochProgress"}}
-
-
 def test_no_class_is_defined_inside_a_function():
     # A class made by a function (torch modules built around ``torch`` passed
     # as an argument) cannot be imported, pickled by name or documented;
@@ -320,7 +315,7 @@ def test_no_class_is_defined_inside_a_function():
                     if isinstance(inner, ast.ClassDef):
                         rel = path.relative_to(ROOT).as_posix()
                         offenders.setdefault(rel, set()).add(inner.name)
-    assert offenders == _NESTED_CLASSES_LEFT
+    assert offenders == {}
 
 
 # -- the design in the repository -----------------------------------------------

@@ -84,17 +84,9 @@ _CONFIDENCE = 0.95
 
 
 def _epoch_progress_callback(progress: Progress, total: int):
-    from skorch.callbacks import Callback
+    from ._epoch_progress import EpochProgress
 
-    class _EpochProgress(Callback):
-        # Reports each finished epoch and its training loss.
-        def on_epoch_end(self, net, **kwargs):
-            loss = net.history[-1].get("train_loss", float("nan"))
-            progress.update(
-                "training CNN epoch", len(net.history), total, f"loss {loss:.4f}"
-            )
-
-    return _EpochProgress()
+    return EpochProgress(progress, total)
 
 
 def _tables(report, with_ci: bool) -> dict:
