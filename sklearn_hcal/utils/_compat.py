@@ -184,6 +184,10 @@ _KEYWORDS = (
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
     inspect.Parameter.KEYWORD_ONLY,
 )
+#: Default values whose check cannot change between calls.
+_IMMUTABLE = (bool, int, float, str)
+#: Stands for "this parameter's default is checked on every call".
+_UNCHECKED = object()
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
@@ -222,7 +226,16 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 continue
             objects = [make_constraint(c) for c in constraints]
             array_like = any(c == "array-like" for c in constraints)
-            checks.append((p.name, index, p.default, objects, array_like))
+            # An immutable default that satisfies the constraints is not
+            # checked again on each call that leaves it (scikit-learn checks
+            # it every time, with the same outcome).
+            default = p.default
+            if not (
+                (default is None or type(default) in _IMMUTABLE)
+                and any(c.is_satisfied_by(default) for c in objects)
+            ):
+                default = _UNCHECKED
+            checks.append((p.name, index, p.default, default, objects, array_like))
         known = frozenset(names)
 
         @functools.wraps(func)
@@ -234,7 +247,7 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
             n_args = len(args)
             if n_args > n_positional or not known.issuperset(kwargs):
                 return slow(*args, **kwargs)
-            for name, index, default, objects, array_like in checks:
+            for name, index, default, valid_default, objects, array_like in checks:
                 if index < n_args:
                     if name in kwargs:
                         return slow(*args, **kwargs)
@@ -245,7 +258,7 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                     value = default
                 else:
                     return slow(*args, **kwargs)
-                if array_like and type(value) is np.ndarray:
+                if value is valid_default or (array_like and type(value) is np.ndarray):
                     continue
                 for constraint in objects:
                     if constraint.is_satisfied_by(value):
