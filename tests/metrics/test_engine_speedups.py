@@ -19,7 +19,11 @@ from sklearn_hcal.metrics._distribution_kernels import (
     _rank_match_per_item,
     _same_stable_order,
 )
-from sklearn_hcal.metrics._mimori_kernels import _cell_sums, _cell_values
+from sklearn_hcal.metrics._mimori_kernels import (
+    SUB_BLOCK_ELEMENTS,
+    _cell_sums,
+    _cell_values,
+)
 from sklearn_hcal.utils._compat import add_rows_at
 
 
@@ -79,7 +83,7 @@ def test_class_wise_sums_equal_the_seven_statistic_cells(weighted):
     P[::11] = np.round(P[::11] * n_bins) / n_bins  # values on bin edges
     P /= P.sum(axis=1, keepdims=True)
     w = rng.integers(0, 4, size=n_items).astype(float) if weighted else None
-    step = 2**17 // (7 * n_classes)
+    step = SUB_BLOCK_ELEMENTS // n_classes
     expected = 0.0
     for start in range(0, n_items, step):
         sl = slice(start, start + step)
