@@ -115,6 +115,9 @@ def _clean_count_sums(arr: np.ndarray):
 _INT64_SAFE = 2**53
 
 
+#: Up to this many entries the row sums of probabilities are a BLAS product.
+_BLAS_SUMS = 2**16
+
 #: How close to a tolerance the BLAS row sums of :func:`_clean_probability_flag`
 #: may come before the scan's own sums decide (the two differ by a few ulps).
 _SUM_GUARD = 1e-12
@@ -125,13 +128,14 @@ def _clean_probability_flag(arr: np.ndarray):
     when the input is not plainly clean (the chunked scan then decides).
 
     Clean: finite, no negative entry and every row within the tolerance of
-    1. The row sums here are one BLAS product (no temporaries of the
-    array's size) and only decide, never enter a value: a row sum within
-    :data:`_SUM_GUARD` of a tolerance is left to the scan, whose sums may
-    round differently.
+    1. The row sums (no temporaries of the array's size) only decide, never
+    enter a value. For a small array they are one BLAS product, twice as
+    fast as the scan's ``einsum`` but rounded otherwise: a row sum within
+    :data:`_SUM_GUARD` of a tolerance is then left to the scan. A large
+    array takes the scan's own sums (BLAS's threads stall on a busy machine).
     """
     n_cols = arr.shape[1]
-    sums = arr @ _ones(n_cols)
+    sums = arr @ _ones(n_cols) if arr.size <= _BLAS_SUMS else row_sums(arr)
     if not np.isfinite(sums.sum()) or arr.min() < 0:
         return None
     worst = float(np.abs(sums - 1.0).max())

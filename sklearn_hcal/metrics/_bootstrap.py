@@ -258,6 +258,13 @@ def _stat_plan(values, in_dominant) -> list:
 _DIRECT_SHARE = 0.2
 
 
+def _item_of(n_rows: int, n_slots: int) -> np.ndarray:
+    """The item of each entry of an ``(n_rows, n_slots)`` group."""
+    if n_slots == 1:
+        return np.arange(n_rows)
+    return np.repeat(np.arange(n_rows), n_slots)
+
+
 def _block_matrices(columns, human, sources, sl):
     """``(DT, A, layout)`` of the items ``sl`` for all classifiers.
 
@@ -287,12 +294,13 @@ def _block_matrices(columns, human, sources, sl):
         for key, (cell, values) in cells.items():
             n_slots, width = n_cells[key]
             n_stats = values.shape[-1]
-            cell = cell.reshape(-1)  # entry e: item e // n_slots, slot e % n_slots
-            values = values.reshape(-1, n_stats)
-            counts = np.bincount(cell, minlength=n_slots * width)
+            counts = np.bincount(cell.reshape(-1), minlength=n_slots * width)
             dominant = counts.reshape(n_slots, width).argmax(axis=1)
-            dominant_cells = np.tile(dominant + np.arange(n_slots) * width, n_rows)
-            in_dominant = cell == dominant_cells
+            in_dominant = (cell == dominant + np.arange(n_slots) * width).reshape(-1)
+            # entry e: item e // n_slots, slot e % n_slots
+            cell = cell.reshape(-1)
+            values = values.reshape(-1, n_stats)
+            item_of = _item_of(n_rows, n_slots)
             others = np.flatnonzero(~in_dominant)
             others_values = values[others]
             stats = []
@@ -311,7 +319,7 @@ def _block_matrices(columns, human, sources, sl):
                     data = others_values[:, s]
                     nonzero = data != 0  # a zero adds nothing: not an entry
                     kept, data = others[nonzero], data[nonzero]
-                coo_rows.append(kept // n_slots)
+                coo_rows.append(item_of[kept])
                 coo_cols.append(n_sparse + cell[kept])
                 coo_data.append(data)
                 stats.append((kind, ref if kind == "const" else total, n_sparse))
@@ -319,7 +327,7 @@ def _block_matrices(columns, human, sources, sl):
             entry["groups"][key] = (stats, dominant)
         layout.append(entry)
     DT = np.array(dense)
-    A = sp.csr_matrix(
+    A = sp.coo_matrix(
         (
             np.concatenate(coo_data) if coo_data else np.empty(0),
             (
@@ -329,7 +337,11 @@ def _block_matrices(columns, human, sources, sl):
         ),
         shape=(n_rows, n_sparse),
     )
-    return DT, A, layout
+    # No (item, column) pair comes twice: the conversion need not sort the
+    # rows' entries to add duplicates (a counting sort by row, in the order
+    # the entries were made, instead of a sort per row).
+    A.has_canonical_format = True
+    return DT, A.tocsr(), layout
 
 
 def _item_blocks(columns, human, n_sources: int) -> list[slice]:
