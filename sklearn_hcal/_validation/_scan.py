@@ -136,11 +136,12 @@ def _clean_probability_flag(arr: np.ndarray):
     """
     n_cols = arr.shape[1]
     sums = arr @ _ones(n_cols) if arr.size <= _BLAS_SUMS else row_sums(arr)
-    if not np.isfinite(sums.sum()) or arr.min() < 0:
-        return None
     worst = float(np.abs(sums - 1.0).max())
     tol = row_sum_tolerance(n_cols, arr.dtype)
-    if worst > tol - _SUM_GUARD or abs(worst - ROW_SUM_TOL) <= _SUM_GUARD:
+    # NaN or infinity make ``worst`` NaN or infinite: not <= (the scan says)
+    if not worst <= tol - _SUM_GUARD or abs(worst - ROW_SUM_TOL) <= _SUM_GUARD:
+        return None
+    if arr.min() < 0:
         return None
     return worst > ROW_SUM_TOL
 

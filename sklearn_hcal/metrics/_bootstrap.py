@@ -34,7 +34,7 @@ stream of its own, spawned from ``SeedSequence(random_state)``
 completed to a multinomial (:func:`_chunk_weights`, exact). The chunks have
 a size that depends on ``N`` only and each has its own stream, so every
 replicate is the same number for any ``n_jobs``, joblib backend or number
-of drawing threads, and chunks are drawn on two threads ahead of the
+of drawing threads, and chunks are drawn on a thread ahead of the
 products (whose dense and sparse parts run on two more).
 """
 
@@ -61,8 +61,9 @@ _FEATURE_BUDGET = 2**28
 _WEIGHTS_BUDGET = 2**26
 _MAX_CHUNK = 64
 #: Threads drawing the resamples, ahead of the products (numpy's generators
-#: release the GIL). Two: drawing is the bootstrap's floor.
-_DRAW_THREADS = 2
+#: release the GIL). One keeps ahead of the products (drawing is a third of
+#: their cost) without a fourth thread on two cores.
+_DRAW_THREADS = 1
 
 
 # --------------------------------------------------------------------------- #
