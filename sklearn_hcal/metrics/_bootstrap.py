@@ -561,12 +561,47 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
 
 
 def _on_threads(columns, human, sources, blocks, cached, weights):
-    """The weighted sums of each chunk of ``weights``, in order: the sparse
-    product of a chunk on a helper thread while this one computes the dense
-    product."""
+    """The weighted sums of each chunk of ``weights``, in order, the sparse
+    products on a helper thread.
+
+    With the per-item matrices computed once (one block of items), this
+    thread streams the dense products and hands each chunk's sparse product
+    to the helper without waiting for it: on a busy machine a thread that
+    waits for another's result at every chunk idles through the other's
+    time slices, so the two meet only when the helper is
+    :data:`_SPARSE_AHEAD` chunks behind (or at the end). Otherwise (items in
+    several blocks) each chunk's two products run side by side.
+    """
     with ThreadPoolExecutor(max_workers=1) as helper:
+        if cached is None or len(blocks) != 1:
+            for w in weights:
+                yield _chunk_sums(columns, human, sources, blocks, cached, w, helper)
+            return
+        DT, A, layout = cached[0]
+        DT = np.require(DT, requirements="CA")
+        n_cells = _engine.n_cells_of(columns, human)
+        pending = deque()
         for w in weights:
-            yield _chunk_sums(columns, human, sources, blocks, cached, w, helper)
+            Wt = np.require(w, requirements="CA")
+            pending.append((helper.submit(_sparse_product, A, Wt), (DT @ Wt).T))
+            while len(pending) > _SPARSE_AHEAD or pending[0][0].done():
+                yield _reconstructed(layout, pending.popleft(), n_cells)
+                if not pending:
+                    break
+        while pending:
+            yield _reconstructed(layout, pending.popleft(), n_cells)
+
+
+#: Chunks whose sparse product may wait on the helper thread.
+_SPARSE_AHEAD = 3
+
+
+def _reconstructed(layout, products, n_cells) -> list:
+    """``[(num, den, cells)]`` per classifier from ``(sparse future, dense)``."""
+    pending, dense = products
+    sparse = pending.result()
+    n_res = dense.shape[0]
+    return [_reconstruct(entry, dense, sparse, n_cells, n_res) for entry in layout]
 
 
 def bootstrap_intervals(point, boot, confidence_level, ci_method):
