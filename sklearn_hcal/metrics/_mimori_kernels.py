@@ -127,7 +127,7 @@ def _cell_values(
 #: Entries (items × classes) per sub-block of :func:`_cell_sums`: the values
 #: of a sub-block (up to five statistics per entry) stay a few MB, and the
 #: fixed cost of its dozen numpy calls is spread over many entries.
-SUB_BLOCK_ELEMENTS = 2**16
+SUB_BLOCK_ELEMENTS = 2**15
 
 
 def _cell_sums(

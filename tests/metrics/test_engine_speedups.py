@@ -134,7 +134,7 @@ def test_report_group_sums_through_the_kernel_equal_the_cells():
     P = rng.dirichlet(np.ones(6), size=len(Y))
     human, source = validate_human(Y, P)
     columns = _engine.resolve(["cl", "dl", "el"], human, None, default=None)
-    (key, (stats, params)), = _engine.groups_of(columns).items()
+    ((key, (stats, params)),) = _engine.groups_of(columns).items()
     assert stats.sums is not None
     plain = dataclasses.replace(stats, sums=None)
     block = _engine.ReportBlock(human, source, slice(0, len(Y)))
