@@ -10,10 +10,11 @@ less, so two versions of the package run alternately compare fairly::
 
 Prints one line: the per-call cost at N = 10³ (median and highest metric),
 the highest metrics against one numpy pass at N = 10⁵, the default report
-against one pass, and the bootstrap's CPU against the plain report's on
-CIFAR-10H (simulated counts of its shape when the data is absent), with the
-load average. It does not replace ``bench_goals.py``: the goals are wall
-clock, with the package's threads.
+against one pass, torchmetrics' ECE against ours (one torch thread), and
+the bootstrap's CPU against the plain report's on CIFAR-10H (simulated
+counts of its shape when the data is absent), with the load average. It
+does not replace ``bench_goals.py``: the goals are wall clock, with the
+package's threads.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def main():
         report = cpu(lambda: M.human_calibration_report(Y, {"model": P}), 5) / plain
         Y1, P1 = problem(1000)
         per_call = {k: cpu(f, 200) for k, f in _metric_calls(Y1, P1).items()}
+        ece = cpu(lambda: M.expected_calibration_error(Y, P), 7)
+        torch_ece = _torch_ece_cpu(Y, P)
         Yc, Pc = cifar()
         plain_report = cpu(lambda: M.human_calibration_report(Yc, {"model": Pc}), 7)
         boot = cpu(
@@ -82,9 +85,41 @@ def main():
         f"{np.median(list(per_call.values())) * 1e3:.3f} max "
         f"{max(per_call.values()) * 1e3:.3f} ms | metrics/plain max "
         f"{top[0][1]:.2f} ({', '.join(f'{k} {v:.1f}' for k, v in top)}) | "
-        f"report/plain {report:.1f} | bootstrap CPU / plain report CPU "
-        f"{boot / plain_report:.1f} ({boot * 1e3:.0f} / {plain_report * 1e3:.1f} ms)"
+        f"report/plain {report:.1f} | torchmetrics ECE CPU / ECE CPU "
+        + (
+            f"{torch_ece / ece:.2f} ({torch_ece * 1e3:.1f} / {ece * 1e3:.1f} ms)"
+            if torch_ece
+            else "(no torchmetrics)"
+        )
+        + f" | bootstrap CPU / plain report CPU {boot / plain_report:.1f} "
+        f"({boot * 1e3:.0f} / {plain_report * 1e3:.1f} ms)"
     )
+
+
+def _torch_ece_cpu(Y, P):
+    """torchmetrics' ECE on one torch thread (the majority by numpy's argmax,
+    as in ``bench_goals.py``); None without torchmetrics."""
+    try:
+        import torch
+        from torchmetrics.functional.classification import (
+            multiclass_calibration_error,
+        )
+    except ImportError:
+        return None
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        q = torch.from_numpy(P)
+
+        def run():
+            target = torch.from_numpy(np.argmax(Y, axis=1))
+            return multiclass_calibration_error(
+                q, target, num_classes=P.shape[1], n_bins=10, norm="l1"
+            )
+
+        return cpu(run, 7)
+    finally:
+        torch.set_num_threads(threads)
 
 
 if __name__ == "__main__":

@@ -177,6 +177,9 @@ def map_row_blocks(fn, n_rows: int, n_columns: int = 1, chunk_rows=None) -> list
     in the same order as a serial loop, whatever the number of threads (see
     :func:`_n_threads`).
     """
+    step = _chunk_rows(n_columns) if chunk_rows is None else max(int(chunk_rows), 1)
+    if 0 < n_rows <= step:  # one block: no list, no thread decision
+        return [fn(slice(0, n_rows))]
     slices = list(row_blocks(n_rows, n_columns, chunk_rows))
     n_threads = _n_threads(len(slices))
     if n_threads == 1:

@@ -17,21 +17,24 @@ chunk of resamples:
   the most populated cell of their slot. The most populated cell (for a
   class-wise binning usually the bin of small probabilities, which holds most
   items) is the slot's total minus the other cells, so ``A`` holds a fraction
-  of the items' entries.
+  of the items' entries. A statistic that is mostly 0 in those cells (``p̂``
+  where most items' human share of a class is 0) has no dense totals: all
+  its non-zero entries are in ``A`` (cheaper than a dense column per slot).
 
 The resulting sums, with a leading resample axis, are read by the engine's
-``Sums.values`` as the report's own sums are: no metric is written twice, and
-no resample is ever materialised. The per-item values are computed once and
-reused by every chunk (unless they exceed a memory budget, then per chunk,
-block by block of items).
+``Sums.values`` as the report's own sums are, once the products of every
+chunk are in: no metric is written twice, and no resample is ever
+materialised. The per-item values are computed once and reused by every
+chunk (unless they exceed a memory budget, then per chunk, block by block
+of items).
 
-The resamples: the multiplicities of a chunk of resamples are the counts of
-``rng.integers(0, N, size=(B, N))`` row by row, ``rng`` a
-:class:`numpy.random.Generator` of its own per chunk, spawned from
-``SeedSequence(random_state)`` (:func:`resample_weights`). The chunks have
+The resamples: each chunk of resamples has a :class:`numpy.random.PCG64`
+stream of its own, spawned from ``SeedSequence(random_state)``
+(:func:`resample_weights`), and its multiplicities are Poisson counts
+completed to a multinomial (:func:`_chunk_weights`, exact). The chunks have
 a size that depends on ``N`` only and each has its own stream, so every
 replicate is the same number for any ``n_jobs``, joblib backend or number
-of drawing threads, and chunks are drawn on two threads ahead of the
+of drawing threads, and chunks are drawn on a thread ahead of the
 products (whose dense and sparse parts run on two more).
 """
 
@@ -58,8 +61,9 @@ _FEATURE_BUDGET = 2**28
 _WEIGHTS_BUDGET = 2**26
 _MAX_CHUNK = 64
 #: Threads drawing the resamples, ahead of the products (numpy's generators
-#: release the GIL). Two: drawing is the bootstrap's floor.
-_DRAW_THREADS = 2
+#: release the GIL). One keeps ahead of the products (drawing is a third of
+#: their cost) without a fourth thread on two cores.
+_DRAW_THREADS = 1
 
 
 # --------------------------------------------------------------------------- #
@@ -99,18 +103,91 @@ def _chunk_sizes(n_samples: int, n_resamples: int) -> list[int]:
 def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
     """Item multiplicities of a chunk of resamples, an ``N × B`` float64 matrix.
 
-    ``seed`` is the chunk's own ``SeedSequence``. Item-major (C order), the
-    layout both products read without a copy: ``Wt.T`` is the ``B × N``
-    weight matrix of the dense product and the sparse one takes ``Wt`` as it
-    is. One ``bincount`` per resample into a contiguous row (cache-sized,
-    unlike one over the whole chunk), transposed once.
+    ``seed`` is the chunk's own ``SeedSequence``. Each resample's counts are
+    multinomial (``N`` draws, equal probabilities), drawn without ``N``
+    uniform indices and a ``bincount`` (2.5 + 2 ns per item and resample):
+
+    1. ``X_i ~ Poisson(λ)`` independently, ``λ = 1 − 4/√N``, by table lookup:
+       the top 16 bits of a uniform pick a cell of ``[0, 1)``, and the cells
+       that straddle a step of Poisson's CDF (a handful) are refined with a
+       further uniform. Given its total ``S``, ``X`` is multinomial
+       (``S`` draws, equal probabilities).
+    2. A resample with ``S > N`` (probability 3·10⁻⁵) is drawn instead as
+       ``N`` uniform indices and a ``bincount``: the choice depends on
+       ``S`` only, so the accepted ones stay multinomial given ``S``.
+    3. ``N − S`` uniform indices (``4√N`` on average) are added: a
+       multinomial of ``S`` draws plus an independent one of ``N − S``
+       draws with the same probabilities is one of ``N`` draws.
+
+    Each step draws from its own stream of the chunk's generator
+    (``PCG64.jumped``), in the order of the resamples, so the first
+    resamples of a chunk do not depend on how many it holds. Item-major
+    (C order), the layout both products read without a copy: ``Wt.T`` is
+    the ``B × N`` weight matrix of the dense product and the sparse one takes
+    ``Wt`` as it is.
     """
-    rng = np.random.Generator(np.random.PCG64(seed))
-    idx = rng.integers(0, n_samples, size=(n_resamples, n_samples))
-    W = np.empty((n_resamples, n_samples))
-    for b in range(n_resamples):
-        W[b] = np.bincount(idx[b], minlength=n_samples)
-    return np.ascontiguousarray(W.T)
+    bits = np.random.PCG64(seed)
+    # the other streams jump from the seed's state, before any draw
+    refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
+    table, cdf = _poisson_cells(n_samples)
+    size = n_resamples * n_samples
+    raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
+    cells = raw.view("<u2")[:size].reshape(n_resamples, n_samples)
+    X = table.take(cells)
+    straddle = np.flatnonzero(X == _STRADDLE)
+    if straddle.size:
+        u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / _N_CELLS
+        X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
+    Wt = X.T.astype(np.float64, order="C")
+    total = Wt.sum(axis=0)
+    over = np.flatnonzero(total > n_samples)
+    if over.size:
+        for b in over:
+            idx = plain.integers(0, n_samples, size=n_samples)
+            Wt[:, b] = np.bincount(idx, minlength=n_samples)
+            total[b] = n_samples
+    missing = (n_samples - total).astype(np.intp)
+    n_missing = int(missing.sum())
+    if n_missing:
+        idx = extra.integers(0, n_samples, size=n_missing)
+        idx *= n_resamples
+        idx += np.repeat(np.arange(n_resamples), missing)
+        np.add.at(Wt.reshape(-1), idx, 1.0)
+    return Wt
+
+
+#: The cells of the Poisson table: the top 16 bits of a uniform.
+_N_CELLS = 2**16
+#: A table entry whose cell straddles a step of the CDF (refined).
+_STRADDLE = 255
+_POISSON_CELLS: dict = {}
+
+
+def _poisson_rate(n_samples: int) -> float:
+    """``λ = 1 − 4/√N`` (0 for N ≤ 16): the totals exceed ``N`` with
+    probability 3·10⁻⁵, and ``4√N`` indices are left to draw uniformly."""
+    return max(0.0, 1.0 - 4.0 / np.sqrt(n_samples))
+
+
+def _poisson_cells(n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(table, cdf)`` of Poisson(``_poisson_rate(N)``): ``table[c]`` is the
+    value of every uniform in cell ``[c, c + 1) / 2**16`` (``_STRADDLE``
+    where a step of the CDF lies inside), ``cdf`` the CDF up to 1 (float64)."""
+    rate = _poisson_rate(n_samples)
+    kept = _POISSON_CELLS.get(rate)
+    if kept is not None:
+        return kept
+    pmf, cdf = [np.exp(-rate)], [np.exp(-rate)]
+    while cdf[-1] < 1.0 and len(cdf) < 40:
+        pmf.append(pmf[-1] * rate / len(pmf))
+        cdf.append(cdf[-1] + pmf[-1])
+    cdf = np.array(cdf)
+    edges = np.arange(_N_CELLS + 1) / _N_CELLS
+    low = np.searchsorted(cdf, edges[:-1], side="right")  # value at the cell's start
+    high = np.searchsorted(cdf, edges[1:], side="left")  # ... and just below its end
+    table = np.where(low == high, low, _STRADDLE).astype(np.uint8)
+    _POISSON_CELLS[rate] = (table, cdf)
+    return table, cdf
 
 
 def resample_weights(random_state, n_samples: int, n_resamples: int) -> np.ndarray:
@@ -139,36 +216,66 @@ def resample_weights(random_state, n_samples: int, n_resamples: int) -> np.ndarr
 # --------------------------------------------------------------------------- #
 # Per-item values as a dense and a sparse matrix
 # --------------------------------------------------------------------------- #
-def _stat_plan(values) -> list:
+def _stat_plan(values, in_dominant) -> list:
     """How each statistic of a group enters the products.
 
-    ``("alias", s)``: equal to statistic ``s`` for every item (e.g. the count
-    of items with two annotations when all have them), copied afterwards;
-    ``("const", c)``: the same value ``c`` for every item (a count), whose
-    slot totals are ``c`` times the resample's weight; ``("own", None)``.
+    ``values`` is ``(n_entries, n_stats)`` (an entry: an item in a slot),
+    ``in_dominant`` marks the entries in their slot's dominant cell.
+
+    ``("alias", s)``: equal to statistic ``s`` for every entry (e.g. the
+    count of items with two annotations when all have them), copied
+    afterwards; ``("const", c)``: the same value ``c`` for every entry (a
+    count), whose dominant cells are ``c`` times the resample's weight minus
+    the others; ``("own", None)``: per-slot totals in the dense product, the
+    dominant cell of each slot their difference with the other cells;
+    ``("direct", None)``: every cell in the sparse product, when the
+    dominant cells hold few non-zero values (``p̂`` where most items' human
+    share of a class is 0): a dense column per slot costs more than those
+    entries.
     """
     plan = []
-    values = np.moveaxis(values, -1, 0)  # (n_stats, n_items, n_slots)
-    for s, v in enumerate(values):
-        earlier = (t for t in range(s) if plan[t][0] != "alias")
-        same = next((t for t in earlier if np.array_equal(v, values[t])), None)
+    for s in range(values.shape[1]):
+        v = values[:, s]
+        same = None
+        for t in range(s):  # a cheap look at the first entries, then all
+            if plan[t][0] != "alias" and np.array_equal(v[:16], values[:16, t]):
+                if np.array_equal(v, values[:, t]):
+                    same = t
+                    break
         if same is not None:
             plan.append(("alias", same))
-        elif v.size and np.all(v == v.flat[0]):
-            plan.append(("const", float(v.flat[0])))
+        elif v.size and np.all(v[:16] == v[0]) and np.all(v == v[0]):
+            plan.append(("const", float(v[0])))
+        elif np.count_nonzero(np.logical_and(v, in_dominant)) < _DIRECT_SHARE * v.size:
+            plan.append(("direct", None))
         else:
             plan.append(("own", None))
     return plan
 
 
-def _block_matrices(columns, human, sources, sl):
-    """``(D, A, layout)`` of the items ``sl`` for all classifiers.
+#: A statistic goes wholly into the sparse product when its dominant cells
+#: hold fewer non-zero values than this share of its entries: a sparse
+#: entry costs about five times a dense one (scipy's loop against BLAS).
+_DIRECT_SHARE = 0.2
 
-    ``D[:, 0]`` is 1 (the resample's weight of the block); ``layout[c]``
-    tells where classifier ``c``'s values are: ``num`` (dense column indices
-    of the mean-type numerators), ``den`` (index or None per mean column),
-    and per group the plan of each statistic with its dense totals (one
-    column per slot) and sparse offset, and the dominant cell of each slot.
+
+def _item_of(n_rows: int, n_slots: int) -> np.ndarray:
+    """The item of each entry of an ``(n_rows, n_slots)`` group."""
+    if n_slots == 1:
+        return np.arange(n_rows)
+    return np.repeat(np.arange(n_rows), n_slots)
+
+
+def _block_matrices(columns, human, sources, sl):
+    """``(DT, A, layout)`` of the items ``sl`` for all classifiers.
+
+    ``DT`` holds the dense columns as rows (``(n_dense, n_items)``, the
+    layout of the product ``DT @ Wt``); ``DT[0]`` is 1 (the resample's
+    weight of the block). ``layout[c]`` tells where classifier ``c``'s
+    values are: ``num`` (dense indices of the mean-type numerators), ``den``
+    (index or None per mean column), and per group the plan of each
+    statistic with its dense totals (one per slot) and sparse offset, and
+    the dominant cell of each slot.
     """
     n_rows = sl.stop - sl.start
     n_cells = _engine.n_cells_of(columns, human)
@@ -187,32 +294,41 @@ def _block_matrices(columns, human, sources, sl):
         entry["groups"] = {}
         for key, (cell, values) in cells.items():
             n_slots, width = n_cells[key]
-            counts = np.bincount(cell.ravel(), minlength=n_slots * width)
+            n_stats = values.shape[-1]
+            counts = np.bincount(cell.reshape(-1), minlength=n_slots * width)
             dominant = counts.reshape(n_slots, width).argmax(axis=1)
-            item, slot = np.nonzero(cell != dominant + np.arange(n_slots) * width)
-            local = cell[item, slot]
+            in_dominant = (cell == dominant + np.arange(n_slots) * width).reshape(-1)
+            # entry e: item e // n_slots, slot e % n_slots
+            cell = cell.reshape(-1)
+            values = values.reshape(-1, n_stats)
+            item_of = _item_of(n_rows, n_slots)
+            others = np.flatnonzero(~in_dominant)
+            others_values = values[others]
             stats = []
-            for s, (kind, ref) in enumerate(_stat_plan(values)):
+            for s, (kind, ref) in enumerate(_stat_plan(values, in_dominant)):
                 if kind == "alias":
                     stats.append((kind, ref, None))
                     continue
                 total = None
                 if kind == "own":
                     total = len(dense)
-                    dense.extend(values[..., s].T)  # one column per slot
-                data = values[item, slot, s]
-                kept = data != 0  # a zero adds nothing: not an entry
-                coo_rows.append(item[kept])
-                coo_cols.append(n_sparse + local[kept])
-                coo_data.append(data[kept])
+                    dense.extend(values[:, s].reshape(n_rows, n_slots).T)
+                if kind == "direct":
+                    kept = np.flatnonzero(values[:, s])
+                    data = values[kept, s]
+                else:
+                    data = others_values[:, s]
+                    nonzero = data != 0  # a zero adds nothing: not an entry
+                    kept, data = others[nonzero], data[nonzero]
+                coo_rows.append(item_of[kept])
+                coo_cols.append(n_sparse + cell[kept])
+                coo_data.append(data)
                 stats.append((kind, ref if kind == "const" else total, n_sparse))
                 n_sparse += n_slots * width
             entry["groups"][key] = (stats, dominant)
         layout.append(entry)
-    D = np.empty((n_rows, len(dense)))
-    for j, column in enumerate(dense):
-        D[:, j] = column
-    A = sp.csr_matrix(
+    DT = np.array(dense)
+    A = sp.coo_matrix(
         (
             np.concatenate(coo_data) if coo_data else np.empty(0),
             (
@@ -222,7 +338,11 @@ def _block_matrices(columns, human, sources, sl):
         ),
         shape=(n_rows, n_sparse),
     )
-    return D, A, layout
+    # No (item, column) pair comes twice: the conversion need not sort the
+    # rows' entries to add duplicates (a counting sort by row, in the order
+    # the entries were made, instead of a sort per row).
+    A.has_canonical_format = True
+    return DT, A.tocsr(), layout
 
 
 def _item_blocks(columns, human, n_sources: int) -> list[slice]:
@@ -239,23 +359,16 @@ def _item_blocks(columns, human, n_sources: int) -> list[slice]:
 # One chunk of resamples
 # --------------------------------------------------------------------------- #
 def _chunk_task(columns, human, sources, blocks, cached, weights, limit_threads):
-    if not limit_threads:
-        return _chunk_replicates(columns, human, sources, blocks, cached, weights)
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _chunk_replicates(columns, human, sources, blocks, cached, weights)
-
-
-def _chunk_replicates(columns, human, sources, blocks, cached, weights) -> np.ndarray:
-    """Replicates of a chunk of resamples, shape (B, n_clf, n_cols).
-
-    ``weights`` is the chunk's ``N × B`` multiplicity matrix.
+    """The weighted sums of a chunk of resamples (a worker's task).
 
     Run with one BLAS thread: the products are small, a second thread only
     waits on a busy machine, and the sums then do not depend on the number
     of threads of the process that computes them.
     """
-    sums = _chunk_sums(columns, human, sources, blocks, cached, weights)
-    return _replicates(columns, sums, weights.shape[0])
+    if not limit_threads:
+        return _chunk_sums(columns, human, sources, blocks, cached, weights)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _chunk_sums(columns, human, sources, blocks, cached, weights)
 
 
 def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
@@ -269,17 +382,21 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
     n_cells = _engine.n_cells_of(columns, human)
     sums = [None] * len(sources)
     for b, sl in enumerate(blocks):
-        D, A, layout = (
+        DT, A, layout = (
             cached[b]
             if cached is not None
             else _block_matrices(columns, human, sources, sl)
         )
-        Wt = weights[sl]
+        # Arrays that come through pickling (a worker's) may be unaligned,
+        # where numpy's product leaves BLAS for a loop that rounds otherwise:
+        # aligned, every process computes the same bits.
+        DT = np.require(DT, requirements="CA")
+        Wt = np.require(weights[sl], requirements="CA")
         if helper is None:
-            sparse = (A.T @ Wt).T  # (B, n_sparse)
+            sparse = _sparse_product(A, Wt)
         else:
             pending = helper.submit(_sparse_product, A, Wt)
-        dense = Wt.T @ D  # (B, n_dense)
+        dense = (DT @ Wt).T  # (B, n_dense)
         if helper is not None:
             sparse = pending.result()
         for c, entry in enumerate(layout):
@@ -292,17 +409,46 @@ def _sparse_product(A, Wt) -> np.ndarray:
     return (A.T @ Wt).T
 
 
+def _stack(parts) -> list:
+    """The chunks' ``[(num, den, cells)]`` as one, resamples stacked in order."""
+    stacked = []
+    for c in range(len(parts[0])):
+        nums, dens, cells = zip(*(part[c] for part in parts))
+        stacked.append(
+            (
+                np.concatenate(nums),
+                np.concatenate(dens),
+                {k: np.concatenate([p[k] for p in cells]) for k in cells[0]},
+            )
+        )
+    return stacked
+
+
+#: Resamples whose columns are read at once: the groups' terms then work
+#: on arrays of a few hundred KB (a MB or more comes from the system's fresh
+#: pages on every temporary, several times slower).
+_VALUES_BATCH = 128
+
+
 def _replicates(columns, sums, n_samples: int) -> np.ndarray:
     """The columns of weighted sums: a :class:`~._engine.Sums` with a
-    leading resample axis per classifier, read as the report's own sums."""
+    leading resample axis per classifier, read as the report's own sums,
+    :data:`_VALUES_BATCH` resamples at a time (each is read on its own: the
+    batches change no number)."""
     n_res = sums[0][0].shape[0]
     out = np.empty((n_res, len(sums), len(columns)))
     for c, (num, den, cells) in enumerate(sums):
-        values = _engine.Sums(
-            columns, num=num, den=den, cells=cells, n_samples=float(n_samples)
-        ).values()
-        for j, col in enumerate(columns):
-            out[:, c, j] = values[col.name]
+        for start in range(0, n_res, _VALUES_BATCH):
+            part = slice(start, start + _VALUES_BATCH)
+            values = _engine.Sums(
+                columns,
+                num=num[part],
+                den=den[part],
+                cells={key: value[part] for key, value in cells.items()},
+                n_samples=float(n_samples),
+            ).values()
+            for j, col in enumerate(columns):
+                out[part, c, j] = values[col.name]
     return out
 
 
@@ -328,6 +474,8 @@ def _reconstruct(entry, dense, sparse, n_cells, n_res):
             T[:, s] = sparse[:, offset : offset + n_slots * width].reshape(
                 n_res, n_slots, width
             )
+            if kind == "direct":  # every cell is in the sparse product
+                continue
             if kind == "const":
                 total = ref * dense[:, :1]  # c times the weight of the block
             else:
@@ -390,7 +538,7 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
             yield weights
 
     progress = Progress(enabled=verbose > 0)
-    parts = []
+    parts, done = [], 0
     with threadpool_limits(limits=1 if in_driver else None, user_api="blas"):
         if in_driver:
             results = _on_threads(
@@ -407,20 +555,53 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
             )
         for part in results:
             parts.append(part)
-            progress.update("bootstrap resamples", sum(map(len, parts)), sum(sizes))
-    return np.concatenate(parts, axis=0)
+            done += part[0][0].shape[0]
+            progress.update("bootstrap resamples", done, sum(sizes))
+    return _replicates(columns, _stack(parts), human.n_samples)
 
 
 def _on_threads(columns, human, sources, blocks, cached, weights):
-    """The replicates of each chunk of ``weights``, in order: the sparse
-    product of a chunk on a helper thread while this one computes the dense
-    product, the columns read here (finishing a group catches warnings,
-    which is not safe on several threads at once)."""
-    n_samples = human.n_samples
+    """The weighted sums of each chunk of ``weights``, in order, the sparse
+    products on a helper thread.
+
+    With the per-item matrices computed once (one block of items), this
+    thread streams the dense products and hands each chunk's sparse product
+    to the helper without waiting for it: on a busy machine a thread that
+    waits for another's result at every chunk idles through the other's
+    time slices, so the two meet only when the helper is
+    :data:`_SPARSE_AHEAD` chunks behind (or at the end). Otherwise (items in
+    several blocks) each chunk's two products run side by side.
+    """
     with ThreadPoolExecutor(max_workers=1) as helper:
+        if cached is None or len(blocks) != 1:
+            for w in weights:
+                yield _chunk_sums(columns, human, sources, blocks, cached, w, helper)
+            return
+        DT, A, layout = cached[0]
+        DT = np.require(DT, requirements="CA")
+        n_cells = _engine.n_cells_of(columns, human)
+        pending = deque()
         for w in weights:
-            sums = _chunk_sums(columns, human, sources, blocks, cached, w, helper)
-            yield _replicates(columns, sums, n_samples)
+            Wt = np.require(w, requirements="CA")
+            pending.append((helper.submit(_sparse_product, A, Wt), (DT @ Wt).T))
+            while len(pending) > _SPARSE_AHEAD or pending[0][0].done():
+                yield _reconstructed(layout, pending.popleft(), n_cells)
+                if not pending:
+                    break
+        while pending:
+            yield _reconstructed(layout, pending.popleft(), n_cells)
+
+
+#: Chunks whose sparse product may wait on the helper thread.
+_SPARSE_AHEAD = 3
+
+
+def _reconstructed(layout, products, n_cells) -> list:
+    """``[(num, den, cells)]`` per classifier from ``(sparse future, dense)``."""
+    pending, dense = products
+    sparse = pending.result()
+    n_res = dense.shape[0]
+    return [_reconstruct(entry, dense, sparse, n_cells, n_res) for entry in layout]
 
 
 def bootstrap_intervals(point, boot, confidence_level, ci_method):

@@ -16,7 +16,6 @@ imports form no circle (developer guide §streaming).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 
 from ..utils._compat import validate_params as _sklearn_validate_params
@@ -38,6 +37,10 @@ def _has_dask(args, kwargs) -> bool:
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
     """scikit-learn's ``validate_params``, routing dask inputs chunk-wise.
 
+    One wrapper: the dask check runs first inside ``utils._compat``'s
+    decorator (``route=``), so a call on numpy arrays pays for no second
+    layer.
+
     Parameters
     ----------
     parameter_constraints : dict
@@ -49,20 +52,8 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
     -------
     decorator : callable
     """
-    validate = _sklearn_validate_params(
+    return _sklearn_validate_params(
         parameter_constraints,
         prefer_skip_nested_validation=prefer_skip_nested_validation,
+        route=(_has_dask, dask_call),
     )
-
-    def decorate(func):
-        validated = validate(func)
-
-        @functools.wraps(validated)
-        def wrapper(*args, **kwargs):
-            if _has_dask(args, kwargs):
-                return dask_call(wrapper, args, kwargs)
-            return validated(*args, **kwargs)
-
-        return wrapper
-
-    return decorate

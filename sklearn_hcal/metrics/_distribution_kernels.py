@@ -168,6 +168,20 @@ def _sort_key(Y):
 _PAIRWISE_MAX_CLASSES = 16
 
 
+#: Up to this many pair comparisons (K² × items) they are made at once.
+_BROADCAST_ELEMENTS = 2**17
+
+_TRIANGLES: dict = {}
+
+
+def _lower_triangle(n: int) -> np.ndarray:
+    """``j >= k`` as an ``(n, n, 1)`` mask (kept: made once per size)."""
+    mask = _TRIANGLES.get(n)
+    if mask is None:
+        mask = _TRIANGLES[n] = np.tril(np.ones((n, n), dtype=bool))[:, :, None]
+    return mask
+
+
 def _same_stable_order(Y, P) -> np.ndarray:
     """Whether ``argsort(Y_i, stable) == argsort(q_i, stable)``, per item.
 
@@ -177,7 +191,14 @@ def _same_stable_order(Y, P) -> np.ndarray:
     """
     Yt = np.ascontiguousarray(np.asarray(Y).T)
     Pt = np.ascontiguousarray(P.T)
-    same = np.ones(Yt.shape[1], dtype=bool)
+    n_classes, n_items = Yt.shape
+    if n_classes >= 6 and n_classes * n_classes * n_items <= _BROADCAST_ELEMENTS:
+        # Few items: all pairs at once (K² comparisons per item, in five
+        # numpy calls instead of 3K(K − 1)/2 calls of one pair each).
+        same = (Yt[:, None] <= Yt[None]) == (Pt[:, None] <= Pt[None])
+        same |= _lower_triangle(n_classes)  # only j < k counts
+        return same.reshape(n_classes * n_classes, n_items).all(axis=0)
+    same = np.ones(n_items, dtype=bool)
     for j in range(Yt.shape[0] - 1):
         for k in range(j + 1, Yt.shape[0]):
             same &= (Yt[j] <= Yt[k]) == (Pt[j] <= Pt[k])

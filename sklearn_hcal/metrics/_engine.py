@@ -323,6 +323,8 @@ _GROUP_ELEMENTS = 2**14
 def _group_sums(stats, params, human, block) -> np.ndarray:
     """:func:`~._cells.cell_sums` of a group over a block, in sub-blocks
     (each sharing the block's arrays: :meth:`ReportBlock.part`)."""
+    if stats.sums is not None:  # the group's own one-pass reduction
+        return stats.sums(block, **params)
     n_slots, width = stats.n_cells(human.n_classes, **params)
     step = max(256, _GROUP_ELEMENTS // n_slots)
     n_rows = block.sl.stop - block.sl.start

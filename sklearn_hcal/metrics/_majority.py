@@ -75,9 +75,10 @@ def bin_index(conf, n_bins):
     """
     conf = np.asarray(conf, dtype=np.float64)
     scaled = conf * n_bins
-    pos = scaled.astype(np.intp)  # the floor for conf >= 0
-    np.clip(pos, 0, n_bins, out=pos)
-    near = edge_values(scaled, pos)
+    pos = np.floor(scaled).astype(np.intp)
+    np.maximum(pos, -1, out=pos)  # below 0: no bin, as the search says
+    np.minimum(pos, n_bins, out=pos)
+    near = edge_values(scaled)
     if near is not None:
         edges = np.linspace(0.0, 1.0, n_bins + 1)
         pos[near] = np.searchsorted(edges, conf[near], side="left") - 1

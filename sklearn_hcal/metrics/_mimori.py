@@ -32,6 +32,7 @@ from ._constraints import BINNED_ESTIMATOR, DEBIASED, OPTIONAL_ARRAY, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
 from ._mimori_kernels import (
+    _cell_sums,
     _cell_values,
     _epistemic_per_item,
     _gini_per_item,
@@ -162,10 +163,17 @@ def epistemic_loss(
     return _pair_mean(pair, lambda b: _epistemic_per_item(b, debiased))
 
 
-def _binned(y_true, y_prob, counts, n_bins, labels) -> tuple[dict, np.ndarray]:
+def _binned(
+    y_true, y_prob, counts, n_bins, labels, *, dispersion=True
+) -> tuple[dict, np.ndarray]:
+    """The scalar terms; ``dispersion=False``: the calibration terms only
+    (fewer statistics per entry)."""
     pair = _validate_counts(y_true, y_prob, counts, labels)
-    sums = _pair_cell_sums(pair, n_bins)
-    return _terms_from_sums(sums, pair.n_samples, n_bins, tables=False), pair.n
+    sums = _pair_cell_sums(pair, n_bins, dispersion=dispersion)
+    terms = _terms_from_sums(
+        sums, pair.n_samples, n_bins, tables=False, dispersion=dispersion
+    )
+    return terms, pair.n
 
 
 @validate_params(_BINNED, prefer_skip_nested_validation=True)
@@ -217,7 +225,7 @@ def calibration_loss(
     >>> calibration_loss(Y, q)
     -0.5
     """
-    terms, _ = _binned(y_true, y_prob, counts, n_bins, labels)
+    terms, _ = _binned(y_true, y_prob, counts, n_bins, labels, dispersion=False)
     return terms["cl"] if debiased else terms["cl_plugin"]
 
 
@@ -261,7 +269,7 @@ def calibration_error(
     >>> round(calibration_error(Y, q), 6)
     0.707107
     """
-    terms, _ = _binned(y_true, y_prob, counts, n_bins, labels)
+    terms, _ = _binned(y_true, y_prob, counts, n_bins, labels, dispersion=False)
     return terms["ce"] if debiased else terms["ce_plugin"]
 
 
@@ -336,6 +344,8 @@ _CLASSWISE_15 = Stats(
         sums, n_samples, n_bins, tables=False
     ),
     params=("n_bins",),
+    # counts by bincount, five statistics in one pass (the same sums)
+    sums=lambda b, n_bins: _cell_sums(b.p_hat, b.P, b.n, n_bins),
 )
 
 

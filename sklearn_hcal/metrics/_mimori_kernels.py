@@ -26,16 +26,17 @@ def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     above the last inner edge, including exactly 1, fall in bin ``B - 1``.
 
     This is ``searchsorted(edges[1:-1], values, side="right")``, computed as
-    ``floor(value * B)``: the two can only differ where ``value * B`` is
-    within rounding of an integer (an edge), so those values -- and only
-    those -- are looked up with the binary search (a search per element is
-    several times slower).
+    ``floor(value * B)`` clipped to ``[0, B - 1]``: the two can only differ
+    where ``value * B`` is within rounding of an integer (an edge), so those
+    values -- and only those -- are looked up with the binary search (a
+    search per element is several times slower).
     """
     values = np.asarray(values, dtype=np.float64)
     scaled = values * n_bins
-    pos = scaled.astype(np.intp)  # the floor for values >= 0
-    np.clip(pos, 0, n_bins - 1, out=pos)
-    near = edge_values(scaled, pos)
+    pos = scaled.astype(np.intp)  # the floor for values >= 0, else clipped
+    np.maximum(pos, 0, out=pos)
+    np.minimum(pos, n_bins - 1, out=pos)
+    near = edge_values(scaled)
     if near is not None:
         inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
         pos[near] = np.searchsorted(inner, values[near], side="right")
@@ -47,15 +48,17 @@ def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
 _NEAR_EDGE = 1e-9
 
 
-def edge_values(scaled: np.ndarray, pos: np.ndarray):
+def edge_values(scaled: np.ndarray):
     """Where ``scaled`` (a value times the number of bins) lies within
-    rounding of an integer, i.e. of a bin edge; None when nowhere (or when
-    the values lie beyond the clipped bins, which the caller also looks up).
+    rounding of an integer, i.e. of a bin edge; None when nowhere.
+
+    Elsewhere the floor of ``scaled`` is the bin (clipped to the bins'
+    range): no edge lies between the value and its rounded product.
     """
-    frac = scaled - pos
-    frac -= 0.5
-    np.abs(frac, out=frac)
-    near = frac > 0.5 - _NEAR_EDGE
+    dist = np.rint(scaled)
+    dist -= scaled
+    np.abs(dist, out=dist)
+    near = dist < _NEAR_EDGE
     return near if near.any() else None
 
 
@@ -86,12 +89,14 @@ def _class_cells(P: np.ndarray, n_bins: int) -> np.ndarray:
 
 
 def _value_stats(p_hat, P, n, out) -> None:
-    """The five statistics of the entries that are not counts, into ``out``
-    of shape ``(n_items, n_classes, 5)``: ``p̂``, ``q``, ``p̂²``,
-    ``(p̂ − q)²`` and ``p̂(1 − p̂)/(n − 1)`` (0 where ``n_i < 2``)."""
+    """The statistics of the entries that are not counts, into ``out`` of
+    shape ``(n_items, n_classes, width)``: ``p̂``, ``q``, ``p̂²`` and, for a
+    width of 5, ``(p̂ − q)²`` and ``p̂(1 − p̂)/(n − 1)`` (0 where ``n_i < 2``)."""
     out[..., 0] = p_hat
     out[..., 1] = P
     np.multiply(p_hat, p_hat, out=out[..., 2])
+    if out.shape[-1] == 3:
+        return
     resid = p_hat - P
     np.multiply(resid, resid, out=out[..., 3])
     gini = np.subtract(1.0, p_hat, out=resid)
@@ -119,12 +124,20 @@ def _cell_values(
     return _class_cells(P, n_bins), values
 
 
+#: Entries (items × classes) per sub-block of :func:`_cell_sums`: the values
+#: of a sub-block (up to five statistics per entry) stay a few MB, and the
+#: fixed cost of its dozen numpy calls is spread over many entries.
+SUB_BLOCK_ELEMENTS = 2**15
+
+
 def _cell_sums(
     p_hat: np.ndarray,
     P: np.ndarray,
     n: np.ndarray,
     n_bins: int,
     weights: np.ndarray | None = None,
+    *,
+    dispersion: bool = True,
 ) -> np.ndarray:
     """Per-(class, bin) partial sums of a block of items, shape (7, K * n_bins).
 
@@ -135,34 +148,40 @@ def _cell_sums(
     of all blocks are sufficient statistics for every term of
     :func:`_terms_from_sums`, so the binned losses are computed in one
     chunked pass with ``O(K * n_bins)`` memory besides the block.
+    ``dispersion=False`` leaves the rows only the dispersion terms read
+    (``n_i >= 2`` counts, ``Σ (p̂ − q)²``, ``Σ p̂(1 − p̂)/(n − 1)``) at 0:
+    the calibration loss needs the other four.
 
-    The same sums as :func:`~._cells.cell_sums` of :func:`_cell_values`, to
-    the bit: the two counts come from ``bincount`` (integers, or the weights
-    added in the same order) instead of being written out per entry, and
-    the five other statistics are reduced in one pass.
+    The same sums as :func:`~._cells.cell_sums` of :func:`_cell_values`
+    over sub-blocks of :data:`SUB_BLOCK_ELEMENTS` entries, to the bit: the
+    two counts come from ``bincount`` (integers, or the weights added in
+    the same order) instead of being written out per entry, and the other
+    statistics are reduced in one pass.
     """
     P = np.asarray(P, dtype=np.float64)
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
     n_cells = n_classes * n_bins
-    # The values hold 5 statistics per element: sub-blocks keep them at
-    # about the size of the block's own float64 arrays (a block of 2**17
-    # elements: one sub-block for a thousand items of ten classes).
-    step = max(1, 2**17 // (7 * n_classes))
+    width = 5 if dispersion else 3
+    step = max(1, SUB_BLOCK_ELEMENTS // n_classes)
     sums = np.zeros((7, n_cells))
-    stats = np.zeros((n_cells, 5))
+    stats = np.zeros((n_cells, width))
     for start in range(0, n_items, step):
         sl = slice(start, min(start + step, n_items))
         cell = _class_cells(P[sl], n_bins)
         flat = cell.reshape(-1)
-        values = np.empty(cell.shape + (5,))
+        values = np.empty(cell.shape + (width,))
         _value_stats(p_hat[sl], P[sl], n[sl], values)
         w = None
         if weights is not None:
             w = np.repeat(np.asarray(weights[sl], dtype=np.float64), n_classes)
         stats[:] = 0.0
-        add_rows_at(stats, flat, values.reshape(-1, 5), w)
+        add_rows_at(stats, flat, values.reshape(-1, width), w)
         counts = np.bincount(flat, weights=w, minlength=n_cells)
+        sums[_COUNT] += counts
+        sums[_SUM_TRUE : _SUM_TRUE + width] += stats.T
+        if not dispersion:
+            continue
         valid = n[sl] >= 2
         if valid.all():
             counts_valid = counts
@@ -171,20 +190,26 @@ def _cell_sums(
             counts_valid = np.bincount(
                 flat[rows], weights=None if w is None else w[rows], minlength=n_cells
             )
-        sums[_COUNT] += counts
         sums[_COUNT_VALID] += counts_valid
-        sums[_SUM_TRUE:] += stats.T
     return sums
 
 
 def _terms_from_sums(
-    sums: np.ndarray, n_samples, n_bins: int, *, tables: bool = True
+    sums: np.ndarray,
+    n_samples,
+    n_bins: int,
+    *,
+    tables: bool = True,
+    dispersion: bool = True,
 ) -> dict:
     """Mimori et al.'s squared-loss terms from the per-cell sums of all items.
 
     See :func:`_binned_calibration_terms` for the keys; ``tables=False``
     gives the scalar terms only (what the metric functions, the report and
-    the bootstrap read), without the per-class and per-bin tables. With the bin means
+    the bootstrap read), without the per-class and per-bin tables;
+    ``dispersion=False`` only the calibration terms (``cl``, ``cl_plugin``,
+    ``ce``, ``ce_plugin``, from the sums :func:`_cell_sums` makes with
+    ``dispersion=False``). With the bin means
     ``c̄ = Σp̂/|B|`` and ``z̄ = Σq/|B|``, the within-bin sums of squares are
     ``Σ (p̂ − c̄)² = Σp̂² − |B| c̄²`` and ``Σ ((p̂ − c̄) − (q − z̄))² =
     Σ (p̂ − q)² − |B| (c̄ − z̄)²`` (clipped at 0 against rounding).
@@ -198,7 +223,6 @@ def _terms_from_sums(
     N = np.asarray(n_samples, dtype=np.float64)
     n_per_cell = N[..., None]
     count = sums[..., _COUNT, :]
-    count_valid = sums[..., _COUNT_VALID, :]
     n_cells = count.shape[-1]
     n_classes = n_cells // n_bins
     nonempty = count > 0
@@ -207,7 +231,6 @@ def _terms_from_sums(
     mean_pred = sums[..., _SUM_PRED, :] / safe_count
     gap = mean_true - mean_pred
     ss_true = np.maximum(sums[..., _SUM_TRUE2, :] - count * mean_true**2, 0.0)
-    ss_resid = np.maximum(sums[..., _SUM_RESID2, :] - count * gap**2, 0.0)
     multi = count >= 2
     var_true = np.where(multi, ss_true / np.where(multi, count - 1.0, 1.0), 0.0)
 
@@ -215,6 +238,23 @@ def _terms_from_sums(
     # σ̄²|B|/(|B| − 1) is the ddof=1 variance, so the correction is var/N.
     cl_plugin_bins = count / n_per_cell * gap**2
     cl_bins = cl_plugin_bins - var_true / n_per_cell
+    cl_plugin = cl_plugin_bins.sum(axis=-1)
+    cl = cl_bins.sum(axis=-1)
+
+    def scalar(x):
+        return float(x) if not batch else x
+
+    calibration = {
+        "cl_plugin": scalar(cl_plugin),
+        "cl": scalar(cl),
+        "ce_plugin": scalar(np.sqrt(np.maximum(cl_plugin, 0.0))),
+        "ce": scalar(np.sqrt(np.maximum(cl, 0.0))),
+    }
+    if not dispersion:
+        return calibration
+
+    count_valid = sums[..., _COUNT_VALID, :]
+    ss_resid = np.maximum(sums[..., _SUM_RESID2, :] - count * gap**2, 0.0)
     # eq. 35–36; the correction is applied to bins with >= 2 items of which at
     # least one has n_i >= 2 (developer guide §metric-definitions, the reference
     # implementation's rule).
@@ -231,11 +271,6 @@ def _terms_from_sums(
         sums[..., _SUM_TRUE, :].sum(axis=-1) - sums[..., _SUM_TRUE2, :].sum(axis=-1)
     ) / N
     sq_loss = el_plugin + il_plugin
-    cl_plugin = cl_plugin_bins.sum(axis=-1)
-    cl = cl_bins.sum(axis=-1)
-
-    def scalar(x):
-        return float(x) if not batch else x
 
     terms = {
         "sq_loss": scalar(sq_loss),
@@ -243,12 +278,12 @@ def _terms_from_sums(
         "el": scalar(el),
         "il_plugin": scalar(il_plugin),
         "il": scalar(sq_loss - el),
-        "cl_plugin": scalar(cl_plugin),
-        "cl": scalar(cl),
+        "cl_plugin": calibration["cl_plugin"],
+        "cl": calibration["cl"],
         "dl_plugin": scalar(dl_plugin_bins.sum(axis=-1)),
         "dl": scalar(dl_bins.sum(axis=-1)),
-        "ce_plugin": scalar(np.sqrt(np.maximum(cl_plugin, 0.0))),
-        "ce": scalar(np.sqrt(np.maximum(cl, 0.0))),
+        "ce_plugin": calibration["ce_plugin"],
+        "ce": calibration["ce"],
     }
     if not tables:
         return terms
@@ -320,12 +355,16 @@ def _binned_calibration_terms(
     return _terms_from_sums(sums, n_samples, n_bins)
 
 
-def _pair_cell_sums(pair: Pair, n_bins: int, weights=None) -> np.ndarray:
+def _pair_cell_sums(
+    pair: Pair, n_bins: int, weights=None, *, dispersion: bool = True
+) -> np.ndarray:
     """:func:`_cell_sums` of all items of a validated pair, block by block."""
 
     def block_sums(block):
         w = None if weights is None else weights[block.sl]
-        return _cell_sums(block.p_hat, block.P, block.n, n_bins, w)
+        return _cell_sums(
+            block.p_hat, block.P, block.n, n_bins, w, dispersion=dispersion
+        )
 
     sums = 0.0
     for partial in pair.map_blocks(block_sums):

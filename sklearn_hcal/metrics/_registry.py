@@ -117,6 +117,13 @@ class Stats:
         (bootstrap resamples) carry through, ``n_samples`` has their shape.
     params : tuple of str
         The keyword arguments that change the statistics (e.g. ``n_bins``).
+    sums : callable, default=None
+        ``sums(block, **params) -> ndarray of shape (n_stats, n_cells)``:
+        the sums of ``cells`` over a block (unweighted) without writing out
+        every entry's statistics, for a group whose kernel has a faster
+        reduction (the class-wise squared-loss bins). The engine uses it for
+        the report's sums; the bootstrap weights ``cells``. None: the
+        engine reduces ``cells``.
     """
 
     name: str
@@ -124,6 +131,7 @@ class Stats:
     n_cells: Callable
     finish: Callable
     params: tuple[str, ...] = ()
+    sums: Callable | None = None
 
 
 #: The levels of a LeWiDi metric, innermost first: the value of one label of

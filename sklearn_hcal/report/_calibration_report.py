@@ -105,7 +105,7 @@ default=None
                          accuracy                jsd
     classifier
     oracle      1.00 [1.00, 1.00]  0.00 [0.00, 0.00]
-    uniform     0.75 [0.49, 0.99]  0.17 [0.06, 0.27]
+    uniform     0.75 [0.31, 1.00]  0.17 [0.06, 0.28]
     >>> report.legend().loc["jsd", "direction"]
     'lower is better'
     >>> html = report.to_html()  # a complete page; to_html("r.html") writes it

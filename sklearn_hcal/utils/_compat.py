@@ -160,6 +160,19 @@ def add_rows_at(out: np.ndarray, index: np.ndarray, rows: np.ndarray, weights=No
     return out
 
 
+def _routed(function, route):
+    """``function`` behind the ``route`` of :func:`validate_params`."""
+    applies, call = route
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if applies(args, kwargs):
+            return call(wrapper, args, kwargs)
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
 def get_parameter_constraints(func) -> dict:
     """The constraints ``validate_params`` attached to ``func`` (``{}`` if none).
 
@@ -184,9 +197,15 @@ _KEYWORDS = (
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
     inspect.Parameter.KEYWORD_ONLY,
 )
+#: Default values whose check cannot change between calls.
+_IMMUTABLE = (bool, int, float, str)
+#: Stands for "this parameter's default is checked on every call".
+_UNCHECKED = object()
 
 
-def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
+def validate_params(
+    parameter_constraints, *, prefer_skip_nested_validation, route=None
+):
     """scikit-learn's ``validate_params``, with the per-call work done once.
 
     scikit-learn's decorator builds the signature, binds it and turns every
@@ -198,6 +217,11 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
     argument does not bind plainly or fails a constraint, the call goes
     through scikit-learn's own decorator, which raises its usual error; a
     valid call runs ``func`` under the same configuration as there.
+
+    ``route``, a pair ``(applies, call)``, hands a call elsewhere before any
+    check: when ``applies(args, kwargs)``, the decorated function returns
+    ``call(decorated, args, kwargs)`` (the metrics' dask inputs, in one
+    wrapper rather than a second one around this).
     """
     reference = _sklearn_validate_params(
         parameter_constraints,
@@ -210,7 +234,7 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
         if any(p.kind not in _KEYWORDS for p in parameters) or any(
             p.name in ("self", "cls") for p in parameters
         ):
-            return slow
+            return slow if route is None else _routed(slow, route)
         names = [p.name for p in parameters]
         n_positional = sum(
             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters
@@ -222,11 +246,24 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 continue
             objects = [make_constraint(c) for c in constraints]
             array_like = any(c == "array-like" for c in constraints)
-            checks.append((p.name, index, p.default, objects, array_like))
+            # An immutable default that satisfies the constraints is not
+            # checked again on each call that leaves it (scikit-learn checks
+            # it every time, with the same outcome).
+            default = p.default
+            if not (
+                (default is None or type(default) in _IMMUTABLE)
+                and any(c.is_satisfied_by(default) for c in objects)
+            ):
+                default = _UNCHECKED
+            checks.append((p.name, index, p.default, default, objects, array_like))
         known = frozenset(names)
+
+        applies, call = route if route is not None else (None, None)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            if applies is not None and applies(args, kwargs):
+                return call(wrapper, args, kwargs)
             config = _get_threadlocal_config()
             skip = config["skip_parameter_validation"]
             if skip:
@@ -234,7 +271,7 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
             n_args = len(args)
             if n_args > n_positional or not known.issuperset(kwargs):
                 return slow(*args, **kwargs)
-            for name, index, default, objects, array_like in checks:
+            for name, index, default, valid_default, objects, array_like in checks:
                 if index < n_args:
                     if name in kwargs:
                         return slow(*args, **kwargs)
@@ -245,7 +282,7 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                     value = default
                 else:
                     return slow(*args, **kwargs)
-                if array_like and type(value) is np.ndarray:
+                if value is valid_default or (array_like and type(value) is np.ndarray):
                     continue
                 for constraint in objects:
                     if constraint.is_satisfied_by(value):

@@ -1,14 +1,19 @@
 """Issue 30's speed-ups equal what they replace, to the bit (no timings here).
 
 Each fast path is compared with the plain definition or the previous code:
-the pairwise stable-order comparison with ``argsort(kind="stable")``, the
-one-pass reduction of the binned statistics with one ``bincount`` per
-statistic (and its fallback without scipy's loop), and the metric
-functions' class-wise sums (counts by ``bincount``) with the report's
-seven-statistic cells.
+the pairwise stable-order comparison with ``argsort(kind="stable")`` (pair
+by pair and all pairs at once), the one-pass reduction of the binned
+statistics with one ``bincount`` per statistic (and its fallback without
+scipy's loop), the metric functions' class-wise sums (counts by
+``bincount``) with the report's seven-statistic cells, the calibration
+terms alone with all the terms, the report's kernel reduction of a group
+with its cells, the bins by ``floor`` with the binary search, and the
+validation's fast paths with the chunked scans (same values, same errors).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -19,15 +24,21 @@ from sklearn_hcal.metrics._distribution_kernels import (
     _rank_match_per_item,
     _same_stable_order,
 )
-from sklearn_hcal.metrics._mimori_kernels import _cell_sums, _cell_values
+from sklearn_hcal.metrics._mimori_kernels import (
+    SUB_BLOCK_ELEMENTS,
+    _cell_sums,
+    _cell_values,
+    _terms_from_sums,
+)
 from sklearn_hcal.utils._compat import add_rows_at
 
 
+@pytest.mark.parametrize("n_items", [60, 3000])  # all pairs at once, pair by pair
 @pytest.mark.parametrize("n_classes", [2, 3, 5, 10, 16, 20])
 @pytest.mark.parametrize("integer", [True, False])
-def test_pairwise_stable_order_equals_argsort(n_classes, integer):
+def test_pairwise_stable_order_equals_argsort(n_items, n_classes, integer):
     rng = np.random.default_rng(n_classes)
-    P = rng.dirichlet(np.ones(n_classes), size=3000)
+    P = rng.dirichlet(np.ones(n_classes), size=n_items)
     Y = rng.multinomial(4, P)  # many human ties
     P[::5, 0] = P[::5, 1]  # model ties
     # a third of the rows ranked exactly as the model ranks them
@@ -79,7 +90,7 @@ def test_class_wise_sums_equal_the_seven_statistic_cells(weighted):
     P[::11] = np.round(P[::11] * n_bins) / n_bins  # values on bin edges
     P /= P.sum(axis=1, keepdims=True)
     w = rng.integers(0, 4, size=n_items).astype(float) if weighted else None
-    step = 2**17 // (7 * n_classes)
+    step = SUB_BLOCK_ELEMENTS // n_classes
     expected = 0.0
     for start in range(0, n_items, step):
         sl = slice(start, start + step)
@@ -89,3 +100,165 @@ def test_class_wise_sums_equal_the_seven_statistic_cells(weighted):
             None if w is None else w[sl],
         )
     np.testing.assert_array_equal(_cell_sums(p_hat, P, n, n_bins, w), expected)
+
+
+def test_calibration_terms_alone_equal_all_terms_to_the_bit():
+    # calibration_loss/error form four of the seven statistics
+    # (dispersion=False); the terms they read are the same numbers.
+    rng = np.random.default_rng(2)
+    Y = rng.multinomial(6, np.ones(5) / 5, size=70_000)
+    n = Y.sum(axis=1).astype(float)
+    p_hat = Y / n[:, None]
+    P = rng.dirichlet(np.ones(5), size=len(Y))
+    full = _terms_from_sums(_cell_sums(p_hat, P, n, 15), len(Y), 15, tables=False)
+    part = _terms_from_sums(
+        _cell_sums(p_hat, P, n, 15, dispersion=False),
+        len(Y),
+        15,
+        tables=False,
+        dispersion=False,
+    )
+    assert set(part) == {"cl", "cl_plugin", "ce", "ce_plugin"}
+    for key, value in part.items():
+        assert value == full[key], key
+
+
+def test_report_group_sums_through_the_kernel_equal_the_cells():
+    # The class-wise squared-loss group declares sums(): the report reduces
+    # it with _cell_sums instead of writing out every entry's statistics.
+    from sklearn_hcal.metrics import _engine, _registry
+    from sklearn_hcal.metrics._report import validate_human
+
+    rng = np.random.default_rng(3)
+    Y = rng.multinomial(4, np.ones(6) / 6, size=20_000)
+    P = rng.dirichlet(np.ones(6), size=len(Y))
+    human, source = validate_human(Y, P)
+    columns = _engine.resolve(["cl", "dl", "el"], human, None, default=None)
+    ((key, (stats, params)),) = _engine.groups_of(columns).items()
+    assert stats.sums is not None
+    plain = dataclasses.replace(stats, sums=None)
+    block = _engine.ReportBlock(human, source, slice(0, len(Y)))
+    np.testing.assert_allclose(
+        _engine._group_sums(stats, params, human, block),
+        _engine._group_sums(plain, params, human, block),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    assert _registry.get_metric("cl").stats is stats
+
+
+def _values_or_error(func, *args, **kwargs):
+    try:
+        out = func(*args, **kwargs)
+    except ValueError as exc:
+        return ("error", str(exc))
+    return ("value", out)
+
+
+def _histogram_cases():
+    rng = np.random.default_rng(4)
+    Y = rng.multinomial(5, np.ones(4) / 4, size=300)
+    negative, empty, huge = Y.copy(), Y.copy(), Y.copy()
+    negative[170, 2] = -1
+    empty[41] = 0
+    huge[3, 0] = 2**61
+    return {
+        "int64": Y,
+        "int32": Y.astype(np.int32),
+        "uint8": Y.astype(np.uint8),
+        "uint64": Y.astype(np.uint64),
+        "float counts": Y.astype(float),
+        "negative": negative,
+        "empty row": empty,
+        "counts beyond 2**53": huge,
+    }
+
+
+@pytest.mark.parametrize("case", list(_histogram_cases()))
+@pytest.mark.parametrize("chunk_rows", [None, 7])
+def test_clean_histogram_fast_path_equals_the_scan(case, chunk_rows, monkeypatch):
+    # The fast path returns only for clean integer counts, with the scan's
+    # exact row sums; anything else is the scan's (same error, same row).
+    import sklearn_hcal._validation._core as core
+    import sklearn_hcal._validation._scan as scan
+
+    Y = _histogram_cases()[case]
+    monkeypatch.setattr(core, "_CHUNK_ROWS", chunk_rows)
+    fast = _values_or_error(scan.scan_histograms, Y, name="y", allow_probabilities=True)
+    monkeypatch.setattr(scan, "_clean_count_sums", lambda arr: None)
+    slow = _values_or_error(scan.scan_histograms, Y, name="y", allow_probabilities=True)
+    assert fast[0] == slow[0]
+    if fast[0] == "error":
+        assert fast[1] == slow[1]
+    else:
+        np.testing.assert_array_equal(fast[1][0], slow[1][0])
+        assert fast[1][1] == slow[1][1]
+
+
+def _probability_cases():
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(4), size=300)
+    cases = {"clean": P, "rounded": np.round(P, 3)}
+    tol = 4 * 5e-4  # row_sum_tolerance(4)
+    at_tolerance, past, nan, inf, negative, tiny_negative, off = (
+        P.copy() for _ in range(7)
+    )
+    at_tolerance[9] *= 1 + tol
+    past[9] *= 1 + 1.01 * tol
+    nan[120, 1] = np.nan
+    inf[33, 0] = np.inf
+    negative[50, 2] = -0.1
+    tiny_negative[50, 2] -= P[50, 2] + 1e-12
+    off[200] *= 1 + 2e-6  # renormalised, not refused
+    cases.update(
+        {
+            "at tolerance": at_tolerance,
+            "past tolerance": past,
+            "nan": nan,
+            "inf": inf,
+            "negative": negative,
+            "rounding below 0": tiny_negative,
+            "off by 2e-6": off,
+        }
+    )
+    return cases
+
+
+@pytest.mark.parametrize("case", list(_probability_cases()))
+@pytest.mark.parametrize("size", [300, 30_000])  # BLAS sums, the scan's sums
+def test_clean_probability_fast_path_equals_the_scan(case, size, monkeypatch):
+    import sklearn_hcal._validation._scan as scan
+
+    P = np.tile(_probability_cases()[case], (size // 300, 1))
+    fast = _values_or_error(scan.scan_probabilities, P, name="p", n_classes=4)
+    monkeypatch.setattr(scan, "_clean_probability_flag", lambda arr: None)
+    slow = _values_or_error(scan.scan_probabilities, P, name="p", n_classes=4)
+    assert fast[0] == slow[0]
+    if fast[0] == "error":
+        assert fast[1] == slow[1]
+    else:
+        assert fast[1][0] is slow[1][0] and fast[1][2] == slow[1][2]
+
+
+def test_bins_by_floor_equal_the_binary_search_below_and_above_the_range():
+    from sklearn_hcal.metrics._majority import bin_index
+    from sklearn_hcal.metrics._mimori_kernels import bin_indices
+
+    for n_bins in (1, 10, 15):
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        values = np.concatenate(
+            [
+                -edges,
+                np.nextafter(-edges, 1),
+                [-2.5, -1.0, -1e-12, 1e-300, 1.0 + 1e-9, 1.7, 3.0],
+                np.random.default_rng(n_bins).uniform(-0.5, 1.5, size=500),
+            ]
+        )
+        np.testing.assert_array_equal(
+            bin_indices(values, n_bins),
+            np.searchsorted(edges[1:-1], values, side="right"),
+        )
+        np.testing.assert_array_equal(
+            bin_index(values, n_bins),
+            np.clip(np.searchsorted(edges, values, side="left") - 1, -1, n_bins),
+        )

@@ -1,0 +1,112 @@
+"""The bootstrap's multiplicities and products, against their definitions.
+
+The resamples' item counts are drawn as Poisson counts completed to a
+multinomial (``metrics/_bootstrap.py::_chunk_weights``); a resample is
+multinomial (``N`` draws with equal probabilities) whichever path it takes,
+so the counts are compared with the multinomial's exact probabilities
+(chi-square on fixed seeds, so nothing is flaky), also when the rare path
+(a Poisson total above ``N``) is forced. The products' representations of a
+statistic (dense totals or wholly sparse) give the same replicates.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import sklearn_hcal.metrics._bootstrap as B
+from sklearn_hcal.datasets import make_label_histograms
+from sklearn_hcal.metrics import human_calibration_report
+from sklearn_hcal.metrics._bootstrap import resample_weights
+
+
+def _binomial_fit(counts, n):
+    """Chi-square p-value of counts of one item against Binomial(n, 1/n)."""
+    top = min(5, n)
+    observed = np.bincount(np.minimum(counts, top).astype(int), minlength=top + 1)
+    pmf = [math.comb(n, k) * (1 / n) ** k * (1 - 1 / n) ** (n - k) for k in range(top)]
+    expected = np.append(pmf, 1 - sum(pmf)) * len(counts)
+    return stats.chisquare(observed, expected).pvalue
+
+
+@pytest.mark.parametrize("n", [3, 50, 400, 20_000])
+def test_counts_are_multinomial(n):
+    W = resample_weights(1, n, max(300, 60_000 // n))
+    np.testing.assert_array_equal(W.sum(axis=1), n)
+    assert W.min() >= 0 and np.all(W == np.round(W))
+    # each item's count is Binomial(n, 1/n); items are exchangeable
+    pooled = W[:, : min(n, 50)].ravel()
+    assert _binomial_fit(pooled, n) > 1e-3
+    # negative covariance -1/n between two items
+    assert np.cov(W[:, 0], W[:, 1])[0, 1] == pytest.approx(-1 / n, abs=0.05)
+
+
+def test_three_items_have_the_exact_multinomial_law():
+    W = resample_weights(2, 3, 30_000).astype(int)
+    outcomes = {}
+    for row in map(tuple, W):
+        outcomes[row] = outcomes.get(row, 0) + 1
+    support = [(a, b, 3 - a - b) for a in range(4) for b in range(4 - a)]
+    assert set(outcomes) <= set(support)
+    expected = [
+        math.factorial(3) / math.prod(map(math.factorial, c)) / 27 for c in support
+    ]
+    observed = [outcomes.get(c, 0) for c in support]
+    assert stats.chisquare(observed, np.multiply(expected, len(W))).pvalue > 1e-3
+
+
+def test_totals_above_n_take_the_plain_draw_and_stay_multinomial(monkeypatch):
+    # λ = 1: half the Poisson totals exceed N, so the plain draw (N uniform
+    # indices) replaces those resamples; the mixture is still multinomial.
+    monkeypatch.setattr(B, "_POISSON_CELLS", {})
+    monkeypatch.setattr(B, "_poisson_rate", lambda n: 1.0)
+    n = 400
+    W = resample_weights(3, n, 600)
+    np.testing.assert_array_equal(W.sum(axis=1), n)
+    assert _binomial_fit(W[:, :50].ravel(), n) > 1e-3
+    np.testing.assert_array_equal(resample_weights(3, n, 5), W[:5])
+
+
+@pytest.mark.parametrize("n", [17, 1000, 10**6])
+def test_poisson_table_cells_are_the_inverse_cdf(n):
+    table, cdf = B._poisson_cells(n)
+    rate = B._poisson_rate(n)
+    np.testing.assert_allclose(cdf, stats.poisson.cdf(np.arange(len(cdf)), rate))
+    starts = np.arange(B._N_CELLS) / B._N_CELLS
+    ends = (np.arange(B._N_CELLS) + 1) / B._N_CELLS
+    plain = table != B._STRADDLE
+    # every uniform of a plain cell maps to the same value: its start's and
+    # (just below) its end's
+    np.testing.assert_array_equal(
+        table[plain], np.searchsorted(cdf, starts[plain], side="right")
+    )
+    np.testing.assert_array_equal(
+        table[plain], np.searchsorted(cdf, ends[plain], side="left")
+    )
+    assert (~plain).sum() <= len(cdf)  # a straddling cell holds a step
+
+
+def _report(Y, P, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return human_calibration_report(
+            Y, P, n_bootstrap=40, random_state=4, return_bootstrap=True, **kwargs
+        )[1]
+
+
+@pytest.mark.parametrize("share", [0.0, 1.1])
+def test_dense_totals_and_sparse_cells_give_the_same_replicates(share, monkeypatch):
+    # _DIRECT_SHARE = 0: every statistic through dense totals and the
+    # dominant cell; 1.1: every one that is not a constant wholly sparse.
+    _, Y, _ = make_label_histograms(3000, 6, 7, random_state=0)
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.full(6, 0.3), size=len(Y))
+    expected = _report(Y, P)
+    monkeypatch.setattr(B, "_DIRECT_SHARE", share)
+    np.testing.assert_allclose(
+        _report(Y, P).to_numpy(), expected.to_numpy(), rtol=1e-12, atol=1e-12
+    )
