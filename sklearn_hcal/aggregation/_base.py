@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import make_annotation_scorer
+from ..utils._docstrings import fill_doc
 from ..utils._threads import one_blas_thread
 from ._input import align_to_fitted, read_annotations, read_pairs
 
@@ -113,15 +114,13 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
         self.posteriors_ = self._frame(posterior, data.items)
         return self
 
+    @fill_doc
     def fit_transform(self, X, y=None) -> pd.DataFrame:
         """Fit on the annotations and return the items' posteriors.
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
-        y : array-like of shape (n_annotations,), default=None
-            The labels, when ``X`` has no label column.
+        %(annotations_fit)s
 
         Returns
         -------
@@ -131,6 +130,7 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
         """
         return self.fit(X, y).posteriors_.copy()
 
+    @fill_doc
     def transform(self, X) -> pd.DataFrame:
         """Posteriors of the items of ``X`` under the fitted annotator parameters.
 
@@ -140,8 +140,7 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
+        %(annotations)s
 
         Returns
         -------
@@ -155,13 +154,13 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
             posterior = self._transform(data, item_map, annotator_map)
         return self._frame(posterior, data.items)
 
+    @fill_doc
     def predict(self, X) -> pd.Series:
         """The most probable true class of each item of ``X``.
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
+        %(annotations)s
 
         Returns
         -------

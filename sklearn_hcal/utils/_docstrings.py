@@ -63,6 +63,14 @@ label : hashable, default="label"
     The column of ``X`` holding the label (unless ``y`` is passed to
     ``fit``). The defaults are the columns of
     ``load_lewidi(...).annotations``.""",
+    "annotations": """\
+X : DataFrame
+    One row per annotation: item, annotator and label columns.""",
+    "annotations_fit": """\
+X : DataFrame
+    One row per annotation: item, annotator and label columns.
+y : array-like of shape (n_annotations,), default=None
+    The labels, when ``X`` has no label column.""",
     "aggregation_fitted": """\
 classes_ : ndarray of shape (n_classes,)
     The classes, the columns of the posteriors.

@@ -57,15 +57,13 @@ class _DawidSkeneEM(BaseAggregator):
         raise NotImplementedError  # pragma: no cover - abstract
 
     @fit_context(prefer_skip_nested_validation=True)
+    @fill_doc
     def fit(self, X, y=None):
         """Fit the model by EM.
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
-        y : array-like of shape (n_annotations,), default=None
-            The labels, when ``X`` has no label column.
+        %(annotations_fit)s
 
         Returns
         -------

@@ -139,15 +139,13 @@ class GLAD(BaseAggregator):
         self.label = label
 
     @fit_context(prefer_skip_nested_validation=True)
+    @fill_doc
     def fit(self, X, y=None):
         """Fit abilities, difficulties and posteriors by EM.
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
-        y : array-like of shape (n_annotations,), default=None
-            The labels, when ``X`` has no label column.
+        %(annotations_fit)s
 
         Returns
         -------

@@ -167,15 +167,13 @@ class MACE(BaseAggregator):
         self.label = label
 
     @fit_context(prefer_skip_nested_validation=True)
+    @fill_doc
     def fit(self, X, y=None):
         """Fit competences and strategies from random restarts.
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
-        y : array-like of shape (n_annotations,), default=None
-            The labels, when ``X`` has no label column.
+        %(annotations_fit)s
 
         Returns
         -------

@@ -76,15 +76,13 @@ class Wawa(BaseAggregator):
         self.label = label
 
     @fit_context(prefer_skip_nested_validation=True)
+    @fill_doc
     def fit(self, X, y=None):
         """Estimate each annotator's skill and weigh the votes by it.
 
         Parameters
         ----------
-        X : DataFrame
-            One row per annotation: item, annotator and label columns.
-        y : array-like of shape (n_annotations,), default=None
-            The labels, when ``X`` has no label column.
+        %(annotations_fit)s
 
         Returns
         -------
