@@ -6,6 +6,7 @@
 * an underscored name is imported across packages only from the modules a
   layer declares as its inside;
 * no module re-binds names of its own submodules;
+* no import circles, lazy imports and the faces' lazy names included;
 * every ``developer guide §<name>`` reference in the code names a section of
   ``docs/developer_guide.rst``.
 """
@@ -316,6 +317,89 @@ def test_no_class_is_defined_inside_a_function():
                         rel = path.relative_to(ROOT).as_posix()
                         offenders.setdefault(rel, set()).add(inner.name)
     assert offenders == {}
+
+
+def _lazy_targets() -> dict:
+    """``(face, name) -> module`` of every face's lazy ``_PUBLIC`` mapping."""
+    targets = {}
+    for module, path, is_pkg in _modules():
+        if not is_pkg:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not (
+                isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "_PUBLIC" for t in node.targets)
+            ):
+                continue
+            for key, value in zip(node.value.keys, node.value.values):
+                relative = value.value
+                level = len(relative) - len(relative.lstrip("."))
+                base = module.split(".")[: len(module.split(".")) - level + 1]
+                targets[module, key.value] = ".".join(base + [relative.lstrip(".")])
+    return targets
+
+
+def _import_graph() -> dict:
+    modules = {module for module, _, _ in _modules()}
+    lazy = _lazy_targets()
+    graph = {module: set() for module in modules}
+    for module, path, is_pkg in _modules():
+        for target, name, _ in _imports(module, path, is_pkg):
+            if f"{target}.{name}" in modules:
+                graph[module].add(f"{target}.{name}")
+            elif target in modules:
+                graph[module].add(target)
+                # ``from ..metrics import f`` runs the face's lazy import of
+                # the module that defines ``f`` at once.
+                if lazy.get((target, name)) in modules:
+                    graph[module].add(lazy[target, name])
+        graph[module].discard(module)
+    return graph
+
+
+def _circles(graph: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def test_circles_are_found():
+    # The detector itself, on a graph with one circle of three and a tail.
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circles():
+    # Imports inside functions count too: an import moved into a function to
+    # break a circle leaves two modules that each need the other (the CLI's
+    # ``UsageError`` and the streaming modules were such circles).
+    assert _circles(_import_graph()) == []
 
 
 # -- the design in the repository -----------------------------------------------
