@@ -11,7 +11,7 @@ targets of the estimators (``HumanTargetMixin``, the first level of the
 estimators' front end, developer guide §estimators); :mod:`._annotations`
 reads the long tables of annotations that the aggregators, the
 perspectivist classifier and the annotation splitters take (the same part
-of the front end).
+of the front end); :mod:`._rows` matches the rows of pandas inputs by item.
 """
 
 from ._annotations import (
@@ -62,6 +62,7 @@ from ._pair import (
     check_labels,
     check_pair,
 )
+from ._rows import match_rows
 from ._scan import (
     check_finite,
     check_label_histograms,
@@ -130,6 +131,7 @@ __all__ = [
     "labels_to_histograms",
     "looks_like_probabilities",
     "map_row_blocks",
+    "match_rows",
     "negative_tolerance",
     "normalised_block",
     "probabilities_to_logits",

@@ -33,6 +33,7 @@ from ._labels import (
     frame_names,
     labels_to_histograms,
 )
+from ._rows import match_rows
 from ._scan import checked_histograms, normalised_block, scan_probabilities
 
 __all__ = ["check_histograms_and_probabilities"]
@@ -288,6 +289,7 @@ def check_pair(
     """
     if counts is not None:
         y_true, y_true_name = counts, "counts"
+    y_prob = match_rows(y_true, y_prob, name=y_prob_name, y_true_name=y_true_name)
     raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
     shape = shape_of(raw, name=y_true_name)
     if len(shape) == 2 and shape[1] > 1:

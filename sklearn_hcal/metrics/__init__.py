@@ -26,6 +26,16 @@ array ``y_true`` takes its class names from ``labels``. Probability rows within
 ``row_sum_tolerance(K)`` of 1 (rounded to 3 decimals) are renormalised.
 The same rules hold for the report functions (``labels=``); scorers pass the
 estimator's ``classes_`` as ``labels``.
+
+Items
+-----
+Rows are matched by item when they can be: when ``y_true`` (or ``counts``)
+and a prediction (``y_prob``, ``y_set``, ``y_score``, a report's
+predictions) are both pandas objects indexed by items -- any index but the
+default ``RangeIndex`` --, the prediction's rows are taken in ``y_true``'s
+order (an aggregator's posteriors, sorted by item, against a LeWiDi file's
+counts, in file order), and a missing, extra or repeated item raises. Arrays
+match by position.
 """
 
 from .._lazy import attach

@@ -33,7 +33,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._validation import check_probabilities
+from .._validation import check_probabilities, match_rows
 from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._docstrings import fill_doc
 from ..utils._pipeline import disagreement_method
@@ -151,6 +151,7 @@ def _risks_and_scores(y_true, y_prob, y_score, risk, counts, labels):
     if y_score is None:
         scores = _confidence(P)
     else:
+        y_score = match_rows(y_true, y_score, name="y_score", counts=counts)
         scores = _check_score(y_score, P.shape[0])
     return risks, scores
 

@@ -23,6 +23,7 @@ from .._validation import (
     checked_histograms,
     column_order,
     frame_names,
+    match_rows,
     normalised_block,
     row_blocks,
     row_sums,
@@ -221,6 +222,10 @@ def check_disagreement_inputs(
     if counts is not None:
         y_true, name = counts, "counts"
     checked = y_true if isinstance(y_true, Pair) else None
+    if checked is None:
+        y_disagreement = match_rows(
+            y_true, y_disagreement, name="y_disagreement", y_true_name=name
+        )
     if checked is not None and not checked.is_counts:
         raise ValueError(
             f"{name} holds rows of human probabilities, not integer label "

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .._validation import check_pair
+from .._validation import check_pair, match_rows
 from ..utils._compat import Interval, StrOptions
 from ..utils._compat import validate_params as validate_checked_params
 from ..utils._docstrings import fill_doc
@@ -170,9 +170,10 @@ def validate_predictions(
     )
     sources = {names[0]: source}
     for name in names[1:]:
-        sources[name] = check_prediction(
-            human, predictions[name], f"{what}[{name!r}]", labels
+        value = match_rows(
+            y_true, predictions[name], name=f"{what}[{name!r}]", counts=counts
         )
+        sources[name] = check_prediction(human, value, f"{what}[{name!r}]", labels)
     return CheckedInputs(human, sources)
 
 
@@ -417,6 +418,11 @@ def _human_calibration_report(
     inputs = validate_predictions(
         y_true, as_prediction_dict(predictions), counts, labels
     )
+    if disagreement:
+        disagreement = {
+            name: match_rows(y_true, phi, name=f"disagreement[{name!r}]", counts=counts)
+            for name, phi in disagreement.items()
+        }
     return _report_table(
         inputs,
         metrics=metrics,

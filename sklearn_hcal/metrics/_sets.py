@@ -32,6 +32,7 @@ from .._validation import (
     check_positional_classes,
     check_target,
     frame_names,
+    match_rows,
     resolve_targets,
     select_target,
 )
@@ -83,6 +84,7 @@ def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
 
 def _human_and_sets(y_true, y_set, counts, labels):
     """``(p̂, S)``: human distributions in the sets' column order, sets."""
+    y_set = match_rows(y_true, y_set, name="y_set", counts=counts)
     S, names = check_sets(y_set)
     if labels is None:
         labels = names
