@@ -222,7 +222,32 @@ def _check_columns(X: pd.DataFrame, keys: dict, owner: str) -> None:
             raise ValueError(
                 f"{owner}: {param}={column!r} is not a column of X; its columns "
                 f"are {list(X.columns)} (name yours with {param}=)."
+                + _multilabel_hint(X, keys, param)
             )
+
+
+def _multilabel_hint(X: pd.DataFrame, keys: dict, param: str) -> str:
+    """The advice for a wide multi-label table given where a label column is due.
+
+    ``load_lewidi(...).annotations`` of a multi-label data set (VariErrNLI)
+    has one 0/1 column per label instead of a ``label`` column.
+    """
+    if param != "label":
+        return ""
+    others = [c for c in X.columns if c not in {v for v in keys.values()}]
+    if len(others) < 2:
+        return ""
+    values = X[others]
+    if not all(pd.api.types.is_numeric_dtype(t) for t in values.dtypes):
+        return ""
+    if not values.isin([0, 1]).all().all():
+        return ""
+    return (
+        f" X looks like multi-label annotations, one 0/1 column per label "
+        f"({[_plain(c) for c in others]}); this estimator takes one label per "
+        f"annotation: model each label as a yes/no question, e.g. "
+        f"label={_plain(others[0])!r}."
+    )
 
 
 def _check_present(

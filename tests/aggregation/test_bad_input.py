@@ -214,3 +214,18 @@ def test_wawa_warns_for_an_item_of_annotators_without_skill():
         posterior = wawa.transform(new)
     assert record[0].filename == __file__
     np.testing.assert_array_equal(posterior.to_numpy(), [[1.0, 0.0]])
+
+
+def test_a_multilabel_file_is_answered_with_the_per_label_fit():
+    # VariErrNLI's annotations have one 0/1 column per label, no label column
+    path = require_data("lewidi", "2025", "VariErrNLI_dev.json")
+    X = load_lewidi(path).annotations
+    with pytest.raises(ValueError, match="looks like multi-label") as e:
+        DawidSkene().fit(X)
+    assert "label='contradiction'" in str(e.value)
+    # the message's fix works, and gives the labels' own classes
+    assert DawidSkene(label="contradiction").fit(X).classes_.tolist() == [0, 1]
+    # a table with other columns that are not 0/1 gets no such advice
+    with pytest.raises(ValueError, match="not a column of X") as e:
+        DawidSkene().fit(X.assign(contradiction=X["contradiction"] * 2))
+    assert "multi-label" not in str(e.value)
