@@ -57,7 +57,7 @@ __all__ = ["bootstrap", "resample_weights", "bootstrap_intervals"]
 
 #: Bytes of per-item values kept for all chunks (else recomputed per chunk).
 _FEATURE_BUDGET = 2**28
-#: Bytes of one chunk's item multiplicities (``N × B`` float64).
+#: Sizes a chunk of resamples: ``N × B`` counts of 8 bytes (float32 now: half).
 _WEIGHTS_BUDGET = 2**26
 _MAX_CHUNK = 64
 #: Threads drawing the resamples, ahead of the products (numpy's generators
@@ -101,15 +101,15 @@ def _chunk_sizes(n_samples: int, n_resamples: int) -> list[int]:
 
 
 def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
-    """Item multiplicities of a chunk of resamples, an ``N × B`` float64 matrix.
+    """Item multiplicities of a chunk of resamples, an ``N × B`` float32 matrix.
 
     ``seed`` is the chunk's own ``SeedSequence``. Each resample's counts are
     multinomial (``N`` draws, equal probabilities), drawn without ``N``
-    uniform indices and a ``bincount`` (2.5 + 2 ns per item and resample):
+    uniform indices and a ``bincount`` (~1.5 ns per item and resample):
 
     1. ``X_i ~ Poisson(λ)`` independently, ``λ = 1 − 4/√N``, by table lookup:
-       the top 16 bits of a uniform pick a cell of ``[0, 1)``, and the cells
-       that straddle a step of Poisson's CDF (a handful) are refined with a
+       16 bits of a uniform pick a cell of ``[0, 1)``, and the cells that
+       straddle a step of Poisson's CDF (a handful) are refined with a
        further uniform. Given its total ``S``, ``X`` is multinomial
        (``S`` draws, equal probabilities).
     2. A resample with ``S > N`` (probability 3·10⁻⁵) is drawn instead as
@@ -119,40 +119,48 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
        multinomial of ``S`` draws plus an independent one of ``N − S``
        draws with the same probabilities is one of ``N`` draws.
 
-    Each step draws from its own stream of the chunk's generator
-    (``PCG64.jumped``), in the order of the resamples, so the first
-    resamples of a chunk do not depend on how many it holds. Item-major
-    (C order), the layout both products read without a copy: ``Wt.T`` is
-    the ``B × N`` weight matrix of the dense product and the sparse one takes
-    ``Wt`` as it is.
+    Step 1 draws item-major (C order, ``N × chunk``: the layout both
+    products read without a transposed copy), always for a whole chunk of
+    :func:`_chunk_size` resamples of which the first ``n_resamples`` are
+    kept, so that the first resamples of a chunk do not depend on how many
+    it holds; steps 2 and 3 go in the order of the resamples. Each step
+    draws from its own stream of the chunk's generator (``PCG64.jumped``).
+    The counts are small integers, exact in float32, the precision of the
+    products (developer guide §bootstrap-precision).
     """
     bits = np.random.PCG64(seed)
     # the other streams jump from the seed's state, before any draw
     refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
     table, cdf = _poisson_cells(n_samples)
-    size = n_resamples * n_samples
+    chunk = max(_chunk_size(n_samples), n_resamples)
+    size = chunk * n_samples
     raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
-    cells = raw.view("<u2")[:size].reshape(n_resamples, n_samples)
+    cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
     X = table.take(cells)
     straddle = np.flatnonzero(X == _STRADDLE)
     if straddle.size:
         u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / _N_CELLS
         X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
-    Wt = X.T.astype(np.float64, order="C")
-    total = Wt.sum(axis=0)
+    if n_resamples < chunk:
+        X = X[:, :n_resamples]
+    Wt = X.astype(np.float32, order="C")
+    # The totals' partial sums are integers: exact in float32 below 2**24.
+    if n_samples < 2**23:
+        total = Wt.sum(axis=0).astype(np.int64)
+    else:
+        total = np.add.reduce(X, axis=0, dtype=np.int64)
     over = np.flatnonzero(total > n_samples)
-    if over.size:
-        for b in over:
-            idx = plain.integers(0, n_samples, size=n_samples)
-            Wt[:, b] = np.bincount(idx, minlength=n_samples)
-            total[b] = n_samples
-    missing = (n_samples - total).astype(np.intp)
+    for b in over:
+        idx = plain.integers(0, n_samples, size=n_samples)
+        Wt[:, b] = np.bincount(idx, minlength=n_samples)
+        total[b] = n_samples
+    missing = n_samples - total
     n_missing = int(missing.sum())
     if n_missing:
         idx = extra.integers(0, n_samples, size=n_missing)
         idx *= n_resamples
         idx += np.repeat(np.arange(n_resamples), missing)
-        np.add.at(Wt.reshape(-1), idx, 1.0)
+        np.add.at(Wt.reshape(-1), idx, np.float32(1))
     return Wt
 
 
@@ -210,7 +218,7 @@ def resample_weights(random_state, n_samples: int, n_resamples: int) -> np.ndarr
     seeds = seed_sequence(random_state).spawn(len(sizes))
     return np.concatenate(
         [_chunk_weights(seed, n_samples, size).T for seed, size in zip(seeds, sizes)]
-    )
+    ).astype(np.float64)
 
 
 # --------------------------------------------------------------------------- #
@@ -327,10 +335,13 @@ def _block_matrices(columns, human, sources, sl):
                 n_sparse += n_slots * width
             entry["groups"][key] = (stats, dominant)
         layout.append(entry)
-    DT = np.array(dense)
+    # float32, as the weights: developer guide §bootstrap-precision
+    DT = np.array(dense, dtype=np.float32)
     A = sp.coo_matrix(
         (
-            np.concatenate(coo_data) if coo_data else np.empty(0),
+            np.concatenate(coo_data).astype(np.float32)
+            if coo_data
+            else np.empty(0, np.float32),
             (
                 np.concatenate(coo_rows) if coo_rows else np.empty(0, np.intp),
                 np.concatenate(coo_cols) if coo_cols else np.empty(0, np.intp),
@@ -396,7 +407,7 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
             sparse = _sparse_product(A, Wt)
         else:
             pending = helper.submit(_sparse_product, A, Wt)
-        dense = (DT @ Wt).T  # (B, n_dense)
+        dense = _dense_product(DT, Wt)
         if helper is not None:
             sparse = pending.result()
         for c, entry in enumerate(layout):
@@ -406,7 +417,13 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
 
 
 def _sparse_product(A, Wt) -> np.ndarray:
-    return (A.T @ Wt).T
+    """``(B, n_sparse)`` float64 sums from the float32 product."""
+    return (A.T @ Wt).T.astype(np.float64)
+
+
+def _dense_product(DT, Wt) -> np.ndarray:
+    """``(B, n_dense)`` float64 sums from the float32 product."""
+    return (DT @ Wt).T.astype(np.float64)
 
 
 def _stack(parts) -> list:
@@ -583,7 +600,9 @@ def _on_threads(columns, human, sources, blocks, cached, weights):
         pending = deque()
         for w in weights:
             Wt = np.require(w, requirements="CA")
-            pending.append((helper.submit(_sparse_product, A, Wt), (DT @ Wt).T))
+            pending.append(
+                (helper.submit(_sparse_product, A, Wt), _dense_product(DT, Wt))
+            )
             while len(pending) > _SPARSE_AHEAD or pending[0][0].done():
                 yield _reconstructed(layout, pending.popleft(), n_cells)
                 if not pending:
