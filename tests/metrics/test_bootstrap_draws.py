@@ -22,6 +22,7 @@ import sklearn_hcal.metrics._bootstrap as B
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import human_calibration_report
 from sklearn_hcal.metrics._bootstrap import resample_weights
+from sklearn_hcal.metrics._registry import metrics
 from tests.metrics._precision import float32_sums
 
 
@@ -125,3 +126,57 @@ def test_dense_totals_and_sparse_cells_give_the_same_replicates(share, monkeypat
         rtol=2 * tol["rtol"],
         atol=2 * tol["atol"],
     )
+
+
+#: Every column of the registry but the ordinal scale's.
+_ALL = [c for c in metrics() if metrics()[c].requires != "ordered"]
+
+
+def _two_models(n):
+    _, Y, _ = make_label_histograms(n, 6, 7, random_state=1)
+    rng = np.random.default_rng(1)
+    return Y, {
+        "a": rng.dirichlet(np.full(6, 0.3), size=n),
+        "b": rng.dirichlet(np.full(6, 2.0), size=n),
+    }
+
+
+def test_point_values_with_a_bootstrap_equal_the_plain_report():
+    # With a bootstrap the values come from the per-item matrices (every
+    # weight 1, float64); without, from the engine's block pass: the same
+    # sums added in another order.
+    Y, preds = _two_models(2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = human_calibration_report(Y, preds, metrics=_ALL)
+        boot = human_calibration_report(
+            Y, preds, metrics=_ALL, n_bootstrap=3, random_state=0
+        )
+    np.testing.assert_allclose(
+        boot[plain.columns].to_numpy(), plain.to_numpy(), rtol=1e-12, atol=1e-14
+    )
+
+
+def test_items_in_several_blocks_give_the_same_replicates(monkeypatch):
+    # A small budget splits the items into blocks whose matrices are made
+    # for every chunk and whose sums are added: the same replicates (to the
+    # float32 products' bound) and the same values.
+    Y, preds = _two_models(3000)
+    expected = _report(Y, preds, metrics=_ALL)
+    monkeypatch.setattr(B, "_FEATURE_BUDGET", 1)  # blocks of 1024 items
+    made = []
+    real = B._block_matrices
+    monkeypatch.setattr(B, "_block_matrices", lambda *a: made.append(a[-1]) or real(*a))
+    tol = float32_sums(len(Y))
+    np.testing.assert_allclose(
+        _report(Y, preds, metrics=_ALL).to_numpy(),
+        expected.to_numpy(),
+        rtol=2 * tol["rtol"],
+        atol=2 * tol["atol"],
+    )
+    # three blocks of items, each made for every chunk of resamples
+    assert {(sl.start, sl.stop) for sl in made} == {
+        (0, 1024),
+        (1024, 2048),
+        (2048, 3000),
+    }
