@@ -64,6 +64,8 @@ _MAX_CHUNK = 64
 #: release the GIL). One keeps ahead of the products (drawing is a third of
 #: their cost) without a fourth thread on two cores.
 _DRAW_THREADS = 1
+#: Bytes of multiplicities drawn ahead of the products (2 to 8 chunks).
+_AHEAD_BUDGET = 2**25
 
 
 # --------------------------------------------------------------------------- #
@@ -570,7 +572,10 @@ def bootstrap(
 def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     """The replicates of every chunk, drawn on ``pool`` chunks ahead."""
     n_samples = human.n_samples
-    ahead = 2 * _DRAW_THREADS
+    # While this thread computes the per-item matrices the drawing thread
+    # fills the other core with chunks, up to a budget of their memory.
+    chunk_bytes = 4 * n_samples * max(sizes, default=1)
+    ahead = int(np.clip(_AHEAD_BUDGET // chunk_bytes, 2 * _DRAW_THREADS, 8))
     draws = deque(
         pool.submit(_chunk_weights, seeds[i], n_samples, sizes[i])
         for i in range(min(ahead, len(sizes)))
