@@ -36,6 +36,13 @@ a size that depends on ``N`` only and each has its own stream, so every
 replicate is the same number for any ``n_jobs``, joblib backend or number
 of drawing threads, and chunks are drawn on a thread ahead of the
 products (whose dense and sparse parts run on two more).
+
+The weights and the products are float32, the per-item values float64
+rounded once, the products' sums float64 before any subtraction: a
+replicate errs by at most a float32 sum's bound, far below its Monte-Carlo
+spread (developer guide §bootstrap-precision). The report's values come
+from the same per-item matrices in float64, every weight 1
+(:func:`bootstrap` returns them with the replicates).
 """
 
 from __future__ import annotations
