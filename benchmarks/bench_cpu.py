@@ -59,8 +59,31 @@ def cifar():
     return Y, P / P.sum(axis=1, keepdims=True)
 
 
+def bootstrap_only():
+    """The bootstrap's row alone (``--bootstrap``): the CPU of all its
+    threads (the drawing and the sparse-product threads run whatever
+    ``HCAL_NUM_THREADS`` says), against the plain report's."""
+    Yc, Pc = cifar()
+    with threadpool_limits(1):
+        plain_report = cpu(lambda: M.human_calibration_report(Yc, {"model": Pc}), 7)
+        boot = cpu(
+            lambda: M.human_calibration_report(
+                Yc, {"model": Pc}, n_bootstrap=1000, random_state=0
+            ),
+            5,
+        )
+    print(
+        f"CPU, one BLAS thread, load {os.getloadavg()[0]:.1f}: bootstrap CPU / "
+        f"plain report CPU {boot / plain_report:.1f} ({boot * 1e3:.0f} / "
+        f"{plain_report * 1e3:.1f} ms)"
+    )
+
+
 def main():
     warnings.simplefilter("ignore")
+    if "--bootstrap" in sys.argv[1:]:
+        bootstrap_only()
+        return
     with threadpool_limits(1):
         Y, P = problem(100_000)
         p_hat = Y / Y.sum(axis=1, keepdims=True)

@@ -292,6 +292,9 @@ def row_bootstrap(n_bootstrap=1000):
     columns = _engine.resolve(None, human, None, default=_registry.default_columns())
     block = slice(0, n)
     DT, A, layout = _bootstrap._block_matrices(columns, human, [source], block)
+    # the products' precision (float32 since the bootstrap's precision work)
+    cast = getattr(_bootstrap, "_for_products", lambda matrices: matrices)
+    DT, A, layout = cast((DT, A, layout))
     sizes = _bootstrap._chunk_sizes(n, n_bootstrap)
     seeds = _bootstrap.seed_sequence(0).spawn(len(sizes))
     weights = [

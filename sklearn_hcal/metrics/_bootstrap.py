@@ -36,6 +36,13 @@ a size that depends on ``N`` only and each has its own stream, so every
 replicate is the same number for any ``n_jobs``, joblib backend or number
 of drawing threads, and chunks are drawn on a thread ahead of the
 products (whose dense and sparse parts run on two more).
+
+The weights and the products are float32, the per-item values float64
+rounded once, the products' sums float64 before any subtraction: a
+replicate errs by at most a float32 sum's bound, far below its Monte-Carlo
+spread (developer guide §bootstrap-precision). The report's values come
+from the same per-item matrices in float64, every weight 1
+(:func:`bootstrap` returns them with the replicates).
 """
 
 from __future__ import annotations
@@ -57,13 +64,15 @@ __all__ = ["bootstrap", "resample_weights", "bootstrap_intervals"]
 
 #: Bytes of per-item values kept for all chunks (else recomputed per chunk).
 _FEATURE_BUDGET = 2**28
-#: Bytes of one chunk's item multiplicities (``N × B`` float64).
+#: Sizes a chunk of resamples: ``N × B`` counts of 8 bytes (float32 now: half).
 _WEIGHTS_BUDGET = 2**26
 _MAX_CHUNK = 64
 #: Threads drawing the resamples, ahead of the products (numpy's generators
 #: release the GIL). One keeps ahead of the products (drawing is a third of
 #: their cost) without a fourth thread on two cores.
 _DRAW_THREADS = 1
+#: Bytes of multiplicities drawn ahead of the products (2 to 8 chunks).
+_AHEAD_BUDGET = 2**25
 
 
 # --------------------------------------------------------------------------- #
@@ -101,15 +110,15 @@ def _chunk_sizes(n_samples: int, n_resamples: int) -> list[int]:
 
 
 def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
-    """Item multiplicities of a chunk of resamples, an ``N × B`` float64 matrix.
+    """Item multiplicities of a chunk of resamples, an ``N × B`` float32 matrix.
 
     ``seed`` is the chunk's own ``SeedSequence``. Each resample's counts are
     multinomial (``N`` draws, equal probabilities), drawn without ``N``
-    uniform indices and a ``bincount`` (2.5 + 2 ns per item and resample):
+    uniform indices and a ``bincount`` (~1.5 ns per item and resample):
 
     1. ``X_i ~ Poisson(λ)`` independently, ``λ = 1 − 4/√N``, by table lookup:
-       the top 16 bits of a uniform pick a cell of ``[0, 1)``, and the cells
-       that straddle a step of Poisson's CDF (a handful) are refined with a
+       16 bits of a uniform pick a cell of ``[0, 1)``, and the cells that
+       straddle a step of Poisson's CDF (a handful) are refined with a
        further uniform. Given its total ``S``, ``X`` is multinomial
        (``S`` draws, equal probabilities).
     2. A resample with ``S > N`` (probability 3·10⁻⁵) is drawn instead as
@@ -119,40 +128,48 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
        multinomial of ``S`` draws plus an independent one of ``N − S``
        draws with the same probabilities is one of ``N`` draws.
 
-    Each step draws from its own stream of the chunk's generator
-    (``PCG64.jumped``), in the order of the resamples, so the first
-    resamples of a chunk do not depend on how many it holds. Item-major
-    (C order), the layout both products read without a copy: ``Wt.T`` is
-    the ``B × N`` weight matrix of the dense product and the sparse one takes
-    ``Wt`` as it is.
+    Step 1 draws item-major (C order, ``N × chunk``: the layout both
+    products read without a transposed copy), always for a whole chunk of
+    :func:`_chunk_size` resamples of which the first ``n_resamples`` are
+    kept, so that the first resamples of a chunk do not depend on how many
+    it holds; steps 2 and 3 go in the order of the resamples. Each step
+    draws from its own stream of the chunk's generator (``PCG64.jumped``).
+    The counts are small integers, exact in float32, the precision of the
+    products (developer guide §bootstrap-precision).
     """
     bits = np.random.PCG64(seed)
     # the other streams jump from the seed's state, before any draw
     refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
     table, cdf = _poisson_cells(n_samples)
-    size = n_resamples * n_samples
+    chunk = max(_chunk_size(n_samples), n_resamples)
+    size = chunk * n_samples
     raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
-    cells = raw.view("<u2")[:size].reshape(n_resamples, n_samples)
+    cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
     X = table.take(cells)
     straddle = np.flatnonzero(X == _STRADDLE)
     if straddle.size:
         u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / _N_CELLS
         X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
-    Wt = X.T.astype(np.float64, order="C")
-    total = Wt.sum(axis=0)
+    if n_resamples < chunk:
+        X = X[:, :n_resamples]
+    Wt = X.astype(np.float32, order="C")
+    # The totals' partial sums are integers: exact in float32 below 2**24.
+    if n_samples < 2**23:
+        total = Wt.sum(axis=0).astype(np.int64)
+    else:
+        total = np.add.reduce(X, axis=0, dtype=np.int64)
     over = np.flatnonzero(total > n_samples)
-    if over.size:
-        for b in over:
-            idx = plain.integers(0, n_samples, size=n_samples)
-            Wt[:, b] = np.bincount(idx, minlength=n_samples)
-            total[b] = n_samples
-    missing = (n_samples - total).astype(np.intp)
+    for b in over:
+        idx = plain.integers(0, n_samples, size=n_samples)
+        Wt[:, b] = np.bincount(idx, minlength=n_samples)
+        total[b] = n_samples
+    missing = n_samples - total
     n_missing = int(missing.sum())
     if n_missing:
         idx = extra.integers(0, n_samples, size=n_missing)
         idx *= n_resamples
         idx += np.repeat(np.arange(n_resamples), missing)
-        np.add.at(Wt.reshape(-1), idx, 1.0)
+        np.add.at(Wt.reshape(-1), idx, np.float32(1))
     return Wt
 
 
@@ -210,7 +227,7 @@ def resample_weights(random_state, n_samples: int, n_resamples: int) -> np.ndarr
     seeds = seed_sequence(random_state).spawn(len(sizes))
     return np.concatenate(
         [_chunk_weights(seed, n_samples, size).T for seed, size in zip(seeds, sizes)]
-    )
+    ).astype(np.float64)
 
 
 # --------------------------------------------------------------------------- #
@@ -345,12 +362,46 @@ def _block_matrices(columns, human, sources, sl):
     return DT, A.tocsr(), layout
 
 
+def _for_products(matrices):
+    """``(DT, A, layout)`` in float32, the precision of the products
+    (developer guide §bootstrap-precision), ``DT`` aligned and C-ordered."""
+    DT, A, layout = matrices
+    return np.require(DT, np.float32, requirements="CA"), A.astype(np.float32), layout
+
+
+def _point(columns, human, matrices) -> np.ndarray:
+    """The report's values of every classifier, ``(n_classifiers, n_columns)``,
+    from the float64 matrices of all items: the weighted sums with every
+    weight 1, read by the engine as the report's own sums are."""
+    DT, A, layout = matrices
+    n_cells = _engine.n_cells_of(columns, human)
+    dense = DT.sum(axis=1)[None, :]
+    sparse = np.asarray(A.sum(axis=0))
+    point = np.empty((len(layout), len(columns)))
+    for c, entry in enumerate(layout):
+        num, den, cells = _reconstruct(entry, dense, sparse, n_cells, 1)
+        values = _engine.Sums(
+            columns,
+            num=num[0],
+            den=den[0],
+            cells={key: value[0] for key, value in cells.items()},
+            n_samples=human.n_samples,
+        ).values()
+        point[c] = [values[col.name] for col in columns]
+    return point
+
+
 def _item_blocks(columns, human, n_sources: int) -> list[slice]:
     """Blocks of items whose dense values stay within the feature budget."""
     slots = sum(h for h, _ in _engine.n_cells_of(columns, human).values())
-    # dense values and sparse entries (index + value) per item, roughly
+    # Dense values and every statistic of every slot as a sparse entry (row,
+    # column, value) per item: an upper bound of what the construction holds
+    # (the kept matrices are a fraction of it). A further factor of 4 once
+    # split a two-classifier report of CIFAR-10H's 10,000 items into two
+    # blocks, whose per-item values were then recomputed for every chunk of
+    # resamples (3.3× the bootstrap's CPU: 732 against 223 ms).
     per_item = 8 * n_sources * (2 * len(columns) + 7 * slots * 3)
-    rows = max(1024, _FEATURE_BUDGET // max(per_item, 1) // 4)
+    rows = max(1024, _FEATURE_BUDGET // max(per_item, 1))
     n = human.n_samples
     return [slice(s, min(s + rows, n)) for s in range(0, n, rows)]
 
@@ -385,7 +436,7 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
         DT, A, layout = (
             cached[b]
             if cached is not None
-            else _block_matrices(columns, human, sources, sl)
+            else _for_products(_block_matrices(columns, human, sources, sl))
         )
         # Arrays that come through pickling (a worker's) may be unaligned,
         # where numpy's product leaves BLAS for a loop that rounds otherwise:
@@ -396,7 +447,7 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
             sparse = _sparse_product(A, Wt)
         else:
             pending = helper.submit(_sparse_product, A, Wt)
-        dense = (DT @ Wt).T  # (B, n_dense)
+        dense = _dense_product(DT, Wt)
         if helper is not None:
             sparse = pending.result()
         for c, entry in enumerate(layout):
@@ -406,7 +457,13 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
 
 
 def _sparse_product(A, Wt) -> np.ndarray:
-    return (A.T @ Wt).T
+    """``(B, n_sparse)`` float64 sums from the float32 product."""
+    return (A.T @ Wt).T.astype(np.float64)
+
+
+def _dense_product(DT, Wt) -> np.ndarray:
+    """``(B, n_dense)`` float64 sums from the float32 product."""
+    return (DT @ Wt).T.astype(np.float64)
 
 
 def _stack(parts) -> list:
@@ -496,7 +553,13 @@ def _add(a, b):
 def bootstrap(
     columns, human, sources, n_bootstrap, random_state, n_jobs=None, verbose=0
 ) -> np.ndarray:
-    """Replicates of shape ``(n_bootstrap, n_classifiers, n_columns)``.
+    """``(point, replicates)``: the report's values, ``(n_classifiers,
+    n_columns)``, and their replicates, ``(n_bootstrap, n_classifiers,
+    n_columns)``.
+
+    The values come from the per-item matrices in float64 when all items
+    fit one block (the weighted sums with every weight 1: the contributions
+    are computed once for both), else from the engine's pass.
 
     ``random_state`` is an int, a ``RandomState`` or ``Generator`` instance,
     or None (see :func:`seed_sequence`); ``verbose >= 1`` shows a progress
@@ -516,7 +579,10 @@ def bootstrap(
 def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     """The replicates of every chunk, drawn on ``pool`` chunks ahead."""
     n_samples = human.n_samples
-    ahead = 2 * _DRAW_THREADS
+    # While this thread computes the per-item matrices the drawing thread
+    # fills the other core with chunks, up to a budget of their memory.
+    chunk_bytes = 4 * n_samples * max(sizes, default=1)
+    ahead = int(np.clip(_AHEAD_BUDGET // chunk_bytes, 2 * _DRAW_THREADS, 8))
     draws = deque(
         pool.submit(_chunk_weights, seeds[i], n_samples, sizes[i])
         for i in range(min(ahead, len(sizes)))
@@ -525,7 +591,12 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     cached = None
     if len(blocks) == 1:
         # Everything fits the budget: compute the per-item values once.
-        cached = [_block_matrices(columns, human, sources, blocks[0])]
+        matrices = _block_matrices(columns, human, sources, blocks[0])
+        point = _point(columns, human, matrices)
+        cached = [_for_products(matrices)]
+        del matrices
+    else:
+        point = np.array([_engine.evaluate(columns, human, s) for s in sources])
     workers = effective_n_jobs(n_jobs)
     in_driver = workers == 1
 
@@ -557,7 +628,7 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
             parts.append(part)
             done += part[0][0].shape[0]
             progress.update("bootstrap resamples", done, sum(sizes))
-    return _replicates(columns, _stack(parts), human.n_samples)
+    return point, _replicates(columns, _stack(parts), human.n_samples)
 
 
 def _on_threads(columns, human, sources, blocks, cached, weights):
@@ -583,7 +654,9 @@ def _on_threads(columns, human, sources, blocks, cached, weights):
         pending = deque()
         for w in weights:
             Wt = np.require(w, requirements="CA")
-            pending.append((helper.submit(_sparse_product, A, Wt), (DT @ Wt).T))
+            pending.append(
+                (helper.submit(_sparse_product, A, Wt), _dense_product(DT, Wt))
+            )
             while len(pending) > _SPARSE_AHEAD or pending[0][0].done():
                 yield _reconstructed(layout, pending.popleft(), n_cells)
                 if not pending:

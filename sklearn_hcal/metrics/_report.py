@@ -481,12 +481,13 @@ def _report_table(
     with warnings.catch_warnings():
         # The metric modules' warnings were raised once above.
         warnings.simplefilter("ignore", UserWarning)
-        point = np.array([evaluate(columns, human, s) for s in sources])
         boot = None
         if n_bootstrap > 0:
-            boot = bootstrap(
+            point, boot = bootstrap(
                 columns, human, sources, n_bootstrap, random_state, n_jobs, verbose
             )
+        else:
+            point = np.array([evaluate(columns, human, s) for s in sources])
     column_names = [c.name for c in columns]
     index = pd.Index(names, name="classifier")
     if boot is None:
