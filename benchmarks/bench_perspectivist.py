@@ -21,15 +21,20 @@ data set (5-fold CV, final fit, two files written) with its wall time and
 peak memory; CSC and MP, which have one file each here, are split 80/20 by
 item, and "MP x4" repeats MP's training items four times (the size of the
 official MP training split). ``--select`` prints the grid the default was
-chosen from (``C`` of the logistic regressions, the explanation's weight).
+chosen from (``C`` of the logistic regressions, the explanation's weight);
+``--select-pair`` the weight of the similarity of an item's two texts
+(None: no similarity features, the default before 2026-11-27).
 
 Run from the project root::
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_perspectivist.py --timing
     PYTHONPATH=. .venv/bin/python benchmarks/bench_perspectivist.py --select
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_perspectivist.py --no-cv \
+        --select-pair
 
 About 3 minutes on 2 busy cores; ``--timing`` adds about 8, ``--select``
-about 10. Prints tables and exits 0 whether or not a target is met.
+about 10, ``--select-pair`` about 5. Prints tables and exits 0 whether or
+not a target is met.
 """
 
 from __future__ import annotations
@@ -383,6 +388,33 @@ def timing():
 # --------------------------------------------------------------------------- #
 # --select: the grid the default was chosen from
 # --------------------------------------------------------------------------- #
+def _grid_row(name, cells, data, X, y, groups, folds, seed, C=1.0, **params):
+    """One row of a selection table: the default with ``params`` changed."""
+    est = make_default_estimator(
+        ordinal=not data.multilabel and len(data.classes) > 2,
+        multilabel=data.multilabel,
+        n_classes=len(data.classes),
+        C=C,
+        random_state=seed,
+    ).set_params(**{f"annotationvectorizer__{k}": v for k, v in params.items()})
+    scores, _, _ = cross_val_tracks(
+        PerspectivistClassifier(est),
+        X,
+        y,
+        groups=groups,
+        n_splits=folds,
+        random_state=seed,
+    )
+    mean, std = _summary(scores)
+    metric, soft = TARGETS[name][0], SOFT[name]
+    print(
+        f"| {name} | {' | '.join(map(str, cells))} | "
+        f"{mean.loc['model', metric]:.4f} ± {std.loc['model', metric]:.4f} | "
+        f"{mean.loc['model', soft]:.4f} |",
+        flush=True,
+    )
+
+
 def select(folds, seed):
     grid = {
         "Paraphrase": [(c, w) for c in (0.3, 1, 3, 10) for w in (1, 4, 8, 16)],
@@ -398,29 +430,34 @@ def select(folds, seed):
     print("|---|---|---|---|---|")
     for name, configs in grid.items():
         X, y, groups, data = load(name)
-        ordinal = not data.multilabel and len(data.classes) > 2
         for C, weight in configs:
-            est = make_default_estimator(
-                ordinal=ordinal,
-                multilabel=data.multilabel,
-                n_classes=len(data.classes),
-                C=C,
-                random_state=seed,
-            ).set_params(annotationvectorizer__explanation_weight=weight)
-            scores, _, _ = cross_val_tracks(
-                PerspectivistClassifier(est),
+            _grid_row(
+                name,
+                (C, weight),
+                data,
                 X,
                 y,
-                groups=groups,
-                n_splits=folds,
-                random_state=seed,
+                groups,
+                folds,
+                seed,
+                C=C,
+                explanation_weight=weight,
             )
-            mean, std = _summary(scores)
-            metric, soft = TARGETS[name][0], SOFT[name]
-            print(
-                f"| {name} | {C} | {weight} | {mean.loc['model', metric]:.4f} ± "
-                f"{std.loc['model', metric]:.4f} | {mean.loc['model', soft]:.4f} |",
-                flush=True,
+
+
+def select_pair(folds, seed, names):
+    """The similarity block's weight, every other setting at its default."""
+    print(
+        "\n### The weight of the two texts' similarity (item-grouped CV; the "
+        "default is 4, None the model without it)\n"
+    )
+    print("| data set | pair weight | track metric | soft metric |")
+    print("|---|---|---|---|")
+    for name in names:
+        X, y, groups, data = load(name)
+        for weight in (None, 1.0, 4.0, 8.0):
+            _grid_row(
+                name, (weight,), data, X, y, groups, folds, seed, pair_weight=weight
             )
 
 
@@ -431,6 +468,7 @@ def main(argv=None):
     parser.add_argument("--only", nargs="+", choices=sorted(SETS), default=None)
     parser.add_argument("--timing", action="store_true")
     parser.add_argument("--select", action="store_true")
+    parser.add_argument("--select-pair", action="store_true")
     parser.add_argument("--no-cv", action="store_true", help="skip the CV tables")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # the fallbacks' notes, once per fold
@@ -449,6 +487,8 @@ def main(argv=None):
         timing()
     if args.select:
         select(args.folds, args.seed)
+    if args.select_pair:
+        select_pair(args.folds, args.seed, args.only or list(SETS))
     print("\nload average after: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     return 0
 

@@ -82,9 +82,10 @@ class PerspectivistClassifier(
         probabilities (a ``MultiOutputClassifier``'s list, or one column
         per label). None builds :func:`make_default_estimator`:
         :class:`AnnotationVectorizer` (TF-IDF of the texts and the
-        explanation, one-hot annotator and metadata) and logistic
-        regressions, with :class:`OrdinalClassifier` on ordinal scales and
-        one model per label for multi-label data. Cloned in ``fit``.
+        explanation, the similarity of an item's two texts, one-hot
+        annotator and metadata) and logistic regressions, with
+        :class:`OrdinalClassifier` on ordinal scales and one model per
+        label for multi-label data. Cloned in ``fit``.
     item : hashable or None, default="item"
         The item column of ``X``. None: every row is its own item.
     annotator : hashable or None, default="annotator"
