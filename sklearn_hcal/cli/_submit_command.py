@@ -18,7 +18,8 @@ def add_subcommand(sub) -> None:
         help="train a per-annotator model and write a LeWiDi 2025 submission",
         description=(
             "Train the default perspectivist model (TF-IDF of the item's text and "
-            "of the annotator's explanation, one-hot annotator and metadata, "
+            "of the annotator's explanation, how alike the item's two texts are, "
+            "one-hot annotator and metadata, "
             "logistic regressions; ordinal on Likert scales, one model per label "
             "for VariErrNLI) on the annotations of the --train files, print its "
             "item-grouped cross-validated scores on both tracks beside the "
