@@ -104,7 +104,8 @@ def test_mc_dropout_keeps_batchnorm_in_eval_mode():
     # With p = 0 every member must equal the deterministic eval prediction,
     # which fails if batch norm used batch statistics (training mode).
     net, X = _fitted_net(0.0)
-    S = _mc(net, n_samples=3, random_state=0).predict_proba_samples(X[:17])
+    with pytest.warns(UserWarning, match="p=0"):  # the degenerate case, on purpose
+        S = _mc(net, n_samples=3, random_state=0).predict_proba_samples(X[:17])
     for s in S:
         np.testing.assert_allclose(s, net.predict_proba(X[:17]), atol=1e-6)
 
