@@ -44,6 +44,27 @@ class _DawidSkeneEM(BaseAggregator):
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
 
+    # One signature for both models (their parameters are the same); each
+    # documents it in its own docstring.
+    def __init__(
+        self,
+        *,
+        max_iter: int = 100,
+        tol: float | None = 1e-5,
+        alpha: float = 0.0,
+        classes=None,
+        item="item",
+        annotator="annotator",
+        label="label",
+    ):
+        self.max_iter = max_iter
+        self.tol = tol
+        self.alpha = alpha
+        self.classes = classes
+        self.item = item
+        self.annotator = annotator
+        self.label = label
+
     def _m_step(self, data, A, posterior, used):
         """The annotator parameters from the posteriors."""
         raise NotImplementedError  # pragma: no cover - abstract
@@ -213,25 +234,6 @@ class DawidSkene(_DawidSkeneEM):
            [0.4, 0.6]])
     """
 
-    def __init__(
-        self,
-        *,
-        max_iter: int = 100,
-        tol: float | None = 1e-5,
-        alpha: float = 0.0,
-        classes=None,
-        item="item",
-        annotator="annotator",
-        label="label",
-    ):
-        self.max_iter = max_iter
-        self.tol = tol
-        self.alpha = alpha
-        self.classes = classes
-        self.item = item
-        self.annotator = annotator
-        self.label = label
-
     def _m_step(self, data, A, posterior, used) -> np.ndarray:
         return full_confusion(A, posterior, used, self.alpha)
 
@@ -309,25 +311,6 @@ class OneCoinDawidSkene(_DawidSkeneEM):
     >>> bool(model.skills_["c"] < model.skills_["a"] == model.skills_["b"])
     True
     """
-
-    def __init__(
-        self,
-        *,
-        max_iter: int = 100,
-        tol: float | None = 1e-5,
-        alpha: float = 0.0,
-        classes=None,
-        item="item",
-        annotator="annotator",
-        label="label",
-    ):
-        self.max_iter = max_iter
-        self.tol = tol
-        self.alpha = alpha
-        self.classes = classes
-        self.item = item
-        self.annotator = annotator
-        self.label = label
 
     def _m_step(self, data, A, posterior, used) -> np.ndarray:
         return one_coin_skill(data, posterior, self.alpha)
