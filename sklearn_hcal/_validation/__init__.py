@@ -62,7 +62,7 @@ from ._pair import (
     check_labels,
     check_pair,
 )
-from ._rows import match_rows
+from ._rows import item_index, match_rows
 from ._scan import (
     check_finite,
     check_label_histograms,
@@ -127,6 +127,7 @@ __all__ = [
     "human_score",
     "is_histogram_target",
     "is_missing",
+    "item_index",
     "label_codes",
     "labels_to_histograms",
     "looks_like_probabilities",

@@ -15,20 +15,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["match_rows"]
+__all__ = ["item_index", "match_rows"]
 
 
-def _item_index(X) -> pd.Index | None:
-    """The index naming ``X``'s rows: a pandas object's, unless positional.
+def item_index(X) -> pd.Index | None:
+    """The items naming ``X``'s rows: a pandas object's index, or ``X`` itself.
 
-    A default ``RangeIndex`` names no item (a frame built from an array), so
-    such an input is positional, like an array.
+    ``X`` may be an index already (the items kept from labels validated
+    earlier). A default ``RangeIndex`` names no item (a frame built from an
+    array), so such an input is positional, like an array: ``None``.
     """
-    if not isinstance(X, (pd.DataFrame, pd.Series)):
+    index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else X
+    if not isinstance(index, pd.Index) or isinstance(index, pd.RangeIndex):
         return None
-    if isinstance(X.index, pd.RangeIndex):
-        return None
-    return X.index
+    return index
 
 
 def _repeated(index: pd.Index):
@@ -39,15 +39,15 @@ def match_rows(y_true, other, *, name: str, counts=None, y_true_name: str = "y_t
     """``other`` with its rows in the order of the human labels' items.
 
     When both are pandas objects indexed by items (any index but the default
-    ``RangeIndex``), ``other``'s rows are taken in ``reference``'s order, as
+    ``RangeIndex``), ``other``'s rows are taken in ``y_true``'s order, as
     its columns are by class name; both must then index the same items, each
     once. Otherwise (an array, or a ``RangeIndex`` on either side) rows
     match by position and ``other`` is returned as it is.
 
     Parameters
     ----------
-    y_true : array-like
-        The human labels.
+    y_true : array-like or pandas.Index
+        The human labels, or their items (:func:`item_index`).
     other : array-like
         A prediction of the same items (probabilities, sets, scores).
     name : str
@@ -83,7 +83,7 @@ def match_rows(y_true, other, *, name: str, counts=None, y_true_name: str = "y_t
     if counts is not None:
         y_true, y_true_name = counts, "counts"
     reference_name, other_name = y_true_name, name
-    items, own = _item_index(y_true), _item_index(other)
+    items, own = item_index(y_true), item_index(other)
     if items is None or own is None or items.equals(own):
         return other
     for index, name in ((items, reference_name), (own, other_name)):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .._validation import check_pair, match_rows
+from .._validation import check_pair, item_index, match_rows
 from ..utils._compat import Interval, StrOptions
 from ..utils._compat import validate_params as validate_checked_params
 from ..utils._docstrings import fill_doc
@@ -115,12 +115,16 @@ class CheckedInputs:
     per-item tables, the Displays' inner functions and the HTML file read
     ``human`` (a :class:`Human`) and ``sources`` (``{name: Source}``, each
     classifier's probabilities in the labels' class order), never the
-    caller's arrays again (developer guide §checked-once).
+    caller's arrays again (developer guide §checked-once). ``items`` are the
+    labels' items when they came indexed by item (else None): the per-item
+    inputs given later (a report's ``disagreement``) are matched to them
+    (developer guide §rows).
     """
 
-    def __init__(self, human: Human, sources: dict) -> None:
+    def __init__(self, human: Human, sources: dict, items=None) -> None:
         self.human = human
         self.sources = dict(sources)
+        self.items = items
 
     @property
     def classes(self):
@@ -169,12 +173,16 @@ def validate_predictions(
         allow_probabilities=allow_probabilities,
     )
     sources = {names[0]: source}
+    items = item_index(y_true if counts is None else counts)
     for name in names[1:]:
         value = match_rows(
-            y_true, predictions[name], name=f"{what}[{name!r}]", counts=counts
+            items,
+            predictions[name],
+            name=f"{what}[{name!r}]",
+            y_true_name=human.y_true_name,
         )
         sources[name] = check_prediction(human, value, f"{what}[{name!r}]", labels)
-    return CheckedInputs(human, sources)
+    return CheckedInputs(human, sources, items)
 
 
 def column_value(human: Human, source: Source, column: str, **params) -> float:
@@ -187,21 +195,35 @@ def column_value(human: Human, source: Source, column: str, **params) -> float:
     return float(evaluate(columns, human, source)[0])
 
 
-def _with_disagreement(human: Human, sources: dict, disagreement, columns) -> list:
+def checked_disagreement(inputs: CheckedInputs, name: str, value):
+    """``(μ̂, φ, valid)`` of a classifier's own predicted disagreement ``value``.
+
+    The disagreement metrics' own validation of ``φ`` (values, shape,
+    tolerance) against the validated labels, which are not scanned again;
+    rows matched to the labels' items (developer guide §rows). One function
+    for the report's table and its figure, so the two read ``φ`` alike.
+    """
+    human = inputs.human
+    value = match_rows(
+        inputs.items,
+        value,
+        name=f"disagreement[{name!r}]",
+        y_true_name=human.y_true_name,
+    )
+    try:
+        return check_disagreement_inputs(human.pair, value, None)
+    except ValueError as exc:
+        raise ValueError(f"disagreement[{name!r}]: {exc}") from None
+
+
+def _with_disagreement(inputs: CheckedInputs, disagreement, columns) -> list:
     """One :class:`Source` per classifier, with its own ``φ`` when given."""
     out = []
     uses_phi = any(c.metric.response == "disagreement" for c in columns)
-    for name, source in sources.items():
+    for name, source in inputs.sources.items():
         phi = None
         if name in disagreement and uses_phi:
-            try:
-                # The disagreement metrics' own validation of φ (values,
-                # shape, tolerance), against the validated labels.
-                _, phi, _ = check_disagreement_inputs(
-                    human.pair, disagreement[name], None
-                )
-            except ValueError as exc:
-                raise ValueError(f"disagreement[{name!r}]: {exc}") from None
+            _, phi, _ = checked_disagreement(inputs, name, disagreement[name])
         out.append(Source(source.pair, phi))
     return out
 
@@ -418,11 +440,6 @@ def _human_calibration_report(
     inputs = validate_predictions(
         y_true, as_prediction_dict(predictions), counts, labels
     )
-    if disagreement:
-        disagreement = {
-            name: match_rows(y_true, phi, name=f"disagreement[{name!r}]", counts=counts)
-            for name, phi in disagreement.items()
-        }
     return _report_table(
         inputs,
         metrics=metrics,
@@ -466,7 +483,7 @@ def _report_table(
         metrics, human, metric_params, default=_registry.default_columns()
     )
     disagreement = _check_disagreement_names(disagreement, inputs.sources, columns)
-    sources = _with_disagreement(human, inputs.sources, disagreement, columns)
+    sources = _with_disagreement(inputs, disagreement, columns)
     warn_debiased(columns, human)
     if n_bootstrap > 0 and human.n_samples < 2:
         warnings.warn(

@@ -36,6 +36,7 @@ from ._registry import (
 from ._report import (
     CheckedInputs,
     check_prediction,
+    checked_disagreement,
     column_value,
     report_table,
     validate_human,
@@ -52,6 +53,7 @@ from ._tables import (
 
 __all__ = [
     "CheckedInputs",
+    "checked_disagreement",
     "check_sets",
     "annotator_distances",
     "annotator_errors",

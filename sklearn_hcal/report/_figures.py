@@ -109,7 +109,7 @@ def draw_figures(
     for name, P in probabilities.items():
         if not any(np.array_equal(P, probabilities[d]) for d in distinct):
             distinct[name] = sources[name]
-    shown = CheckedInputs(human, distinct)
+    shown = CheckedInputs(human, distinct, inputs.items)
     # The reliability diagrams keep no title: their legend sits above the axes.
     with warnings.catch_warnings():
         # Single-annotation and similar notes were given with the tables.
@@ -153,17 +153,17 @@ def draw_figures(
 def figure_disagreement(inputs, disagreement: dict | None = None) -> dict:
     """``{name: (μ̂, φ, valid)}`` of the disagreement figure.
 
-    ``φ`` is the classifier's own when ``disagreement`` has it (checked
-    against the validated labels, which are not scanned again), else
-    ``1 − Σ q²`` of its checked probabilities.
+    ``φ`` is the classifier's own when ``disagreement`` has it (checked as
+    the report's table checks it), else ``1 − Σ q²`` of its checked
+    probabilities.
     """
-    from ..metrics._shared import check_disagreement_inputs
+    from ..metrics._shared import checked_disagreement
 
     human, disagreement = inputs.human, dict(disagreement or {})
     out = {}
     for name, source in inputs.sources.items():
         if name in disagreement:
-            out[name] = check_disagreement_inputs(human.pair, disagreement[name], None)
+            out[name] = checked_disagreement(inputs, name, disagreement[name])
         else:
             out[name] = (human.mu, source.disagreement(), human.valid)
     return out

@@ -149,3 +149,20 @@ def test_sets_scores_and_disagreement_match_by_item():
     pd.testing.assert_frame_equal(
         with_phi, human_calibration_report(Y, {"p": P}, disagreement={"p": phi})
     )
+
+
+def test_calibration_report_matches_disagreement_by_item():
+    # CalibrationReport validates once and hands its inputs down; the
+    # disagreement given with them is matched to the labels' items there.
+    from sklearn_hcal.report import CalibrationReport
+
+    Y, P = _tables()
+    phi = pd.Series(1 - (P.to_numpy() ** 2).sum(axis=1), index=Y.index)
+    kwargs = dict(metrics=["disagreement_sq_loss"])
+    reordered = CalibrationReport.from_predictions(
+        Y, {"p": P}, disagreement={"p": phi.iloc[::-1]}, **kwargs
+    )
+    aligned = CalibrationReport.from_predictions(
+        Y, {"p": P}, disagreement={"p": phi}, **kwargs
+    )
+    pd.testing.assert_frame_equal(reordered.table, aligned.table)
