@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import make_annotation_scorer
+from ..utils._compat import fit_context
 from ..utils._docstrings import fill_doc
 from ..utils._threads import one_blas_thread
 from ._input import align_to_fitted, read_annotations, read_pairs
@@ -97,6 +98,22 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
             index=pd.Index(items, name=self.item),
             columns=pd.Index(self.classes_, name=self.label),
         )
+
+    @fit_context(prefer_skip_nested_validation=True)
+    @fill_doc
+    def fit(self, X, y=None):
+        """Fit the model to the annotations (the class says what it estimates).
+
+        Parameters
+        ----------
+        %(annotations_fit)s
+
+        Returns
+        -------
+        self : object
+            The fitted aggregator.
+        """
+        return self._fit_table(X, y)
 
     def _fit_table(self, X, y):
         """Validate, code and fit: what every ``fit`` does."""

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from ...utils._compat import Interval, fit_context
+from ...utils._compat import Interval
 from ...utils._docstrings import fill_doc
 from .._base import BaseAggregator, with_pool
 from .._em import (
@@ -76,21 +76,6 @@ class _DawidSkeneEM(BaseAggregator):
     def _store(self, data, params) -> None:
         """Set the fitted per-annotator attributes."""
         raise NotImplementedError  # pragma: no cover - abstract
-
-    @fit_context(prefer_skip_nested_validation=True)
-    @fill_doc
-    def fit(self, X, y=None):
-        """Fit the model by EM.
-
-        Parameters
-        ----------
-        %(annotations_fit)s
-
-        Returns
-        -------
-        self
-        """
-        return self._fit_table(X, y)
 
     def _fit(self, data) -> np.ndarray:
         K = data.n_classes

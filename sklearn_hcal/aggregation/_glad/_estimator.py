@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from ...utils._compat import Interval, fit_context
+from ...utils._compat import Interval
 from ...utils._docstrings import fill_doc
 from .._base import BaseAggregator, with_pool
 from .._em import has_converged, one_coin_proba, warn_not_converged
@@ -137,21 +137,6 @@ class GLAD(BaseAggregator):
         self.item = item
         self.annotator = annotator
         self.label = label
-
-    @fit_context(prefer_skip_nested_validation=True)
-    @fill_doc
-    def fit(self, X, y=None):
-        """Fit abilities, difficulties and posteriors by EM.
-
-        Parameters
-        ----------
-        %(annotations_fit)s
-
-        Returns
-        -------
-        self : GLAD
-        """
-        return self._fit_table(X, y)
 
     def _check_data(self, data) -> None:
         check_annotations_per_annotator(

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from ...utils._compat import Interval, StrOptions, fit_context
+from ...utils._compat import Interval, StrOptions
 from ...utils._docstrings import fill_doc
 from .._base import BaseAggregator, with_pool
 from .._em import fitted_annotators, warn_not_converged
@@ -165,21 +165,6 @@ class MACE(BaseAggregator):
         self.item = item
         self.annotator = annotator
         self.label = label
-
-    @fit_context(prefer_skip_nested_validation=True)
-    @fill_doc
-    def fit(self, X, y=None):
-        """Fit competences and strategies from random restarts.
-
-        Parameters
-        ----------
-        %(annotations_fit)s
-
-        Returns
-        -------
-        self : MACE
-        """
-        return self._fit_table(X, y)
 
     def _m(self, counts, n_classes: int):
         if self.method == "em":

@@ -7,7 +7,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from ...utils._compat import Interval, fit_context
+from ...utils._compat import Interval
 from ...utils._docstrings import fill_doc
 from .._base import BaseAggregator
 from .._em import vote_counts
@@ -103,21 +103,6 @@ class MajorityVote(BaseAggregator):
         self.item = item
         self.annotator = annotator
         self.label = label
-
-    @fit_context(prefer_skip_nested_validation=True)
-    @fill_doc
-    def fit(self, X, y=None):
-        """Count the votes of each item.
-
-        Parameters
-        ----------
-        %(annotations_fit)s
-
-        Returns
-        -------
-        self : MajorityVote
-        """
-        return self._fit_table(X, y)
 
     def _fit(self, data) -> np.ndarray:
         counts = vote_counts(data)

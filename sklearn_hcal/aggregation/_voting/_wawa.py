@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ...utils._compat import fit_context
 from ...utils._docstrings import fill_doc
 from .._base import BaseAggregator, with_pool
 from .._em import one_coin_proba, vote_counts
@@ -74,21 +73,6 @@ class Wawa(BaseAggregator):
         self.item = item
         self.annotator = annotator
         self.label = label
-
-    @fit_context(prefer_skip_nested_validation=True)
-    @fill_doc
-    def fit(self, X, y=None):
-        """Estimate each annotator's skill and weigh the votes by it.
-
-        Parameters
-        ----------
-        %(annotations_fit)s
-
-        Returns
-        -------
-        self : Wawa
-        """
-        return self._fit_table(X, y)
 
     def _weighted(self, data, skill: np.ndarray) -> np.ndarray:
         weighted = vote_counts(data, weights=skill[data.annotator])
