@@ -50,6 +50,11 @@ def _run(capsys, *args):
     return out, err
 
 
+def _submit(capsys, train, test, out):
+    """``hcal lewidi`` on one training file, without cross-validation."""
+    return _run(capsys, "--train", train, "--predict", test, "--out", out, "--folds", 0)
+
+
 def _evaluate(capsys, truth, pred, track):
     code = main(
         ["evaluate", str(truth), "--pred", f"m={pred}", "--track", track]
@@ -82,17 +87,7 @@ def _python_model(train_files, test_file, seed=0):
 def test_paraphrase_submission_round_trips_through_evaluate(tmp_path, capsys):
     train = _subset(tmp_path, "Paraphrase_train.json", 80)
     test = _subset(tmp_path, "Paraphrase_dev.json", 20)
-    _run(
-        capsys,
-        "--train",
-        train,
-        "--predict",
-        test,
-        "--out",
-        tmp_path / "out",
-        "--folds",
-        0,
-    )
+    _submit(capsys, train, test, tmp_path / "out")
     soft_file = tmp_path / "out" / "Paraphrase_dev_soft.tsv"
     pe_file = tmp_path / "out" / "Paraphrase_dev_pe.tsv"
     clf, data, X = _python_model([train], test)
@@ -126,17 +121,7 @@ def test_varierrnli_lists_each_annotators_labels_once(tmp_path, capsys):
     test = _subset(
         tmp_path, "VariErrNLI_train.json", 30, start=100, rename="VariErrNLI_dev.json"
     )
-    _run(
-        capsys,
-        "--train",
-        train,
-        "--predict",
-        test,
-        "--out",
-        tmp_path / "out",
-        "--folds",
-        0,
-    )
+    _submit(capsys, train, test, tmp_path / "out")
     clf, data, X = _python_model([train], test)
     labels = list(data.classes)
     soft = clf.predict_soft_labels(X)[labels]
