@@ -26,6 +26,7 @@ A model implements ``_fit(data)`` (returns the fitted posterior array),
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 
 import numpy as np
@@ -42,6 +43,25 @@ from ._input import align_to_fitted, read_annotations, read_pairs
 __all__ = ["BaseAggregator", "with_pool"]
 
 
+def _warn_unseen(owner: str, X, unseen: dict, stand_in: dict) -> None:
+    """Say which rows were predicted by a fallback, and by which.
+
+    ``unseen`` maps a column to a boolean mask of ``X``'s rows whose value
+    was not seen in ``fit``; ``stand_in`` names what predicts them.
+    """
+    parts = []
+    for column, mask in unseen.items():
+        if mask.any():
+            first = X[column].iloc[int(np.flatnonzero(mask)[0])]
+            first = first.item() if isinstance(first, np.generic) else first
+            parts.append(
+                f"{int(mask.sum())} of {len(mask)} rows have {column} values not "
+                f"seen in fit (e.g. {first!r}), predicted by {stand_in[column]}"
+            )
+    if parts:
+        warnings.warn(f"{owner}: " + "; ".join(parts) + ".", UserWarning, stacklevel=3)
+
+
 def with_pool(params: np.ndarray) -> np.ndarray:
     """``params`` with one more row, their mean over annotators (or items).
 
@@ -54,6 +74,10 @@ def with_pool(params: np.ndarray) -> np.ndarray:
 
 class BaseAggregator(TransformerMixin, BaseEstimator):
     """Base class of the aggregators (not public)."""
+
+    #: Whether annotators have parameters of their own (an unseen one is
+    #: then predicted by the pool's, a fallback that warns).
+    _per_annotator = True
 
     _parameter_constraints: dict = {
         "item": [Hashable],
@@ -153,7 +177,8 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
 
         Only the annotator parameters are kept from ``fit``: an item's
         posterior is computed from ``X``'s annotations of it alone
-        (annotators unseen in ``fit`` count as the pool of fitted ones).
+        (annotators unseen in ``fit`` count as the pool of fitted ones, with a
+        warning).
 
         Parameters
         ----------
@@ -167,6 +192,12 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         data = self._read(X, None, self.classes_, fitted=True)
         item_map, annotator_map = align_to_fitted(data, self.items_, self.annotators_)
+        _warn_unseen(
+            type(self).__name__,
+            X,
+            {self.annotator: (annotator_map[data.annotator] < 0) & self._per_annotator},
+            {self.annotator: "the fitted pool"},
+        )
         with one_blas_thread():
             posterior = self._transform(data, item_map, annotator_map)
         return self._frame(posterior, data.items)
@@ -198,7 +229,9 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
         confusion_w(z, k)``: the fitted posterior of the item's truth through
         the annotator's confusion matrix. An item unseen in ``fit`` has the
         class prior as its posterior; an unseen annotator is the average of
-        the fitted annotators (their parameters' mean).
+        the fitted annotators (their parameters' mean). Both fall-backs warn
+        (a ``UserWarning`` counting the rows they predict), as the
+        perspectivist classifier's do.
 
         Parameters
         ----------
@@ -219,6 +252,15 @@ class BaseAggregator(TransformerMixin, BaseEstimator):
             items=self.items_,
             annotators=self.annotators_,
             owner=type(self).__name__,
+        )
+        _warn_unseen(
+            type(self).__name__,
+            X,
+            {
+                self.item: item_idx < 0,
+                self.annotator: (annotator_idx < 0) & self._per_annotator,
+            },
+            {self.item: "the class prior", self.annotator: "the fitted pool"},
         )
         table = np.concatenate(
             [self.posteriors_.to_numpy(), self._unseen_item_posterior()[None, :]]

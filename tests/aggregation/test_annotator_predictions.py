@@ -55,7 +55,8 @@ def test_majority_vote_predicts_the_item_distribution_for_anyone(crowd):
 def test_one_coin_annotators(crowd, Model):
     model = Model().fit(crowd)
     pairs = pd.DataFrame({"item": ["item007", "item007"], "annotator": ["w03", "new"]})
-    P = model.predict_annotator_proba(pairs)
+    with pytest.warns(UserWarning, match=r"1 of 2 rows .*'new'.* the fitted pool"):
+        P = model.predict_annotator_proba(pairs)
     q = model.posteriors_.loc["item007"].to_numpy()
     for row, s in zip(P, [model.skills_["w03"], model.skills_.mean()]):
         np.testing.assert_allclose(row, q * s + (1 - q) * (1 - s) / 2, atol=1e-9)

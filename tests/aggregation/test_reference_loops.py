@@ -104,7 +104,8 @@ def test_dawid_skene_annotator_proba_is_posterior_times_confusion(crowd):
             "annotator": ["w01", "w05", "w02", "new", "new"],
         }
     )
-    P = ds.predict_annotator_proba(pairs)
+    with pytest.warns(UserWarning, match="not seen in fit"):
+        P = ds.predict_annotator_proba(pairs)
     post = ds.posteriors_
     pool = ds.confusion_matrices_.mean(axis=0)
     rows = []
@@ -221,7 +222,8 @@ def test_mace_steps_equal_the_loops(crowd, method):
 def test_mace_annotator_proba_is_knowing_or_spamming(crowd):
     mace = MACE(n_restarts=2, random_state=0).fit(crowd)
     pairs = pd.DataFrame({"item": ["item001", "unseen"], "annotator": ["w02", "new"]})
-    P = mace.predict_annotator_proba(pairs)
+    with pytest.warns(UserWarning, match="not seen in fit"):
+        P = mace.predict_annotator_proba(pairs)
     theta = 1 - mace.spamming_["w02"]
     q = mace.posteriors_.loc["item001"].to_numpy()
     xi = mace.strategies_.loc["w02"].to_numpy()
@@ -255,7 +257,8 @@ def test_transform_of_a_new_table_uses_the_fitted_annotators_and_the_pool(crowd)
     }
     prior = dict(zip(CLASSES, ds.class_prior_))
     expected, _ = ref.ds_e_step(rows, CLASSES, prior, confusion)
-    got = ds.transform(new)
+    with pytest.warns(UserWarning, match="not seen in fit"):
+        got = ds.transform(new)
     np.testing.assert_allclose(got.to_numpy(), _frame(expected, got.index, CLASSES))
     # GLAD: a known item keeps its difficulty, a new one gets the mean
     glad = GLAD(max_iter=5, tol=None).fit(crowd)
@@ -264,7 +267,8 @@ def test_transform_of_a_new_table_uses_the_fitted_annotators_and_the_pool(crowd)
     log_beta = np.log(glad.inverse_difficulties_)
     beta = {"new1": log_beta.mean(), "item002": log_beta["item002"]}
     expected, _ = ref.glad_e_step(rows, glad.classes_.tolist(), ability, beta)
-    got = glad.transform(new)
+    with pytest.warns(UserWarning, match="'stranger'"):
+        got = glad.transform(new)
     np.testing.assert_allclose(
         got.to_numpy(), _frame(expected, got.index, glad.classes_)
     )

@@ -214,9 +214,15 @@ class DawidSkene(_DawidSkeneEM):
     (3, 2, 2)
     >>> # c says 1 on two items in three of either class: (2 + α) / (3 + 2α)
     >>> pairs = pd.DataFrame({"item": [0, 99], "annotator": ["c", "c"]})
-    >>> ds.predict_annotator_proba(pairs).round(2)  # item 99 is unseen: the prior
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     proba = ds.predict_annotator_proba(pairs)
+    >>> proba.round(2)  # item 99 is unseen: the class prior, and a warning
     array([[0.4, 0.6],
            [0.4, 0.6]])
+    >>> print(str(caught[0].message).split(", ")[0])
+    DawidSkene: 1 of 2 rows have item values not seen in fit (e.g. 99)
     """
 
     def _m_step(self, data, A, posterior, used) -> np.ndarray:

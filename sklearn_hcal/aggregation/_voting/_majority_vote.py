@@ -89,6 +89,9 @@ class MajorityVote(BaseAggregator):
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
 
+    # every annotator is predicted by the item's votes alike
+    _per_annotator = False
+
     def __init__(
         self,
         *,
