@@ -102,7 +102,26 @@ def test_mixed_sets_and_labels_are_refused(table):
     X, y = table
     y = y.astype(object).copy()
     y[2] = ("a", "b")
-    with pytest.raises(ValueError, match=r"mixes label sets and single labels"):
+    with pytest.raises(
+        ValueError,
+        match=r"mixes label sets and single labels: y at row 2 \(item 'i0', "
+        r"annotator 'C'\) is \('a', 'b'\) \(a label set\) while y at row 0 .* "
+        r"\(a single label\)",
+    ):
+        PerspectivistClassifier().fit(X, y)
+
+
+def test_a_plain_label_among_label_sets_is_named_by_its_row():
+    # rows 0-2 are label sets: the message named row 0 twice
+    X, y = multilabel_table(n_items=5)
+    y = y.copy()
+    y[3] = "neutral"
+    with pytest.raises(
+        ValueError,
+        match=r"mixes label sets and single labels: y at row 3 \(item 'i1', "
+        r"annotator 'A'\) is 'neutral' \(a single label\) while y at row 0 "
+        r"\(item 'i0', annotator 'A'\) is \(.*\) \(a label set\)",
+    ):
         PerspectivistClassifier().fit(X, y)
 
 
