@@ -8,7 +8,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from sklearn_hcal.perspectivist import PerspectivistClassifier
+from sklearn_hcal.perspectivist import OrdinalClassifier, PerspectivistClassifier
 
 from ._tables import multilabel_table, ordinal_table
 
@@ -181,3 +181,22 @@ def test_one_class_needs_classes(table):
         ValueError, match=r"y holds 1 class\(es\) \[1\]; at least two.*classes="
     ):
         PerspectivistClassifier().fit(X, pd.Series([1] * len(X)))
+
+
+def test_ratings_written_as_text_are_not_ordered_as_text():
+    # '10' < '2' as text: the thresholds were "y > '10'" between 1 and 2
+    X = np.arange(30, dtype=float).reshape(-1, 1)
+    y = np.array(["1", "2", "10"] * 10)
+    with pytest.raises(
+        ValueError,
+        match=r"numbers written as text, whose text order \['1', '10', '2'\] .* "
+        r"numeric order \['1', '2', '10'\]; map them onto numbers",
+    ):
+        OrdinalClassifier().fit(X, y)
+    # as PerspectivistClassifier(ordinal=True), which needs a numeric scale
+    table = pd.DataFrame({"item": np.arange(30), "annotator": ["a", "b", "c"] * 10})
+    with pytest.raises(ValueError, match="ordinal=True needs a numeric scale"):
+        PerspectivistClassifier(ordinal=True).fit(table, y)
+    # numbers, and text whose order is the numbers' order, are taken
+    assert OrdinalClassifier().fit(X, y.astype(int)).classes_.tolist() == [1, 2, 10]
+    assert OrdinalClassifier().fit(X, np.array(["1", "2", "3"] * 10)).classes_.size == 3
