@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import PROBA_FLOOR, check_probabilities
+from .._validation import PROBA_FLOOR, check_probabilities, non_binary_cell
 from ..utils._compat import Scorer
 from ..utils._pipeline import final_estimator, get_method
 
@@ -89,9 +89,9 @@ def held_out_label_sets(X, y, *, label, classes, owner: str) -> np.ndarray:
                 f"columns but the estimator has {len(names)} labels {names}."
             )
         target = pd.DataFrame(values).to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isin(target, (0.0, 1.0))
-        if bad.any():
-            row, col = np.argwhere(bad)[0]
+        cell = non_binary_cell(target)
+        if cell is not None:
+            row, col = cell
             raise ValueError(
                 f"{owner}: the held-out labels ({source}) at row {row}, label "
                 f"{names[col]!r}: {float(target[row, col])!r} is not 0 or 1."

@@ -37,6 +37,7 @@ from .._validation import (
     annotation_labels,
     frame_names,
     label_codes,
+    non_binary_cell,
     read_annotation_table,
     rows_table,
     sorted_labels,
@@ -163,9 +164,9 @@ def _indicator_target(values, names, classes, table) -> FitInput:
             f"{OWNER}: a 2-D y is a multi-label indicator matrix (one 0/1 column "
             f"per label); it holds non-numbers, e.g. {values.ravel()[0]!r}."
         ) from None
-    bad = ~np.isin(target, (0.0, 1.0))
-    if bad.any():
-        pos, col = np.argwhere(bad)[0]
+    cell = non_binary_cell(target)
+    if cell is not None:
+        pos, col = cell
         raise ValueError(
             f"{OWNER}: y at {table.row(int(pos))}, column {col}: "
             f"{values[pos, col]!r} is not 0 or 1 (a multi-label indicator)."

@@ -98,31 +98,29 @@ def test_a_label_outside_the_scale_is_named(table):
         )
 
 
-def test_mixed_sets_and_labels_are_refused(table):
-    X, y = table
+@pytest.mark.parametrize(
+    "make, row, odd, first",
+    [
+        # a label set among labels, and a label among label sets: the other
+        # kind's first row is named (rows 0-2 being sets, row 0 was named twice)
+        (lambda: ordinal_table(n_items=12), 2, ("a", "b"), "a single label"),
+        (lambda: multilabel_table(n_items=5), 3, "neutral", "a label set"),
+    ],
+    ids=["set_among_labels", "label_among_sets"],
+)
+def test_mixed_sets_and_labels_name_the_odd_row(make, row, odd, first):
+    X, y = make()
     y = y.astype(object).copy()
-    y[2] = ("a", "b")
-    with pytest.raises(
-        ValueError,
-        match=r"mixes label sets and single labels: y at row 2 \(item 'i0', "
-        r"annotator 'C'\) is \('a', 'b'\) \(a label set\) while y at row 0 .* "
-        r"\(a single label\)",
-    ):
+    y[row] = odd
+    kind = "a single label" if isinstance(odd, str) else "a label set"
+    with pytest.raises(ValueError) as err:
         PerspectivistClassifier().fit(X, y)
-
-
-def test_a_plain_label_among_label_sets_is_named_by_its_row():
-    # rows 0-2 are label sets: the message named row 0 twice
-    X, y = multilabel_table(n_items=5)
-    y = y.copy()
-    y[3] = "neutral"
-    with pytest.raises(
-        ValueError,
-        match=r"mixes label sets and single labels: y at row 3 \(item 'i1', "
-        r"annotator 'A'\) is 'neutral' \(a single label\) while y at row 0 "
-        r"\(item 'i0', annotator 'A'\) is \(.*\) \(a label set\)",
-    ):
-        PerspectivistClassifier().fit(X, y)
+    assert (
+        f"mixes label sets and single labels: y at row {row} (item "
+        f"'{X['item'][row]}', annotator '{X['annotator'][row]}') is {odd!r} "
+        f"({kind}) while y at row 0 (item 'i0', annotator 'A') is {y[0]!r} "
+        f"({first})" in str(err.value)
+    )
 
 
 def test_wrong_length_and_continuous_targets(table):
