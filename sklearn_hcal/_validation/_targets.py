@@ -48,6 +48,7 @@ from sklearn.utils.validation import (
 from ..utils._compat import check_sample_weight, num_samples
 from ._core import is_histogram_target
 from ._labels import check_class_names, column_order, frame_names, labels_to_histograms
+from ._rows import match_rows
 from ._scan import check_label_histograms
 from ._weights import check_weight_values
 
@@ -316,6 +317,7 @@ def human_score(estimator, X, y, sample_weight=None, counts=None) -> float:
     from sklearn.metrics import accuracy_score
 
     y, name = select_target(y, counts)
+    y = match_rows(X, y, name=name, y_true_name="X")
     y, is_hist = check_target(y, name=name)
     if not is_hist:
         return float(
@@ -407,8 +409,14 @@ class HumanTargetMixin(HumanScoreMixin):
 
         ``X=None`` skips the length check (an estimator without features).
         A missing target raises scikit-learn's "requires y to be passed".
+        When ``X`` and the target are both pandas objects indexed by items
+        (not a default ``RangeIndex``), the target's rows are taken in
+        ``X``'s order, as the metrics match rows (developer guide §rows);
+        otherwise rows pair by position, scikit-learn's rule.
         """
         y, name = select_target(y, counts, owner=type(self).__name__)
+        if X is not None:
+            y = match_rows(X, y, name=name, y_true_name="X")
         y, is_hist = check_target(y, name=name)
         if X is not None:
             check_n_samples(X, y, "X", name)

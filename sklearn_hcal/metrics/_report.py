@@ -154,16 +154,19 @@ def validate_predictions(
     *,
     what: str = "predictions",
     allow_probabilities: bool = True,
+    keyed: bool = False,
 ) -> CheckedInputs:
     """:class:`CheckedInputs` of the labels and ``{name: probabilities}``.
 
     The labels and the first classifier are checked by :func:`validate_human`,
     every further classifier by :func:`check_prediction` against them (the
-    labels are scanned once, each prediction once). Messages name a single
-    prediction ``y_prob`` and one of several ``what[name]``.
+    labels are scanned once, each prediction once). Messages name one of
+    several predictions, or one the caller gave in a dict (``keyed``),
+    ``what[name]``, and a single prediction given alone ``y_prob``.
     """
     names = list(predictions)
-    first = "y_prob" if len(names) == 1 else f"{what}[{names[0]!r}]"
+    single = len(names) == 1 and not keyed
+    first = "y_prob" if single else f"{what}[{names[0]!r}]"
     human, source = validate_human(
         y_true,
         predictions[names[0]],
@@ -438,7 +441,11 @@ def _human_calibration_report(
     # The human labels are validated once; each further classifier only
     # checks its probabilities and shares n and μ̂.
     inputs = validate_predictions(
-        y_true, as_prediction_dict(predictions), counts, labels
+        y_true,
+        as_prediction_dict(predictions),
+        counts,
+        labels,
+        keyed=isinstance(predictions, Mapping),
     )
     return _report_table(
         inputs,

@@ -33,6 +33,7 @@ from .._validation import (
     check_target,
     frame_names,
     match_rows,
+    non_binary_cell,
     resolve_targets,
     select_target,
 )
@@ -71,9 +72,9 @@ def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
     if S.dtype != bool:
         if not np.issubdtype(S.dtype, np.number):
             raise ValueError(f"{name} must be boolean (or 0/1), got dtype {S.dtype}.")
-        bad = ~np.isin(S, (0, 1))
-        if bad.any():
-            row, col = np.argwhere(bad)[0]
+        cell = non_binary_cell(S)
+        if cell is not None:
+            row, col = cell
             raise ValueError(
                 f"{name} must be boolean (or 0/1); row {row}, column {col} is "
                 f"{S[row, col]!r}."

@@ -126,6 +126,7 @@ def _validated(
         labels,
         what="y_prob",
         allow_probabilities=probabilities,
+        keyed=isinstance(y_prob, Mapping),
     )
 
 

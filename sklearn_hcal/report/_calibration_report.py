@@ -193,10 +193,11 @@ default=None
                 "human_calibration_report(..., return_bootstrap=True) for the "
                 "replicates and wrap its table in CalibrationReport(table, ...)."
             )
+        keyed = isinstance(predictions, Mapping)
         predictions = as_prediction_dict(predictions)
         # Validated once: the table, the summary and the figures all read
         # these (developer guide §checked-once).
-        inputs = validate_predictions(y_true, predictions, counts, labels)
+        inputs = validate_predictions(y_true, predictions, counts, labels, keyed=keyed)
         report = cls(
             report_table(inputs, **report_params),
             y_true=y_true if counts is None else counts,
@@ -449,7 +450,11 @@ default=None
         from ..metrics._shared import as_prediction_dict, validate_predictions
 
         inputs = validate_predictions(
-            self.y_true, as_prediction_dict(self.predictions), None, self.labels
+            self.y_true,
+            as_prediction_dict(self.predictions),
+            None,
+            self.labels,
+            keyed=isinstance(self.predictions, Mapping),
         )
         self._keep_inputs(inputs)
         return inputs

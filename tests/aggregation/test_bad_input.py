@@ -229,3 +229,38 @@ def test_a_multilabel_file_is_answered_with_the_per_label_fit():
     with pytest.raises(ValueError, match="not a column of X") as e:
         DawidSkene().fit(X.assign(contradiction=X["contradiction"] * 2))
     assert "multi-label" not in str(e.value)
+
+
+@pytest.mark.parametrize("Model", ALL)
+def test_label_sets_are_refused_naming_the_label_column(Model):
+    # VariErrNLI's frame holds each annotator's tuple of labels: numpy's
+    # "inhomogeneous shape" escaped; the answer is the wide table's, per label
+    X = table()
+    X["label"] = pd.Series(
+        [("yes",), ("no", "yes"), ("yes",), ("no",), ("no",), ("yes",), ("yes",)],
+        index=X.index,
+        dtype=object,
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"X's column 'label' at row 0 \(index 10; item 'q1', annotator 'ann'\) "
+        r"holds the label set \('yes',\) \(7 row\(s\) hold label sets.*one label per "
+        r"annotation.*label='yes', one fit per label",
+    ):
+        Model().fit(X)
+
+
+def test_a_multilabel_frame_is_answered_with_the_per_label_fit():
+    path = require_data("lewidi", "2025", "VariErrNLI_dev.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = load_lewidi(path)
+    with pytest.raises(ValueError, match=r"X's column 'label' at row 0 .* label set"):
+        DawidSkene().fit(data.frame)
+    # the fix the message gives: one yes/no fit per label on the wide table
+    chosen = data.frame["label"].map(lambda labels: "contradiction" in labels)
+    fitted = MajorityVote(label="contradiction").fit(data.annotations)
+    shares = chosen.groupby(data.frame["item"]).mean()
+    np.testing.assert_allclose(
+        fitted.posteriors_[1].to_numpy(), shares.reindex(fitted.posteriors_.index)
+    )

@@ -852,6 +852,24 @@ CASES = [
         r"--label-map: expected comma-separated FROM:TO pairs",
     ),
     Case(
+        # the truth's classes are 1, 2, 3: mapping onto 0 and 1 dropped the
+        # counts and scored against the soft labels as if there were no map
+        "lewidi_label_map_onto_other_classes",
+        dict(LEWIDI, **{"p.tsv": EXACT_TSV}),
+        LEV + ["m=p.tsv", "--label-map=1:0,2:0,3:1"],
+        2,
+        r"^hcal: error: --label-map: the target 0 \(1:0, 2:0\) is not a class of "
+        r"t\.json \(its soft labels' classes are \[1, 2, 3\]\)",
+    ),
+    Case(
+        # with predictions of the map's two classes it blamed the predictions
+        "lewidi_label_map_onto_other_classes_two_columns",
+        dict(LEWIDI, **{"p.tsv": "i1\t[0.75, 0.25]\ni2\t[0.25, 0.75]\n"}),
+        LEV + ["m=p.tsv", "--label-map=1:0,2:0,3:1"],
+        2,
+        r"^hcal: error: --label-map: the target 0 \(1:0, 2:0\) is not a class",
+    ),
+    Case(
         "varierrnli_nested_soft_pairs",
         {
             "VariErrNLI_dev.json": VEN,
