@@ -100,9 +100,9 @@ def _pairable(ratings: Ratings, owner: str, what: str = "") -> np.ndarray:
     if used.sum() < 2:
         value = ratings.classes[np.flatnonzero(used)[0]]
         raise ValueError(
-            f"{owner}: every annotation of the items with two or more{what} is "
-            f"{_plain(value)!r}: with a single value there is no disagreement "
-            "to expect, and α (1 − D_o/D_e) is 0/0."
+            f"{owner}: every annotation{what} of the items with two or more "
+            f"annotations is {_plain(value)!r}: with a single value there is no "
+            "disagreement to expect, and α (1 − D_o/D_e) is 0/0."
         )
     return Y
 

@@ -126,23 +126,14 @@ def scale(classes, level: str, *, ordered: bool, owner: str):
 
 def _counts(y, labels, owner: str):
     """``(Y, classes, items, ordered)`` of a counts table, values checked."""
-    names = frame_names(y, name="y")
+    try:
+        arr, names, labels = _counts_array(y, labels)
+    except ValueError as exc:
+        raise ValueError(f"{owner}: {exc}") from None
     items = y.index if isinstance(y, pd.DataFrame) else None
     if items is not None and isinstance(items, pd.RangeIndex):
         items = None
-    arr, _ = to_array(y, name="y", keep_int=True)
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{owner}: y must be a counts table (n_items, n_classes) or a long "
-            f"table (a DataFrame with item and label columns), got shape {arr.shape}."
-        )
-    check_finite(arr, name=f"{owner}: y")
     if labels is not None:
-        labels = check_class_names(labels, n_columns=arr.shape[1], of="y")
-        if names is not None:
-            order = column_order(names, labels, name="y", target_name="labels")
-            if order is not None:
-                arr = arr[:, order]
         classes, ordered = labels, True
     elif names is not None:
         classes, ordered = names, True
@@ -164,6 +155,27 @@ def _counts(y, labels, owner: str):
             f"(class {np.asarray(classes)[col].item()!r})."
         )
     return Y, np.asarray(classes), items, ordered
+
+
+def _counts_array(y, labels):
+    """The counts as an array in the order of ``labels`` (if given), with
+    the DataFrame's class names and the checked ``labels``."""
+    names = frame_names(y, name="y")
+    arr, _ = to_array(y, name="y", allow_1d=True, keep_int=True)
+    if arr.ndim != 2:
+        raise ValueError(
+            "y must be a counts table (n_items, n_classes) or a long table (a "
+            "DataFrame with item and label columns, as load_lewidi(...).frame), "
+            f"got an array of shape {arr.shape}."
+        )
+    check_finite(arr, name="y")
+    if labels is not None:
+        labels = check_class_names(labels, n_columns=arr.shape[1], of="y")
+        if names is not None:
+            order = column_order(names, labels, name="y", target_name="labels")
+            if order is not None:
+                arr = arr[:, order]
+    return arr, names, labels
 
 
 def _check_columns_named(y, item, annotator, label, owner):
