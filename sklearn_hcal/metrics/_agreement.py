@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 
 from ..utils._compat import Interval, StrOptions, validate_params
 from . import _bootstrap
-from ._agreement_input import Ratings, read_label_sets, read_ratings
+from ._agreement_input import Ratings, read_ratings
 from ._agreement_kernels import (
     LEVELS,
     alpha_from_coincidences,
@@ -288,10 +288,11 @@ default=None
         "random_state": random_state,
     }
     keys = {"item": item, "annotator": annotator, "label": label}
-    sets = read_label_sets(y, labels=labels, owner=owner, **keys)
-    if sets is None:
-        ratings = read_ratings(y, labels=labels, level=level, owner=owner, **keys)
-        return _alpha(ratings, level, owner, boot)
+    sets = read_ratings(
+        y, labels=labels, level=level, owner=owner, label_sets=True, **keys
+    )
+    if isinstance(sets, Ratings):
+        return _alpha(sets, level, owner, boot)
     values = {
         name: _alpha(r, "nominal", owner, boot, what=f" of label {name!r}")
         for name, r in sets.items()

@@ -178,27 +178,28 @@ def _counts_array(y, labels):
     return arr, names, labels
 
 
-def _check_columns_named(y, item, annotator, label, owner):
-    """The long table's reading with the aggregators' one reader."""
-    return read_annotation_table(
-        y, item=item, annotator=annotator, label=label, owner=owner
-    )
-
-
 def _is_label_set(values) -> bool:
     """Whether the first label is a label set (tuple, list or set)."""
     return len(values) > 0 and isinstance(values[0], (tuple, list, set, frozenset))
 
 
-def read_ratings(y, *, labels, item, annotator, label, level, owner) -> Ratings:
-    """The :class:`Ratings` of a counts or (single-label) long table."""
+def read_ratings(y, *, labels, item, annotator, label, level, owner, label_sets=False):
+    """The :class:`Ratings` of a counts or long table, read once.
+
+    A long table of label sets gives ``{label: Ratings}`` when
+    ``label_sets`` (:func:`read_label_sets`), else raises.
+    """
     if not is_long_table(y, item, label):
         Y, classes, items, ordered = _counts(y, labels, owner)
         perm, values = scale(classes, level, ordered=ordered, owner=owner)
         return Ratings(Y[:, perm], classes[perm], values, items)
-    table = _check_columns_named(y, item, annotator, label, owner)
+    table = read_annotation_table(
+        y, item=item, annotator=annotator, label=label, owner=owner
+    )
     raw, source = annotation_labels(table, label=label)
     if _is_label_set(raw):
+        if label_sets:
+            return read_label_sets(table, raw, source, labels)
         raise ValueError(
             f"{owner}: {source} holds label sets (multi-label data); "
             "krippendorff_alpha gives one α per label for them, the other "
@@ -238,15 +239,10 @@ def _from_codes(table: AnnotationTable, code, classes, values) -> Ratings:
     )
 
 
-def read_label_sets(y, *, labels, item, annotator, label, owner) -> dict:
+def read_label_sets(table: AnnotationTable, raw, source: str, labels) -> dict:
     """``{label: Ratings}``: each label of a multi-label long table as a
-    binary variable (absent 0, present 1), or ``None`` for single labels."""
-    if not is_long_table(y, item, label):
-        return None
-    table = _check_columns_named(y, item, annotator, label, owner)
-    raw, source = annotation_labels(table, label=label)
-    if not _is_label_set(raw):
-        return None
+    binary variable (absent 0, present 1)."""
+    owner = table.owner
     sets = pd.Series(raw, dtype=object)
     kinds = sets.map(type)
     bad = ~kinds.isin([tuple, list, set, frozenset]).to_numpy()
