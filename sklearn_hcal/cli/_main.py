@@ -42,7 +42,7 @@ from ._errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 #: The modules of the subcommands, in the order ``hcal --help`` lists them.
-SUBCOMMANDS = ("_demo_command", "_evaluate", "_submit_command")
+SUBCOMMANDS = ("_demo_command", "_evaluate", "_submit_command", "_agreement")
 
 
 def build_parser() -> Parser:
