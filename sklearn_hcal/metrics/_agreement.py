@@ -19,6 +19,9 @@ computed here from either layout, vectorised over items:
   and agreement with the leave-one-out majority, with a model scored as one
   more annotator; :func:`model_agreement` sets the model against the
   distribution of the annotators' values.
+
+The design (two layouts, no reliability matrix, the interval on the
+report's resamples) is developer guide §agreement.
 """
 
 from __future__ import annotations
