@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..metrics import annotator_agreement
-from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._compat import Interval, validate_params
 from ._base import _get_axes
 
 _COLUMNS = ("n_annotations", "alpha_change", "majority_agreement")
@@ -138,18 +138,10 @@ class AnnotatorAgreementDisplay:
         return self
 
     @classmethod
+    # the data and the coefficient's parameters are validated once, by
+    # annotator_agreement; the figure's own here
     @validate_params(
-        {
-            "X": [pd.DataFrame],
-            "y_pred": [pd.Series, None],
-            "level": [StrOptions({"nominal", "ordinal", "interval", "ratio"})],
-            "labels": ["array-like", None],
-            "item": [Hashable],
-            "annotator": [Hashable],
-            "label": [Hashable],
-            "model_name": [Hashable],
-            "annotate": [Interval(Integral, 0, None, closed="left")],
-        },
+        {"annotate": [Interval(Integral, 0, None, closed="left")]},
         prefer_skip_nested_validation=True,
     )
     def from_annotations(
