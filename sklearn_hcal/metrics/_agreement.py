@@ -598,8 +598,9 @@ def _annotator_rows(ratings: Ratings, level: str) -> pd.DataFrame:
     return table
 
 
-def _with_model(X, y_pred, *, item, annotator, label, model_name, owner):
-    """The long table with the model's labels as one more annotator's."""
+def _with_model(ratings: Ratings, y_pred, *, item, model_name, owner) -> Ratings:
+    """The annotators' :class:`Ratings` with the model's labels as one more
+    annotator's (its last code), without reading the table again."""
     if isinstance(y_pred.index, pd.RangeIndex):
         raise ValueError(
             f"{owner}: y_pred must be indexed by item (the items of X's column "
@@ -608,25 +609,45 @@ def _with_model(X, y_pred, *, item, annotator, label, model_name, owner):
     if y_pred.index.duplicated().any():
         dup = _plain(y_pred.index[y_pred.index.duplicated()][0])
         raise ValueError(f"{owner}: y_pred names item {dup!r} twice.")
-    items = pd.Index(pd.unique(X[item]))
-    missing = items.difference(y_pred.index)
-    extra = y_pred.index.difference(items)
-    if len(missing) or len(extra):
+    position = y_pred.index.get_indexer(ratings.items)
+    extra = y_pred.index.difference(ratings.items)
+    if (position < 0).any() or len(extra):
+        missing = ratings.items[position < 0]
         what = (
             f"lacks the item {_plain(missing[0])!r} ({len(missing)} missing)"
             if len(missing)
             else f"holds the item {_plain(extra[0])!r} not in X ({len(extra)} extra)"
         )
         raise ValueError(f"{owner}: y_pred {what}; it needs one label per item of X.")
-    if (X[annotator] == model_name).any():
+    if model_name in ratings.annotators:
         raise ValueError(
             f"{owner}: X already has an annotator named {model_name!r}; pass "
             "another model_name."
         )
-    model = pd.DataFrame(
-        {item: y_pred.index, annotator: model_name, label: y_pred.to_numpy()}
+    values = y_pred.to_numpy()[position]  # in the order of ratings.items
+    code = pd.Index(ratings.classes).get_indexer(values)
+    if (code < 0).any():
+        first = int(np.flatnonzero(code < 0)[0])
+        raise ValueError(
+            f"{owner}: y_pred holds {_plain(values[first])!r} for item "
+            f"{_plain(ratings.items[first])!r}, not among the classes "
+            f"{ratings.classes.tolist()} of the annotations."
+        )
+    n_items = len(ratings.items)
+    Y = ratings.Y.copy()
+    Y[np.arange(n_items), code] += 1.0
+    annotators = ratings.annotators.append(pd.Index([model_name]))
+    return Ratings(
+        Y,
+        ratings.classes,
+        ratings.values,
+        ratings.items,
+        ratings.table,
+        np.concatenate([ratings.item, np.arange(n_items)]),
+        np.concatenate([ratings.annotator, np.full(n_items, len(annotators) - 1)]),
+        np.concatenate([ratings.code, code]),
+        annotators,
     )
-    return pd.concat([X[[item, annotator, label]], model], ignore_index=True)
 
 
 _ANNOTATOR_PARAMS = {
@@ -724,9 +745,7 @@ def annotator_agreement(
     table = _annotator_rows(ratings, level)
     if y_pred is None:
         return table
-    joint = _with_model(X, y_pred, model_name=model_name, owner=owner, **keys)
-    labels = ratings.classes if labels is None else labels
-    both = read_ratings(joint, labels=labels, level=level, owner=owner, **keys)
+    both = _with_model(ratings, y_pred, item=item, model_name=model_name, owner=owner)
     rows = _annotator_rows(both, level)
     model = rows.loc[[model_name]]
     model = model.assign(

@@ -94,7 +94,9 @@ def test_a_model_must_name_every_item():
         annotator_agreement(LONG, pd.Series([0, 1, 1], index=[1, 2, 3]))
     with pytest.raises(ValueError, match="already has an annotator named 'a'"):
         annotator_agreement(LONG, pd.Series([0, 1], index=[1, 2]), model_name="a")
-    with pytest.raises(ValueError, match=r"annotator 'model'\) holds 7"):
+    with pytest.raises(
+        ValueError, match="y_pred holds 7 for item 2, not among the classes"
+    ):
         annotator_agreement(LONG, pd.Series([0, 7], index=[1, 2]))
 
 
