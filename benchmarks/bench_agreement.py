@@ -9,7 +9,8 @@ Two tables:
    counts table of the same items), then by ``krippendorff.alpha`` 0.9.0:
    from the dense annotators × items reliability matrix it needs (built by
    ``DataFrame.pivot``, 3.2 GB in float64; its time is printed apart) and
-   from value counts (its cheapest input). Each row runs in a fresh
+   from value counts (its cheapest input); and ours with a 1,000-resample
+   bootstrap interval. Each row runs in a fresh
    process that builds the input first: the time is the best of
    ``--repeat`` calls (the dense row once), the memory the peak resident
    memory above the input (``/proc/self/clear_refs`` resets the peak after
@@ -104,6 +105,12 @@ def _worker(name: str, repeat: int) -> dict:
         def run():
             return krippendorff_alpha(X)
 
+    elif name == "ours_boot":
+        from sklearn_hcal.metrics import krippendorff_alpha
+
+        def run():
+            return krippendorff_alpha(X, n_bootstrap=1000, random_state=0).alpha
+
     elif name == "ours_counts":
         from sklearn_hcal.metrics import krippendorff_alpha
 
@@ -185,12 +192,13 @@ def scale_table(repeat: int, dense: bool) -> None:
         f"{N_ANNOTATORS:,} annotators, {N_CLASSES} classes (load "
         f"{os.getloadavg()[0]:.1f})\n"
     )
-    names = ["ours_long", "ours_counts", "kripp_counts"] + (
+    names = ["ours_long", "ours_counts", "ours_boot", "kripp_counts"] + (
         ["kripp_dense"] if dense else []
     )
     labels = {
         "ours_long": "sklearn_hcal, long table",
         "ours_counts": "sklearn_hcal, counts table",
+        "ours_boot": "sklearn_hcal, long table, 1,000 bootstrap resamples",
         "kripp_counts": "krippendorff 0.9.0, value_counts",
         "kripp_dense": "krippendorff 0.9.0, reliability matrix",
     }
