@@ -349,3 +349,29 @@ def test_bootstrap_interval_is_reproducible_and_equals_a_plain_resampling():
         low, high = np.quantile(replicates, [0.025, 0.975])
         assert ci.low == pytest.approx(low, abs=1e-9)
         assert ci.high == pytest.approx(high, abs=1e-9)
+
+
+def test_multilabel_interval_is_one_row_per_label():
+    data = _lewidi("VariErrNLI_dev")
+    X = data.frame[["item", "annotator", "label"]]
+    point = krippendorff_alpha(X)
+    ci = krippendorff_alpha(X, n_bootstrap=50, random_state=0)
+    assert list(ci.columns) == ["alpha", "low", "high"]
+    np.testing.assert_allclose(ci["alpha"], point, atol=TOL)
+    assert (ci["low"] <= ci["high"]).all()
+
+
+def test_bootstrap_methods_are_the_reports():
+    Y = np.random.default_rng(2).multinomial(4, [0.5, 0.3, 0.2], size=120)
+    base = krippendorff_alpha(Y, n_bootstrap=200, random_state=1)
+    basic = krippendorff_alpha(Y, n_bootstrap=200, random_state=1, ci_method="basic")
+    # the same replicates read as the basic interval: 2·α − the other end
+    assert basic.low == pytest.approx(2 * base.alpha - base.high, abs=TOL)
+    assert basic.high == pytest.approx(2 * base.alpha - base.low, abs=TOL)
+
+
+def test_item_agreement_keeps_the_items_of_a_long_table():
+    X = _k2011()
+    table = item_agreement(X)
+    assert table.index.tolist() == sorted(X["item"].unique())
+    assert table["n_annotations"].sum() == len(X)
