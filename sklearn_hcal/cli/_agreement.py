@@ -46,13 +46,14 @@ def add_subcommand(sub) -> None:
         "agreement",
         help="how much the annotators of a file agree (Krippendorff's α, Fleiss' κ)",
         description=(
-            "Agreement coefficients of a file of human labels: Krippendorff's α "
-            "at the levels that fit the data (nominal; ordinal and interval for "
-            "numeric classes or with --order), Fleiss' κ when every item has the "
-            "same number of annotations. FILE: label histograms (.npy, .csv with "
-            "a header of class names, ChaosNLI .jsonl), a LeWiDi .json file, or a "
-            "long .csv of annotations with item, annotator and label columns "
-            "(see --item, --annotator, --label)."
+            "Agreement coefficients of a file of human labels: Krippendorff's "
+            "α at the levels that fit the data (nominal; ordinal and interval "
+            "for numeric classes, ordinal for word classes given --order), "
+            "Fleiss' κ when every item has the same number of annotations. "
+            "FILE: label histograms (.npy, .csv with a header of class names, "
+            "ChaosNLI .jsonl), a LeWiDi .json file, or a long .csv of "
+            "annotations with item, annotator and label columns (see --item, "
+            "--annotator, --label)."
         ),
     )
     cmd.add_argument("file", metavar="FILE", help="labels or annotations file")
@@ -60,7 +61,8 @@ def add_subcommand(sub) -> None:
         "--level",
         metavar="LEVELS",
         help="comma-separated levels of α among nominal, ordinal, interval, ratio "
-        "(default: nominal, and ordinal,interval for an ordered scale)",
+        "(default: nominal, and ordinal,interval for an ordered scale); the "
+        "first is --by-annotator's",
     )
     cmd.add_argument(
         "--order",
