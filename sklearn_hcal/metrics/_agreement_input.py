@@ -196,7 +196,8 @@ def read_ratings(y, *, labels, item, annotator, label, level, owner, label_sets=
     table = read_annotation_table(
         y, item=item, annotator=annotator, label=label, owner=owner
     )
-    raw, source = annotation_labels(table, label=label)
+    # matrix=: label sets are read here (one α per label), not refused
+    raw, source = annotation_labels(table, label=label, matrix=label_sets)
     if _is_label_set(raw):
         if label_sets:
             return read_label_sets(table, raw, source, labels)
