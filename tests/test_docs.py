@@ -58,6 +58,7 @@ EXPECTED_EXAMPLES = {
     "plot_report_notebook.py",
     "plot_aggregation.py",
     "plot_perspectivist_lewidi.py",
+    "plot_agreement.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.

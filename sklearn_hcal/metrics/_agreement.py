@@ -835,8 +835,11 @@ def model_agreement(
     humans, model = table.iloc[:-1], table.iloc[-1]
     agree = humans["majority_agreement"].dropna().to_numpy()
     mine = model["majority_agreement"]
-    below = np.mean(agree < mine) + 0.5 * np.mean(agree == mine)
-    q25, q50, q75 = np.quantile(agree, [0.25, 0.5, 0.75])
+    if agree.size:
+        below = np.mean(agree < mine) + 0.5 * np.mean(agree == mine)
+        q25, q50, q75 = np.quantile(agree, [0.25, 0.5, 0.75])
+    else:  # no annotator shares an item with another: no reference
+        below = q25 = q50 = q75 = np.nan
     return pd.Series(
         {
             "alpha": table.attrs["alpha"],
