@@ -402,6 +402,53 @@ def test_no_import_circles():
     assert _circles(_import_graph()) == []
 
 
+def _floors() -> dict:
+    """``{layer: floor}`` from the developer guide's stack (§layers), 0 lowest.
+
+    The stack is the first literal block of the section: one floor a line,
+    the top first; names that share a line (``utils, _lazy``) share a floor.
+    """
+    text = GUIDE.read_text(encoding="utf-8")
+    block = text[text.index(".. _dev-layers:") :].split("::\n\n", 1)[1]
+    names = []
+    for line in block.splitlines():
+        if not line.startswith("    "):
+            break
+        head = re.match(r"    (\w+(?:, \w+)*)\s{2,}", line)
+        if head:
+            names.append(head.group(1).split(", "))
+    return {name: floor for floor, same in enumerate(reversed(names)) for name in same}
+
+
+def test_the_guide_stack_names_every_layer_once():
+    floors = _floors()
+    layers = {_layer(module) for module, _, _ in _modules()}
+    layers -= {"sklearn_hcal", "__main__"}  # the top: the package and `python -m`
+    assert layers == set(floors), sorted(layers ^ set(floors))
+    # The estimators' front end is one floor, right above the validation
+    # layer and below every layer that defines an estimator.
+    assert floors["_frontend"] == floors["_validation"] + 1
+    for layer in ("_training", "calibration", "conformal", "perspectivist"):
+        assert floors[layer] > floors["_frontend"], layer
+
+
+def test_no_import_goes_up_a_floor():
+    # Imports inside functions count too: a lazy import of a layer above is
+    # an arrow up all the same (the front end's old lazy import of the
+    # training layer's logits split it over two floors).
+    floors = _floors()
+    offenders = []
+    for module, path, is_pkg in _modules():
+        here = floors.get(_layer(module))
+        if here is None:
+            continue  # the root package and __main__ sit on top
+        for target, name, line in _imports(module, path, is_pkg):
+            there = floors.get(_layer(target))
+            if there is not None and there > here:
+                offenders.append(f"{module}:{line} -> {target}.{name}")
+    assert offenders == [], "\n".join(offenders)
+
+
 # -- the design in the repository -----------------------------------------------
 
 _REF = re.compile(r"developer\s+guide\s+§([a-z0-9-]+)")

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import HumanTargetMixin
+from .._frontend import HumanTargetMixin
 from ..datasets._shared import draw_annotation
 from ..utils._compat import (
     HasMethods,

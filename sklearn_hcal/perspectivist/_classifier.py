@@ -21,7 +21,8 @@ from sklearn.dummy import DummyClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from .._validation import HumanTargetMixin, is_missing
+from .._frontend import ItemWeightsMixin
+from .._validation import is_missing
 from ..utils._compat import (
     HasMethods,
     Interval,
@@ -45,7 +46,7 @@ __all__ = ["PerspectivistClassifier"]
 
 
 class PerspectivistClassifier(
-    MetaEstimatorMixin, ClassifierMixin, HumanTargetMixin, BaseEstimator
+    MetaEstimatorMixin, ClassifierMixin, ItemWeightsMixin, BaseEstimator
 ):
     """Predict each annotator's label, and each item's soft label.
 
