@@ -45,13 +45,15 @@ The helpers the hooks use are plain names here too: the scores and
 probabilities of a classifier or of ``estimator=None`` input
 (:mod:`._scores`), a skorch net's logits (:mod:`._logits`, public as
 :func:`sklearn_hcal.skorch_logits`; torch is imported only when it runs),
-the prefit rule, and which class each output column is (:mod:`._columns`).
+the prefit rule, which class each output column is (:mod:`._columns`), and
+the one wording of rows predicted by a fallback (:mod:`._fallbacks`).
 The package sits on the validation layer and below every estimator
 (developer guide §layers).
 """
 
 from ._classifier_output import ClassifierOutputMixin, FrontEndFit
 from ._columns import check_positional_scores, estimator_classes, input_column_classes
+from ._fallbacks import unseen_rows, warn_fallbacks
 from ._logits import skorch_logits
 from ._scores import (
     class_columns,
@@ -112,5 +114,7 @@ __all__ = [
     "select_target",
     "skorch_logits",
     "softmax",
+    "unseen_rows",
     "unwrap_frozen",
+    "warn_fallbacks",
 ]

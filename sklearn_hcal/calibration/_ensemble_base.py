@@ -86,7 +86,6 @@ class _BaseEnsemble(HumanScoreMixin, ClassifierMixin, BaseEstimator):
             owner=type(self).__name__,
             param=name,
             action=f"{type(self).__name__}.fit trains a clone of it on (X, y)",
-            stacklevel=5,  # fit's caller: _fit_model, _fit, fit, context
         )
         return fit_clone(model, X, y, fit_params=fit_params)
 

@@ -21,6 +21,7 @@ from .._validation import check_pair, item_index, match_rows
 from ..utils._compat import Interval, StrOptions
 from ..utils._compat import validate_params as validate_checked_params
 from ..utils._docstrings import fill_doc
+from ..utils._warnings import warn_user
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
 from ._disagreement_kernels import check_disagreement_inputs
@@ -237,12 +238,10 @@ def _check_disagreement_names(disagreement, preds, columns) -> dict:
             f"predictions ({list(preds)}); give each classifier's φ under its name."
         )
     if disagreement and not any(c.metric.response == "disagreement" for c in columns):
-        warnings.warn(
+        warn_user(
             "disagreement is given but no disagreement metric is computed (they "
             "need integer label counts with items of two annotations or more, or "
-            "ask for them in metrics=); the values are not used.",
-            UserWarning,
-            stacklevel=3,
+            "ask for them in metrics=); the values are not used."
         )
     return {str(k): v for k, v in disagreement.items()}
 
@@ -418,7 +417,60 @@ def _metric_table_rst() -> str:
     return "\n".join(lines + [rule])
 
 
-def _human_calibration_report(
+def _warn_shifted_intervals(point, low, high, columns) -> None:
+    # The binned, debiased estimators (CL, CE, DL, ...) are not smooth functions
+    # of the item distribution: a resample duplicates items, which empties or
+    # thins bins and changes the bias corrections, so their bootstrap
+    # distribution can sit beside the point estimate. Say so rather than
+    # report an interval that silently excludes it.
+    tol = 1e-12 * np.maximum(1.0, np.abs(point))
+    outside = (point < low - tol) | (point > high + tol)
+    if np.any(outside):
+        names = [columns[j] for j in np.flatnonzero(outside.any(axis=0))]
+        warn_user(
+            f"The bootstrap intervals of {names} do not contain the "
+            "point estimate for some classifiers. With few resamples this can "
+            "happen by chance; otherwise the bootstrap distribution of these "
+            "metrics is shifted (binned estimators with sparsely filled bins "
+            "react to the items a resample duplicates). Treat those intervals "
+            "with care: use more resamples, more items or fewer bins."
+        )
+
+
+#: The constraints of the report's parameters other than its data, shared by
+#: the public function and the entry that takes validated inputs.
+_REPORT_PARAMS = {
+    "metrics": [list, tuple, str, None],
+    "metric_params": [dict, None],
+    "disagreement": [Mapping, None],
+    "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
+    "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
+    "random_state": ["random_state", np.random.Generator],
+    "return_bootstrap": ["boolean"],
+    "n_jobs": [numbers.Integral, None],
+    "verbose": ["verbose"],
+}
+
+
+def _documented(function):
+    """The report's docstring, its table of columns read from the registry."""
+    function.__doc__ = _TEMPLATE.format(table=_metric_table_rst())
+    return fill_doc(function)
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "predictions": [Mapping, "array-like"],
+        "counts": ["array-like", None],
+        "labels": ["array-like", None],
+        **_REPORT_PARAMS,
+    },
+    prefer_skip_nested_validation=True,
+)
+@_documented
+def human_calibration_report(
     y_true: ArrayLike,
     predictions,
     *,
@@ -436,11 +488,12 @@ def _human_calibration_report(
     verbose: int = 0,
 ):
     # The human labels are validated once; each further classifier only
-    # checks its probabilities and shares n and μ̂.
+    # checks its probabilities and shares n and μ̂. The parameters were
+    # validated here: report_table, nested, does not validate them again.
     inputs = validate_predictions(
         y_true, as_prediction_dict(predictions), counts, labels
     )
-    return _report_table(
+    return report_table(
         inputs,
         metrics=metrics,
         metric_params=metric_params,
@@ -455,7 +508,11 @@ def _human_calibration_report(
     )
 
 
-def _report_table(
+@validate_checked_params(
+    {"inputs": [CheckedInputs], **_REPORT_PARAMS},
+    prefer_skip_nested_validation=True,
+)
+def report_table(
     inputs: CheckedInputs,
     *,
     metrics: list[str] | None = None,
@@ -471,11 +528,11 @@ def _report_table(
 ):
     """The report's table of validated inputs (:class:`CheckedInputs`).
 
-    :func:`human_calibration_report` without its data's validation: the
-    entry of the layers that hold the labels and the predictions validated
-    already (the HTML report, ``hcal evaluate``), so that nothing is scanned
-    twice. Every other parameter is the report's, validated as it validates
-    them (as ``report_table``).
+    What :func:`human_calibration_report` computes once its data are
+    validated, and the entry of the layers that hold the labels and the
+    predictions validated already (the HTML report, ``hcal evaluate``), so
+    that nothing is scanned twice. Every other parameter is the report's,
+    validated as it validates them.
     """
     human = inputs.human
     names = list(inputs.sources)
@@ -486,12 +543,10 @@ def _report_table(
     sources = _with_disagreement(inputs, disagreement, columns)
     warn_debiased(columns, human)
     if n_bootstrap > 0 and human.n_samples < 2:
-        warnings.warn(
+        warn_user(
             f"n_bootstrap={n_bootstrap} with {human.n_samples} item: every "
             "resample is that item, so the intervals have zero width; they say "
-            "nothing about the uncertainty.",
-            UserWarning,
-            stacklevel=2,
+            "nothing about the uncertainty."
         )
     if any(c.metric.requires == "pairs" for c in columns):
         human.mu  # noqa: B018 -- computed once, before any thread needs it
@@ -550,64 +605,3 @@ def _report_table(
         columns=column_names,
     )
     return report, replicates
-
-
-def _warn_shifted_intervals(point, low, high, columns) -> None:
-    # The binned, debiased estimators (CL, CE, DL, ...) are not smooth functions
-    # of the item distribution: a resample duplicates items, which empties or
-    # thins bins and changes the bias corrections, so their bootstrap
-    # distribution can sit beside the point estimate. Say so rather than
-    # report an interval that silently excludes it.
-    tol = 1e-12 * np.maximum(1.0, np.abs(point))
-    outside = (point < low - tol) | (point > high + tol)
-    if np.any(outside):
-        names = [columns[j] for j in np.flatnonzero(outside.any(axis=0))]
-        warnings.warn(
-            f"The bootstrap intervals of {names} do not contain the "
-            "point estimate for some classifiers. With few resamples this can "
-            "happen by chance; otherwise the bootstrap distribution of these "
-            "metrics is shifted (binned estimators with sparsely filled bins "
-            "react to the items a resample duplicates). Treat those intervals "
-            "with care: use more resamples, more items or fewer bins.",
-            UserWarning,
-            stacklevel=4,
-        )
-
-
-_human_calibration_report.__doc__ = _TEMPLATE.format(table=_metric_table_rst())
-fill_doc(_human_calibration_report)
-_human_calibration_report.__name__ = "human_calibration_report"
-_human_calibration_report.__qualname__ = "human_calibration_report"
-
-#: The constraints of the report's parameters other than its data, shared by
-#: the public function and the entry that takes validated inputs.
-_REPORT_PARAMS = {
-    "metrics": [list, tuple, str, None],
-    "metric_params": [dict, None],
-    "disagreement": [Mapping, None],
-    "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
-    "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
-    "random_state": ["random_state", np.random.Generator],
-    "return_bootstrap": ["boolean"],
-    "n_jobs": [numbers.Integral, None],
-    "verbose": ["verbose"],
-}
-
-human_calibration_report = validate_params(
-    {
-        "y_true": ["array-like"],
-        "predictions": [Mapping, "array-like"],
-        "counts": ["array-like", None],
-        "labels": ["array-like", None],
-        **_REPORT_PARAMS,
-    },
-    prefer_skip_nested_validation=True,
-)(_human_calibration_report)
-_human_calibration_report.__doc__ = None  # documented (and doctested) once
-
-_report_table.__name__ = _report_table.__qualname__ = "report_table"
-report_table = validate_checked_params(
-    {"inputs": [CheckedInputs], **_REPORT_PARAMS},
-    prefer_skip_nested_validation=True,
-)(_report_table)

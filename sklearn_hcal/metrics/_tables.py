@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from .._validation import Pair, check_pair
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
+from ..utils._warnings import warn_user
 from ._constraints import N_BINS, OPTIONAL_ARRAY, PAIR, REPORT_COLUMNS
 from ._disagreement_kernels import (
     _disagreement_cl,
@@ -420,11 +421,9 @@ def metrics_by_agreement(
     members = np.split(order, splits)
     n_items = np.array([len(m) for m in members])
     if np.any(n_items == 0):
-        warnings.warn(
+        warn_user(
             f"{int(np.sum(n_items == 0))} of {n_bins} agreement bins are empty "
-            "(tied entropies); their metrics are NaN.",
-            UserWarning,
-            stacklevel=3,
+            "(tied entropies); their metrics are NaN."
         )
     warn_debiased(columns, human)
     rows = []

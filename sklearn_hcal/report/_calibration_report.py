@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..utils._compat import HasMethods, Interval, StrOptions, validate_params
 from ..utils._pipeline import disagreement_method, labelled_proba
+from ..utils._warnings import warn_user
 from . import _html
 from ._figures import CAPTIONS, draw_figures, plotting_unavailable, png_data_uri
 from ._legend import legend_rows
@@ -571,9 +572,7 @@ default=None
     def _figures(inputs, disagreement, class_names):
         reason = plotting_unavailable()
         if reason is not None:
-            warnings.warn(
-                f"The HTML report has no figures: {reason}.", UserWarning, stacklevel=4
-            )
+            warn_user(f"The HTML report has no figures: {reason}.")
             return [], f"No figures: {reason}."
         from ..utils._optional import import_optional
 

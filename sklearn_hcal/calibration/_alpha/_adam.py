@@ -10,14 +10,13 @@ solvers (:mod:`._solvers`) import it only for an Adam fit.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ...utils._interrupt import reraise_interrupt
 from ...utils._optional import import_optional
 from ...utils._progress import report_progress
+from ...utils._warnings import warn_user
 
 __all__ = ["Objective", "ObjectiveNet", "TensorBatches", "fit_adam"]
 
@@ -156,11 +155,10 @@ def fit_adam(
         net.fit(dict(zip(names, train)), None)
     converged = stopper.misses_ >= n_iter_no_change
     if not converged:
-        warnings.warn(
+        warn_user(
             f"Adam stopped at max_iter={max_iter} epochs before the "
             "monitored loss stopped improving; increase max_iter.",
             ConvergenceWarning,
-            stacklevel=5,
         )
     # training objective at the restored weights, batch by batch on the device
     # (the weight penalty is in every batch's loss, so the mean keeps it once)

@@ -15,7 +15,6 @@ supplies what α-calibration takes from a classifier -- its probabilities
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.utils import TransformerTags
@@ -35,6 +34,7 @@ from ...utils._compat import (
     get_output_config,
 )
 from ...utils._optional import resolve_device
+from ...utils._warnings import warn_user
 from .._base import _BaseCalibrator
 from ._features import (
     extract_features,
@@ -403,12 +403,10 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
         if not np.any((Y.sum(axis=1) >= 2) & (w > 0)):
             weighted = "" if sample_weight is None else " and a positive sample_weight"
-            warnings.warn(
+            warn_user(
                 f"No item has two or more annotations{weighted}: the Dirichlet-"
                 "multinomial likelihood of a single label does not depend on "
-                "alpha0, so the concentration cannot be learnt (alpha0 stays at 1).",
-                UserWarning,
-                stacklevel=5,
+                "alpha0, so the concentration cannot be learnt (alpha0 stays at 1)."
             )
         if F.ndim == 3:  # ensemble members stacked as items (weights 1/S each)
             S = F.shape[0]

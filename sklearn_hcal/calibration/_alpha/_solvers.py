@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +51,7 @@ from sklearn.utils import check_random_state
 from ...utils._optional import import_optional, resolve_device
 from ...utils._progress import report_progress
 from ...utils._threads import one_torch_thread
+from ...utils._warnings import warn_user
 from .._dirichlet import NORMALIZATIONS
 
 __all__ = [
@@ -264,13 +264,11 @@ def fit_concentration_model(
         solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg, fits_in_memory=fits
     )
     if solver == "auto" and not fits and chosen == "adam" and not hidden:
-        warnings.warn(
+        warn_user(
             f"The data ({nbytes / 2**30:.1f} GiB in float64) does not fit in the "
             f"free memory of {device}: fitting with mini-batch Adam in float32 "
             "instead of full-batch L-BFGS; use device='cpu' for the exact "
-            "optimum.",
-            UserWarning,
-            stacklevel=4,
+            "optimum."
         )
     solver = chosen
     rng = check_random_state(random_state)
@@ -404,14 +402,12 @@ def warn_if_degenerate(log_a0, sample_weight=None) -> None:
     share = float(np.average(at_bound, weights=sample_weight))
     if share > 0.5:
         side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
-        warnings.warn(
+        warn_user(
             f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
             f"1e12), for {share:.0%} of the training items: the "
             "concentration model is degenerate (the histograms are far "
             "from what f predicts, or the features separate the items "
             "perfectly). Predicted disagreements and posteriors will be "
             "extreme; check that f and the features come from the "
-            "classifier used at prediction time, or raise alpha_reg.",
-            UserWarning,
-            stacklevel=7,
+            "classifier used at prediction time, or raise alpha_reg."
         )
