@@ -10,17 +10,9 @@ import pandas as pd
 import pytest
 
 from sklearn_hcal._frontend import HumanTargetMixin, ItemWeightsMixin
-from sklearn_hcal.aggregation import (
-    GLAD,
-    MACE,
-    DawidSkene,
-    MajorityVote,
-    OneCoinDawidSkene,
-    Wawa,
-)
 from sklearn_hcal.perspectivist import PerspectivistClassifier
+from tests.aggregation._models import AGGREGATORS
 
-AGGREGATORS = [MajorityVote, Wawa, DawidSkene, OneCoinDawidSkene, GLAD, MACE]
 FAMILIES = [*AGGREGATORS, PerspectivistClassifier]
 
 

@@ -1,4 +1,4 @@
-"""Issue 30's speed-ups equal what they replace, to the bit (no timings here).
+"""The engine's fast paths equal what they replace, to the bit (no timings here).
 
 Each fast path is compared with the plain definition or the previous code:
 the pairwise stable-order comparison with ``argsort(kind="stable")`` (pair

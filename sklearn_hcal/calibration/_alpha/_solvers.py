@@ -395,8 +395,8 @@ def warn_if_degenerate(log_a0, sample_weight=None) -> None:
     developer guide §never-degrade (never silently degrade): a fit whose α0 runs towards
     its clip bound for more than half the items predicts extreme
     disagreements and posteriors -- typically because ``f`` or the features
-    come from another classifier than at prediction time (issue 11 case 5:
-    out-of-fold logits on another scale than the refit net's).
+    come from another classifier than at prediction time (out-of-fold
+    logits on another scale than the refit net's).
     """
     at_bound = np.abs(log_a0) >= DEGENERATE_LOG_ALPHA0
     share = float(np.average(at_bound, weights=sample_weight))
