@@ -36,6 +36,7 @@ from ...utils._compat import (
 from ...utils._optional import resolve_device
 from ...utils._warnings import warn_user
 from .._base import _BaseCalibrator
+from ._config import SolverConfig
 from ._features import (
     extract_features,
     member_probabilities,
@@ -379,10 +380,28 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 "hidden_layer_sizes must hold positive integers, got "
                 f"{self.hidden_layer_sizes!r}."
             )
-        self._device = resolve_device(self.device)  # fail early on bad devices
-        self._hidden = hidden
-        self._fit(X, y, sample_weight, counts)
-        del self._device, self._hidden
+        # the fit's configuration lives for the fit only, whatever happens
+        self._solver_config = SolverConfig(
+            hidden=hidden,
+            solver=self.solver,
+            alpha_reg=self.alpha_reg,
+            l2_reg=self.l2_reg,
+            normalization=self.normalization,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            batch_size=self.batch_size,
+            learning_rate=self.learning_rate,
+            validation_fraction=self.validation_fraction,
+            early_stopping=self.early_stopping,
+            n_iter_no_change=self.n_iter_no_change,
+            device=resolve_device(self.device),  # fail early on bad devices
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
+        try:
+            self._fit(X, y, sample_weight, counts)
+        finally:
+            del self._solver_config
         return self
 
     def _fit_outputs(self, outputs, Y, sample_weight):
@@ -420,25 +439,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         )
 
         result = fit_concentration_model(
-            H,
-            F,
-            Y,
-            sample_weight=sample_weight,
-            hidden=self._hidden,
-            solver=self.solver,
-            alpha_reg=self.alpha_reg,
-            l2_reg=self.l2_reg,
-            normalization=self.normalization,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            batch_size=self.batch_size,
-            learning_rate=self.learning_rate,
-            validation_fraction=self.validation_fraction,
-            early_stopping=self.early_stopping,
-            n_iter_no_change=self.n_iter_no_change,
-            device=self._device,
-            random_state=self.random_state,
-            verbose=self.verbose,
+            H, F, Y, self._solver_config, sample_weight=sample_weight
         )
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts
