@@ -287,7 +287,7 @@ def row_bootstrap(n_bootstrap=1000):
     from sklearn_hcal.metrics import _engine, _registry
     from sklearn_hcal.metrics._bootstrap import _chunk_sums as sums_of_chunk
     from sklearn_hcal.metrics._bootstrap import _item_matrices, _resamples
-    from sklearn_hcal.metrics._report import validate_human
+    from sklearn_hcal.metrics._report_inputs import validate_human
 
     n = len(Y)
     human, source = validate_human(Y, P)

@@ -126,7 +126,7 @@ def _cases(Y, P):
 def _report_breakdown(Y, P, repeat: int) -> None:
     from sklearn_hcal.metrics import _engine as E
     from sklearn_hcal.metrics import _registry as R
-    from sklearn_hcal.metrics._report import validate_human
+    from sklearn_hcal.metrics._report_inputs import validate_human
 
     human, source = validate_human(Y, P)
     human.mu  # the human side, shared by every column  # noqa: B018

@@ -81,7 +81,7 @@ class Human:
     def __init__(self, pair: Pair, *, y_true_name: str = "y_true") -> None:
         self.pair = pair
         # The pair further classifiers are checked against (see
-        # ._report.check_prediction), and the labels' name in messages.
+        # ._report_inputs.check_prediction), and the labels' name in messages.
         self.reference = pair
         self.y_true_name = y_true_name
         self.Y, self.n = pair.Y, pair.n

@@ -38,7 +38,7 @@ from ._distribution_kernels import _block_entropies, _entropy
 from ._engine import Human, Source, evaluate, resolve, warn_debiased
 from ._mimori_kernels import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
 from ._registry import get_metric
-from ._report import validate_human
+from ._report_inputs import validate_human
 
 __all__ = [
     "decomposition_table",
@@ -176,7 +176,7 @@ def instance_calibration_errors(
 def instance_errors_table(human: Human, source: Source, index=None) -> pd.DataFrame:
     """:func:`instance_calibration_errors` of validated inputs.
 
-    ``human`` and ``source`` as :func:`~._report.validate_human` returns
+    ``human`` and ``source`` as :func:`~._report_inputs.validate_human` returns
     them (the Displays and the HTML report hold them): nothing is checked or
     scanned again. ``index`` (default ``0 .. n_samples - 1``) indexes the rows.
     """

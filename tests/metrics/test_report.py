@@ -986,7 +986,7 @@ def test_validated_inputs_pass_through_without_a_second_scan(data, monkeypatch):
     # and the engine's values are the same.
     import sklearn_hcal._validation._pair as pair_module
     from sklearn_hcal.metrics._engine import evaluate, resolve
-    from sklearn_hcal.metrics._report import check_prediction, validate_human
+    from sklearn_hcal.metrics._report_inputs import check_prediction, validate_human
 
     Y, _, preds = data
     P = preds["noisy"]
