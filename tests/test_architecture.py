@@ -491,6 +491,22 @@ def test_no_import_goes_up_a_floor():
     assert offenders == [], "\n".join(offenders)
 
 
+#: Lines past which a module says at its top why it stays one (developer
+#: guide §modules-by-job): a guide for a reader, not a cap.
+LONG_MODULE = 500
+
+
+def test_long_modules_say_why_they_are_one():
+    offenders = []
+    for _, path, _ in _modules():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if len(lines) > LONG_MODULE and not any(
+            line.startswith("Why one module:") for line in lines[:30]
+        ):
+            offenders.append(f"{path.relative_to(ROOT)} ({len(lines)} lines)")
+    assert offenders == [], offenders
+
+
 # -- the design in the repository -----------------------------------------------
 
 _REF = re.compile(r"developer\s+guide\s+§([a-z0-9-]+)")

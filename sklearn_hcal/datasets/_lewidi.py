@@ -1,5 +1,8 @@
 """LeWiDi's harmonised JSON (2023 and 2025 editions) -> histograms + annotators.
 
+Why one module: the reader of one file format (both editions), its
+checks and tables; ``load_lewidi`` is its one public entry.
+
 The *Learning with Disagreements* shared tasks release every data set in one
 "harmonised" JSON format: an object mapping item ids to records with the
 fields ``text``, ``annotators``, ``annotations``, ``soft_label``, ``split``,

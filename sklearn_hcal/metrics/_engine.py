@@ -1,5 +1,9 @@
 """The engine: the sums every registry metric is computed from.
 
+Why one module: the engine's sums and the objects they are read from
+(``Human``, ``Source``, ``ReportBlock``, ``Column``, ``Sums``) are one job;
+about 300 lines are code, the rest their documentation.
+
 Every registry metric (:mod:`sklearn_hcal.metrics._registry`) is a function
 of sums over items: ``Σ num`` and ``Σ den`` (a ``per_item`` hook), per-cell
 sums (a :class:`Stats` group, :mod:`sklearn_hcal.metrics._cells`), six

@@ -1,5 +1,8 @@
 """The perspectivist classifier: each annotator's label on each item.
 
+Why one module: one estimator; its checks, decisions, features and CV
+live beside it, and some 240 of its lines are documentation.
+
 LeWiDi 2025's perspectivist track asks for the label each annotator gives
 each test item; its soft track for the distribution of the item's labels.
 One model serves both: a classifier of ``(item, annotator)`` rows gives

@@ -1,5 +1,9 @@
 """``CalibrationReport``: the metric table for people, in a notebook or a file.
 
+Why one module: one class; the HTML, the table's layout and the figures
+live beside it (``_html``, ``_table``, ``_figures``), and some 240 of its
+lines are documentation.
+
 The numbers are those of :func:`~sklearn_hcal.metrics.human_calibration_report`
 (its DataFrame is kept unchanged in :attr:`CalibrationReport.table`); this
 object only lays them out: intervals in the value's cell, the best value of
