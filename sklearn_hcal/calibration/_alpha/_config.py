@@ -10,7 +10,7 @@ it whole instead of twenty keywords passed through.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .._dirichlet import NORMALIZATIONS
 
@@ -77,9 +77,12 @@ class SolverConfig:
 
     Examples
     --------
+    >>> from sklearn_hcal import AlphaCalibrator
     >>> from sklearn_hcal.calibration._alpha._config import SolverConfig
     >>> SolverConfig(hidden=[16], l2_reg=0.01).hidden
     (16,)
+    >>> SolverConfig.of(AlphaCalibrator(l2_reg=0.5), hidden=()).l2_reg
+    0.5
     >>> SolverConfig(tol=-1.0)
     Traceback (most recent call last):
     ...
@@ -102,6 +105,18 @@ class SolverConfig:
     random_state: object = None
     verbose: int = 0
     precondition: bool = True
+
+    @classmethod
+    def of(cls, estimator, **given) -> SolverConfig:
+        """The configuration of an estimator: each field its parameter of the
+        same name (``get_params``), the fields in ``given`` as given."""
+        params = estimator.get_params(deep=False)
+        taken = {
+            f.name: params[f.name]
+            for f in fields(cls)
+            if f.name in params and f.name not in given
+        }
+        return cls(**taken, **given)
 
     def __post_init__(self):
         for name in ("alpha_reg", "l2_reg", "tol"):

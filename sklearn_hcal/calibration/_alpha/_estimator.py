@@ -381,23 +381,9 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 f"{self.hidden_layer_sizes!r}."
             )
         # the fit's configuration lives for the fit only, whatever happens
-        self._solver_config = SolverConfig(
-            hidden=hidden,
-            solver=self.solver,
-            alpha_reg=self.alpha_reg,
-            l2_reg=self.l2_reg,
-            normalization=self.normalization,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            batch_size=self.batch_size,
-            learning_rate=self.learning_rate,
-            validation_fraction=self.validation_fraction,
-            early_stopping=self.early_stopping,
-            n_iter_no_change=self.n_iter_no_change,
-            device=resolve_device(self.device),  # fail early on bad devices
-            random_state=self.random_state,
-            verbose=self.verbose,
-        )
+        self._solver_config = SolverConfig.of(
+            self, hidden=hidden, device=resolve_device(self.device)
+        )  # a bad device fails here, before any work
         try:
             self._fit(X, y, sample_weight, counts)
         finally:

@@ -292,21 +292,7 @@ def fit_concentration_model(
     else:
         from ._adam import fit_adam  # skorch: only for Adam
 
-        result = fit_adam(
-            module,
-            objective,
-            tensors,
-            H.shape[0],
-            rng,
-            max_iter=cfg.max_iter,
-            tol=cfg.tol,
-            batch_size=cfg.batch_size,
-            learning_rate=cfg.learning_rate,
-            validation_fraction=cfg.validation_fraction,
-            early_stopping=cfg.early_stopping,
-            n_iter_no_change=cfg.n_iter_no_change,
-            verbose=cfg.verbose,
-        )
+        result = fit_adam(module, objective, tensors, H.shape[0], rng, cfg)
     n_iter, loss, converged, grad_max, n_evals = result
     report_progress(
         f"AlphaCalibrator: solver={solver}, n_iter={n_iter}, "
