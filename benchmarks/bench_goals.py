@@ -1,4 +1,4 @@
-"""Issues 21 and 30: ratios now against the goals, with the load average.
+"""The speed goals: ratios now against the goals, with the load average.
 
 Every row times two things interleaved in one process (a, b, a, b, ...)
 and keeps the best of 3 of each, so that both see the same machine; the
@@ -363,7 +363,7 @@ def row_alpha(n):
 
     try:
         from sklearn_hcal.calibration._alpha._solvers import use_histogram_slots
-    except ImportError:  # before issue 21: the switch at max(64, 4K) labels
+    except ImportError:  # an older checkout: the switch at max(64, 4K) labels
 
         def use_histogram_slots(max_labels, n_classes):
             return max_labels <= max(64, 4 * n_classes)
@@ -465,7 +465,7 @@ def main(argv=None):
     mode = "one core busy (spinner)" if args.busy else "no spinner"
     try:
         out(
-            f"Issue 21 goals, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+            f"Speed goals, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
             f"{os.cpu_count()} cores, {mode}; "
             f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
