@@ -319,7 +319,7 @@ CASES = [
         {},
         [],
         2,
-        r"\Ahcal: error: a command is required: demo, evaluate or lewidi "
+        r"\Ahcal: error: a command is required: demo, evaluate, lewidi or agreement "
         r"\(try 'hcal --help'\)\n\Z",
         "no subcommand",
     ),
