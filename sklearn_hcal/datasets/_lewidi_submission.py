@@ -286,9 +286,14 @@ def _read_csv_rows(p: Path, id_column) -> dict:
             f"its columns are {list(table.columns)}."
         )
     ids = table.pop(found[0]).str.strip()
-    repeated = ids[ids.duplicated()]
-    if len(repeated):
-        raise ValueError(f"{p}: item {repeated.iloc[0]!r} appears twice.")
+    repeated = ids.duplicated(keep=False).to_numpy()
+    if repeated.any():
+        first = ids.iloc[int(np.flatnonzero(repeated)[0])]
+        lines = (np.flatnonzero((ids == first).to_numpy()) + 2).tolist()
+        raise ValueError(
+            f"{p}: uid {first!r} appears {len(lines)} times (line {lines[0]} of "
+            f"{p.name} and line {lines[1]}); an item's prediction is given once."
+        )
     return {i: dict(zip(table.columns, row)) for i, row in zip(ids, table.to_numpy())}
 
 

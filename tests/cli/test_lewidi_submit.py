@@ -164,14 +164,19 @@ def test_cross_validation_is_printed_with_the_baselines(tmp_path, capsys):
         3,
     )
     assert "Item-grouped 3-fold cross-validation" in out
-    for row in (
-        "| model |",
-        "| most frequent label |",
-        "| prior |",
-        "| annotator's most frequent label |",
+    # every baseline and metric named in the legend, with its direction
+    for line in (
+        "A: most frequent label (baseline)",
+        "B: annotator's most frequent label (baseline)",
+        "C: prior (baseline)",
+        "every metric: lower is better",
+        "pe-distance: perspectivist absolute distance",
     ):
-        assert row in out
+        assert line in out
     assert "Opt-ICL 0.119" in out and "twinhter 0.080" in out
+    # the published results are set beside a score that read the explanations
+    assert "cross-validated with the explanations" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
 
 
 def test_progress_goes_to_stderr(tmp_path, capsys):
@@ -191,7 +196,9 @@ def test_progress_goes_to_stderr(tmp_path, capsys):
         ]
     )
     out, err = capsys.readouterr()
-    assert code == 0 and out == ""
+    # stdout holds results only: what the model reads, no progress
+    assert code == 0 and out.startswith("Reads from Paraphrase_dev.json:")
+    assert "fitting the model" not in out and "[" not in out.split(":")[0]
     assert "fitting the model" in err and "wrote" in err
 
 
