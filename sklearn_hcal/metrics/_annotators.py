@@ -129,6 +129,7 @@ def annotator_pairs(annotations, predictions, item, annotator, label):
                     f"{arr[i, j]:g}."
                 )
     else:
+        _refuse_label_sets(merged, [cols[0], pred_cols[0]], cols[0])
         t = _normalised(merged[cols[0]].to_numpy())
         p = _normalised(merged[pred_cols[0]].to_numpy())
         if t.dtype != p.dtype:
@@ -138,6 +139,26 @@ def annotator_pairs(annotations, predictions, item, annotator, label):
                 "so no label could match."
             )
     return merged[keys], t, p, multilabel
+
+
+def _refuse_label_sets(merged, columns, label) -> None:
+    """A column of label sets compared whole would give the exact-set error,
+    not LeWiDi's multi-label error rate (the mean of per-label rates)."""
+    for col, name in zip(columns, ("annotations", "predictions")):
+        values = merged[col].to_numpy()
+        sets = np.flatnonzero(
+            [isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values]
+        )
+        if sets.size:
+            raise ValueError(
+                f"{name}' column {label!r} holds label sets (e.g. "
+                f"{values[sets[0]]!r}): compared whole they give the exact-set "
+                "error, not LeWiDi's multi-label error rate. Pass one 0/1 column "
+                "per label (label=[...], the layout of load_lewidi(...)."
+                "annotations), or score with "
+                "sklearn_hcal.metrics.lewidi_scores(test, perspectivist=...), "
+                "which reads label sets."
+            )
 
 
 def annotator_errors(t, p, multilabel):
