@@ -254,7 +254,7 @@ def _inputs_statement(X_test, test, predict_path, explanations) -> str:
     meta = [
         str(c)
         for c in X_test.columns
-        if c not in ("item", "annotator", *texts, *EXPLANATION)
+        if c not in ("item", "annotator", "in_metadata", *texts, *EXPLANATION)
     ]
     parts = [f"the item texts {texts}", "the annotator ids"]
     if meta:

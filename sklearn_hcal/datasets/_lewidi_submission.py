@@ -365,7 +365,9 @@ def _label_probability(p, item, label, value) -> float:
             f"{p}: item {item!r}, {what}: the pair {list(value)!r} sums to "
             f"{total:.6g}, not 1; it is not a distribution [1 - p, p]."
         )
-    return yes / total if 0 <= no and 0 <= yes else yes
+    if abs(total - 1.0) <= 1e-12 or not (0 <= no and 0 <= yes):
+        return yes  # as written: [1 - p, p] computed in floats
+    return yes / total
 
 
 def _as_class(key, classes):
