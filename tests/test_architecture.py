@@ -65,6 +65,7 @@ PUBLIC_PATHS = {
         "instance_calibration_errors",
         "jensen_shannon_distance",
         "kl_divergence",
+        "lewidi_scores",
         "loss_decomposition",
         "majority_accuracy_score",
         "make_annotation_scorer",
@@ -96,6 +97,7 @@ PUBLIC_PATHS = {
     ],
     "sklearn_hcal.datasets": [
         "annotations_to_histograms",
+        "combine_lewidi_splits",
         "fetch_chaosnli",
         "fetch_lewidi",
         "get_data_home",
@@ -104,7 +106,9 @@ PUBLIC_PATHS = {
         "load_lewidi",
         "make_label_histograms",
         "make_mixed_digits",
+        "read_lewidi_submission",
         "sample_annotations",
+        "write_lewidi_submission",
     ],
     "sklearn_hcal.model_selection": [
         "AnnotatorKFold",
