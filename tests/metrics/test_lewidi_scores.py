@@ -225,3 +225,121 @@ def test_python_and_the_command_line_agree_bit_for_bit(files, tmp_path, capsys):
 
 def _json_label(value):
     return list(value) if isinstance(value, tuple) else int(value)
+
+
+# --------------------------------------------------------------------------- #
+# multi-label label sets, gold rows off 1, the closed form
+# --------------------------------------------------------------------------- #
+def _multilabel_truth():
+    from sklearn_hcal.metrics._shared import lewidi_truth
+
+    # item 1: A chose {a}, B chose {a, b}; item 2: A chose {c}
+    target = [[1, 0, 0], [1, 1, 0], [0, 0, 1]]
+    truth = lewidi_truth(
+        ["1", "1", "2"],
+        ["A", "B", "A"],
+        target,
+        classes=["a", "b", "c"],
+        multilabel=True,
+    )
+    pred = pd.DataFrame(
+        {
+            "item": ["1", "1", "2"],
+            "annotator": ["A", "B", "A"],
+            "label": [("a", "b"), ("b",), ("c",)],
+        }
+    )
+    return truth, pred
+
+
+def test_multilabel_error_rate_of_label_tuples_by_hand():
+    truth, pred = _multilabel_truth()
+    # item 1, per label over its two annotators: a 1/2 (B missed it), b 1/2
+    # (A added it), c 0 -> 1/3; item 2: 0. The mean over items: 1/6 (the
+    # exact-set error would be (2/2 + 0) / 2 = 1/2)
+    got = lewidi_scores(truth, perspectivist=pred)
+    assert got["perspectivist_error_rate"] == pytest.approx(1 / 6, abs=1e-15)
+    official = lewidi_scores(truth, perspectivist=pred, official_rounding=True)
+    # each label's rate rounded to 5 decimals, nothing else
+    assert official["perspectivist_error_rate"] == pytest.approx(1 / 6, abs=1e-15)
+
+
+def test_perspectivist_error_rate_refuses_label_tuples_and_names_the_way():
+    from sklearn_hcal.metrics import perspectivist_error_rate
+
+    truth, pred = _multilabel_truth()
+    sets = truth.annotations[["item", "annotator"]].assign(
+        label=[("a",), ("a", "b"), ("c",)]
+    )
+    with pytest.raises(ValueError, match="exact-set error") as err:
+        perspectivist_error_rate(sets, pred)
+    assert "lewidi_scores" in str(err.value) and "label=[" in str(err.value)
+
+
+def test_gold_soft_labels_off_one_are_warned_and_normalised(tmp_path):
+    pytest.importorskip("ot")
+    records = {
+        "1": {
+            "annotators": "A,B,C",
+            "annotations": {"A": "1", "B": "2", "C": "3"},
+            "soft_label": {"1": 0.33, "2": 0.33, "3": 0.33},
+            "text": "t",
+        },
+        "2": {
+            "annotators": "A,B",
+            "annotations": {"A": "1", "B": "1"},
+            "soft_label": {"1": 1.0, "2": 0.0, "3": 0.0},
+            "text": "u",
+        },
+    }
+    path = tmp_path / "toy_test.json"
+    path.write_text(json.dumps(records))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the soft label is not the share
+        test = load_lewidi(path, annotators_meta=None)
+    soft = pd.DataFrame(
+        [[0.2, 0.3, 0.5], [0.5, 0.25, 0.25]], index=["1", "2"], columns=[1, 2, 3]
+    )
+    with pytest.warns(UserWarning, match=r"of 1 of 2 items do not sum to 1") as rec:
+        got = lewidi_scores(test, soft=soft, official_rounding=True)
+    assert "ot.emd2 cannot score them" in str(rec[0].message)
+    # the decision: against the soft label divided by its sum
+    targets = [[1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]]
+    assert got["wasserstein_distance"] == nb.average_ws(
+        targets, soft.to_numpy().tolist()
+    )
+    # the Manhattan distance is the notebook's on the rows as shipped
+    shipped = [[0.33, 0.33, 0.33], [1.0, 0.0, 0.0]]
+    assert got["manhattan_distance"] == nb.average_md(shipped, soft.to_numpy().tolist())
+
+
+def test_without_pot_the_closed_form_gives_the_same_distances(files, monkeypatch):
+    pytest.importorskip("ot")
+    _, records, test = files["CSC_dev", 40]
+    rng = np.random.default_rng(7)
+    values = rng.dirichlet(np.ones(6), size=40)
+    soft = pd.DataFrame(values, index=list(records), columns=list(test.classes))
+    with_pot = lewidi_scores(test, soft=soft, official_rounding=True)
+    plain = lewidi_scores(test, soft=soft)
+    monkeypatch.setitem(__import__("sys").modules, "ot", None)  # not installed
+    without = lewidi_scores(test, soft=soft, official_rounding=True)
+    assert without == with_pot
+    assert without["wasserstein_distance"] == round(plain["wasserstein_distance"], 5)
+
+
+def test_the_ordinal_rule_is_one_rule():
+    from sklearn_hcal.metrics._shared import is_ordinal_scale
+    from sklearn_hcal.perspectivist._input import resolve_scale
+
+    for classes in (
+        [1, 2, 3],
+        [0, 1],
+        [-5, 0, 5],
+        ["a", "b", "c"],
+        [1.0, 2.5, 4.0],
+        np.array([1, 2, 3]),
+        [True, False, True],
+    ):
+        assert resolve_scale(classes, False, "auto", "auto")[0] == is_ordinal_scale(
+            classes
+        )
