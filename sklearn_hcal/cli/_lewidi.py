@@ -17,10 +17,15 @@ starting kit):
 
 The truth of an item is the share of its annotations (the counts); an item
 without annotations (a test split) uses its shipped soft label. With
-``--official-rounding`` each metric is rounded as the LeWiDi 2025
-evaluation notebook rounds it -- the rule each metric declares
-(``OfficialRounding`` in :mod:`sklearn_hcal.metrics._registry`) -- and, as
-in the notebook, the soft track's truth is the shipped soft label.
+``--official-rounding`` the arithmetic is the LeWiDi 2025 evaluation
+notebook's (:func:`sklearn_hcal.metrics.lewidi_scores`): each metric's
+rounding rule (``OfficialRounding`` in :mod:`sklearn_hcal.metrics._registry`),
+file-order sums, ``ot.emd2`` per item when POT is installed, predictions as
+written and, as in the notebook, the shipped soft labels as the soft truth.
+
+This module only parses and prints: the files are read by
+:func:`~sklearn_hcal.datasets.read_lewidi_submission` and scored by
+:func:`~sklearn_hcal.metrics.lewidi_scores`, as from Python.
 
 Prediction files (every item of the truth, matched by id; an item given
 twice is refused):
@@ -30,7 +35,8 @@ twice is refused):
   multi-label: ``{item_id: {label: P(label applies)}}`` or a list, each
   entry a probability or a pair ``[1 − p, p]`` (VariErrNLI's layout);
 * soft, ``.tsv`` (the official submission layout, no header): ``item_id``,
-  a tab, then the list ``[p, ...]`` in class order;
+  a tab, then the list ``[p, ...]`` in class order (multi-label: the nested
+  ``[[1 − p, p], ...]`` or flat);
 * soft, ``.csv``: a header ``id,<class>,<class>...`` (the id column named
   ``id``, ``uid`` or ``--id-column``);
 * perspectivist, ``.json``: ``{item_id: {annotator: label}}`` (multi-label:

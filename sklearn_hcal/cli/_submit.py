@@ -7,14 +7,21 @@ writes the official 2025 submission files for ``--predict``:
 
 * ``DIR/<stem>_soft.tsv`` -- ``item_id<TAB>[p, ...]``: each item's soft
   label, the mean of its annotators' predicted distributions, in the class
-  order of the data set (numeric scales increasing; VariErrNLI: the
-  probability of each label);
+  order of the data set (numeric scales increasing; VariErrNLI: the pair
+  ``[1 − p, p]`` of each label);
 * ``DIR/<stem>_pe.tsv`` -- ``item_id<TAB>[label, ...]``: one predicted
   label per distinct annotator of the item, in the order of its
   ``annotators`` field (VariErrNLI: each annotator's list of labels) --
   the Bayes decision of the track's score (the median on a Likert scale,
   the mode for a binary one, per-label thresholds for VariErrNLI).
 
+One ``predict_proba`` gives both; the files are written by
+:func:`~sklearn_hcal.datasets.write_lewidi_submission` (byte for byte what
+Python writes), the training files joined by
+:func:`~sklearn_hcal.datasets.combine_lewidi_splits`, and the
+cross-validation scored by :func:`~sklearn_hcal.metrics.lewidi_scores`.
+Before it the command says which columns of ``--predict`` the model reads;
+``--no-explanations`` drops the annotators' explanations everywhere.
 ``hcal evaluate TRUTH.json --pred FILE`` reads both files. The options are
 declared in :mod:`._submit_command`, which imports this module only to run.
 """
