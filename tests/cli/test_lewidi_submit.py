@@ -437,3 +437,25 @@ def test_one_fold_is_refused(tmp_path, capsys):
     )
     assert code == 2
     assert "at least 2" in capsys.readouterr().err
+
+
+def test_each_warning_of_the_folds_is_shown_once(tmp_path, capsys):
+    train = _subset(tmp_path, "Paraphrase_train.json", 30)
+    records = json.loads(train.read_text())
+    for k, record in enumerate(records.values()):
+        if k % 2:  # half the items ship no explanations: every fold warns
+            record["other_info"] = {}
+    train.write_text(json.dumps(records))
+    test = _subset(tmp_path, "Paraphrase_dev.json", 4)
+    code = main(
+        ["lewidi", "--train", str(train), "--predict", str(test), "--out"]
+        + [str(tmp_path / "o"), "--folds", "3"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lacking = [line for line in err.splitlines() if "lack ['explanation']" in line]
+    assert len(lacking) == 1, err
+    assert "in 3 of the 3 folds" in lacking[0]
+    # progress: every fold, numbered
+    for k in (1, 2, 3):
+        assert f"cross-validation fold {k}/3 done" in err
