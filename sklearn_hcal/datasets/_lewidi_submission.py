@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from ..metrics._shared import TWO_DECIMALS, class_named
 from ._shared import read_json
 
 __all__ = [
@@ -37,9 +38,10 @@ __all__ = [
     "write_lewidi_submission",
 ]
 
-#: How far a probability written with 2 decimals may be off, per entry
-#: (the soft labels' rounding rule, developer guide §lewidi).
-_TWO_DECIMALS = 0.005
+def _as_class(key, classes):
+    """The class ``key`` names (text or number), else ``key`` as text."""
+    c = class_named(key, classes)
+    return str(key).strip() if c is None else c
 
 
 # --------------------------------------------------------------------------- #
@@ -360,7 +362,7 @@ def _label_probability(p, item, label, value) -> float:
     no, yes = (_number(p, item, v, what) for v in value)
     total = no + yes
     # a pair rounded to 2 decimals may miss 1 by 0.01 (developer guide §lewidi)
-    if not (np.isfinite(total) and abs(total - 1.0) <= _TWO_DECIMALS * 2):
+    if not (np.isfinite(total) and abs(total - 1.0) <= TWO_DECIMALS * 2):
         raise ValueError(
             f"{p}: item {item!r}, {what}: the pair {list(value)!r} sums to "
             f"{total:.6g}, not 1; it is not a distribution [1 - p, p]."
@@ -370,25 +372,9 @@ def _label_probability(p, item, label, value) -> float:
     return yes / total
 
 
-def _as_class(key, classes):
-    if key in classes:
-        return key
-    try:
-        number = float(key)
-    except ValueError:
-        return key
-    for c in classes:
-        try:
-            if float(c) == number:
-                return c
-        except ValueError:
-            continue
-    return key
-
-
 def _soft_row(p, item, value, classes, multilabel) -> list:
     if isinstance(value, dict):
-        row = {_as_class(str(k).strip(), classes): v for k, v in value.items()}
+        row = {_as_class(k, classes): v for k, v in value.items()}
         unknown = [k for k in row if k not in classes]
         if unknown:
             raise ValueError(
@@ -420,13 +406,7 @@ def _read_soft(p: Path, test, id_column) -> pd.DataFrame:
         [_soft_row(p, i, rows[i], classes, test.multilabel) for i in ids],
         dtype=np.float64,
     ).reshape(len(ids), len(classes))
-    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{p}: item {ids[i]!r}, class {classes[j]!r}: {values[i, j]!r} is not a "
-            "probability in [0, 1]."
-        )
+    # as written: lewidi_scores checks that they are probabilities
     return pd.DataFrame(
         values,
         index=pd.Index(ids, name="item"),

@@ -42,6 +42,7 @@ from ._registry import exact_round, official_rounding
 
 __all__ = [
     "TWO_DECIMALS",
+    "class_named",
     "is_ordinal_scale",
     "lewidi_scores",
     "order_positions",
@@ -431,22 +432,33 @@ def _perspectivist_scores(test, pred, *, ordinal, scale, official) -> dict:
     return out
 
 
-def _class_text(value, scale) -> str:
-    """A label as the text of its class (``"1"``, ``1`` and ``1.0`` alike)."""
+def class_named(value, classes):
+    """The class of ``classes`` that ``value`` names, or None.
+
+    By text (``"1"``), else by number (``1``, ``1.0`` and ``"1.0"`` name the
+    class ``1``): files write labels as text, models predict numbers.
+    """
     text = str(value).strip()
-    if text in {str(c) for c in scale}:
-        return text
+    for c in classes:
+        if str(c) == text:
+            return c
     try:
         number = float(text)
     except ValueError:
-        return text
-    for c in scale:
+        return None
+    for c in classes:
         try:
             if float(c) == number:
-                return str(c)
+                return c
         except (TypeError, ValueError):
             continue
-    return text
+    return None
+
+
+def _class_text(value, scale) -> str:
+    """A label as the text of its class on ``scale`` (itself when none)."""
+    c = class_named(value, scale)
+    return str(value).strip() if c is None else str(c)
 
 
 # --------------------------------------------------------------------------- #

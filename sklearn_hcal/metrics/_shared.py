@@ -17,6 +17,7 @@ from ._hlv_kernels import (
 )
 from ._lewidi import (
     TWO_DECIMALS,
+    class_named,
     is_ordinal_scale,
     lewidi_truth,
     order_positions,
@@ -59,6 +60,7 @@ from ._tables import (
 
 __all__ = [
     "TWO_DECIMALS",
+    "class_named",
     "is_ordinal_scale",
     "lewidi_truth",
     "order_positions",

@@ -415,18 +415,8 @@ def test_the_command_says_which_test_columns_it_reads(tmp_path, capsys):
     out, _ = _submit(capsys, train, test, tmp_path / "o")
     assert "Reads from Paraphrase_dev.json" in out
     assert "explanations of 20 of its 20" in " ".join(out.split())
-    out, _ = _run(
-        capsys,
-        "--train",
-        train,
-        "--predict",
-        test,
-        "--out",
-        tmp_path / "p",
-        "--folds",
-        0,
-        "--no-explanations",
-    )
+    flags = ["--out", tmp_path, "--folds", 0, "--no-explanations"]
+    out, _ = _run(capsys, "--train", train, "--predict", test, *flags)
     assert "explanations are not read" in " ".join(out.split())
 
 
