@@ -146,6 +146,8 @@ def _refuse_label_sets(merged, columns, label) -> None:
     not LeWiDi's multi-label error rate (the mean of per-label rates)."""
     for col, name in zip(columns, ("annotations", "predictions")):
         values = merged[col].to_numpy()
+        if values.dtype != object:  # numbers: no label sets
+            continue
         sets = np.flatnonzero(
             [isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values]
         )
