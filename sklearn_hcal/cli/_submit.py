@@ -314,31 +314,44 @@ def _predict_table(test, datasets, trains, X):
 
 
 def _print_cross_validation(clf, X, y, groups, args, data, prog) -> None:
+    """Both settings when the training files carry explanations: the model
+    as asked for, and the same model without the explanations."""
+    from .._validation import is_missing
     from ..perspectivist._shared import cross_val_tracks
 
     folds = min(args.folds, groups.nunique())
     if folds < 2:
         prog.message("too few items to cross-validate; skipped")
         return
-    prog.message(f"item-grouped {folds}-fold cross-validation")
+    settings = {"": X}
+    explained = [c for c in EXPLANATION if c in X.columns]
+    if explained and (~is_missing(X[explained[0]])).any():
+        settings[" without the explanations"] = X.drop(columns=explained)
+    runs = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        scores, _, _ = cross_val_tracks(
-            clf,
-            X,
-            y,
-            groups=groups,
-            n_splits=folds,
-            random_state=args.seed,
-            progress=lambda done, total: prog.message(
-                f"cross-validation fold {done}/{total} done"
-            ),
-        )
-    _warn_once(caught, folds)
-    print(_cv_table(scores, folds, data, args.explanations))
+        for setting, table in settings.items():
+            prog.message(f"item-grouped {folds}-fold cross-validation{setting}")
+
+            def progress(done, total, setting=setting):
+                prog.message(f"cross-validation{setting}: fold {done}/{total} done")
+
+            runs[setting], _, _ = cross_val_tracks(
+                clf,
+                table,
+                y,
+                groups=groups,
+                n_splits=folds,
+                random_state=args.seed,
+                progress=progress,
+            )
+    _warn_once(caught)
+    without = runs.get(" without the explanations")
+    explanations = args.explanations and bool(explained)
+    print(_cv_table(runs[""], folds, data, explanations, without=without))
 
 
-def _warn_once(caught, folds) -> None:
+def _warn_once(caught) -> None:
     """Each kind of warning once, however many folds raised it."""
     seen = {}
     for w in caught:
@@ -347,7 +360,7 @@ def _warn_once(caught, folds) -> None:
     for (category, _), ws in seen.items():
         text = str(ws[0].message)
         if len(ws) > 1:
-            text += f" (in {len(ws)} of the {folds} folds; the first shown)"
+            text += f" ({len(ws)} times over the folds; the first shown)"
         warnings.warn(text, category, stacklevel=3)
 
 
@@ -378,7 +391,9 @@ BASELINES = {
 }
 
 
-def _cv_table(scores, folds, data, explanations) -> str:
+def _cv_table(scores, folds, data, explanations, without=None) -> str:
+    """The table of the model and the baselines; ``without``: the same
+    model's scores without the explanations, a block of its own."""
     metrics = [c for c in scores.columns if c not in ("fold", "model")]
     order = ["model", *BASELINES]
     mean = scores.groupby("model").mean().reindex(order)
@@ -412,23 +427,41 @@ def _cv_table(scores, folds, data, explanations) -> str:
         ),
     ]
     lines.extend(textwrap.fill(t, width=WIDTH, subsequent_indent="  ") for t in legend)
+    other = None
+    if without is not None:
+        model = without[without["model"] == "model"]
+        other_mean, other_std = model[metrics].mean(), model[metrics].std(ddof=1)
+        other = other_mean.get(track)
+        lines += [
+            "",
+            "The same model without the explanations (--no-explanations):",
+            f"{'metric':<13}{'model':>{width}}",
+        ]
+        for m in metrics:
+            short = METRIC_NAMES.get(m, (m,))[0] + ("*" if m == track else "")
+            cell = f"{other_mean[m]:.4f} ± {other_std[m]:.4f}"
+            lines.append(f"{short:<13}{cell:>{width}}")
     if published is not None:
         ours = mean.loc["model", track]
         teams = ", ".join(
             f"{team} {published[team]:.3f}" for team in ("Opt-ICL", "twinhter")
         )
-        setting = (
-            "with the explanations of the rows predicted"
-            if explanations
-            else "without the explanations"
-        )
+        if other is not None:
+            setting = (
+                f"{ours:.4f} with the explanations of the rows predicted, "
+                f"{other:.4f} without them"
+            )
+        elif explanations:
+            setting = f"{ours:.4f} with the explanations of the rows predicted"
+        else:
+            setting = f"{ours:.4f} without the explanations"
         lines.append("")
         lines.append(
             textwrap.fill(
-                f"{METRIC_NAMES[track][0]}: {ours:.4f} here, cross-validated "
-                f"{setting}; on the official test set {teams}. Whether the "
-                "competition's test inputs carried the explanations is not "
-                "stated in the files, so the two are not measured alike.",
+                f"{METRIC_NAMES[track][0]}, cross-validated here: {setting}. On "
+                f"the official test set: {teams}. Whether the competition's test "
+                "inputs carried the explanations is not stated in the files, so "
+                "these are not measured alike.",
                 width=WIDTH,
             )
         )

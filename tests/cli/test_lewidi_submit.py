@@ -174,8 +174,11 @@ def test_cross_validation_is_printed_with_the_baselines(tmp_path, capsys):
     ):
         assert line in out
     assert "Opt-ICL 0.119" in out and "twinhter 0.080" in out
-    # the published results are set beside a score that read the explanations
-    assert "cross-validated with the explanations" in out
+    # both settings, each named, beside the published results
+    flat = " ".join(out.split())
+    assert "The same model without the explanations (--no-explanations):" in out
+    assert "with the explanations of the rows predicted" in flat
+    assert "without them. On the official test set" in flat
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
@@ -445,7 +448,8 @@ def test_each_warning_of_the_folds_is_shown_once(tmp_path, capsys):
     assert code == 0, err
     lacking = [line for line in err.splitlines() if "lack ['explanation']" in line]
     assert len(lacking) == 1, err
-    assert "in 3 of the 3 folds" in lacking[0]
+    assert "3 times over the folds" in lacking[0]
     # progress: every fold, numbered
     for k in (1, 2, 3):
-        assert f"cross-validation fold {k}/3 done" in err
+        assert f"cross-validation: fold {k}/3 done" in err
+        assert f"cross-validation without the explanations: fold {k}/3 done" in err
