@@ -2,7 +2,8 @@
 
 Trains the default :class:`~sklearn_hcal.perspectivist.PerspectivistClassifier`
 on the annotations of the ``--train`` files, prints its item-grouped
-cross-validated scores on both tracks beside the reference baselines, and
+cross-validated scores on both tracks beside the reference baselines (with
+and without the annotators' explanations, when the files carry them), and
 writes the official 2025 submission files for ``--predict``:
 
 * ``DIR/<stem>_soft.tsv`` -- ``item_id<TAB>[p, ...]``: each item's soft

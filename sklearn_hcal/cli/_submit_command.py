@@ -26,7 +26,8 @@ def add_subcommand(sub) -> None:
             "logistic regressions; ordinal on Likert scales, one model per label "
             "for VariErrNLI) on the annotations of the --train files, print its "
             "item-grouped cross-validated scores on both tracks beside the "
-            "baselines, and write DIR/<stem>_soft.tsv and DIR/<stem>_pe.tsv for "
+            "baselines (with and without the explanations), and write "
+            "DIR/<stem>_soft.tsv and DIR/<stem>_pe.tsv for "
             "the --predict file in the official 2025 submission layouts (read by "
             "'hcal evaluate')."
         ),
