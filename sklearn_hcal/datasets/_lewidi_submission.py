@@ -38,6 +38,7 @@ __all__ = [
     "write_lewidi_submission",
 ]
 
+
 def _as_class(key, classes):
     """The class ``key`` names (text or number), else ``key`` as text."""
     c = class_named(key, classes)
