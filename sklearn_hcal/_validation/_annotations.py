@@ -391,8 +391,10 @@ def annotation_labels(
     ``y`` (when given) holds one label per row of ``X`` (an unnamed
     ``(n, 1)`` column is raveled with scikit-learn's warning; a ragged
     list is one label set per row); else the labels are ``X``'s ``label``
-    column. ``matrix=True`` also accepts a 2-D ``y`` (a multi-label
-    indicator). A missing label is refused, naming its row.
+    column. ``matrix=True`` also accepts multi-label targets: a 2-D ``y``
+    (a 0/1 indicator) and label sets (tuples, lists, sets), which are
+    refused otherwise, naming the row. A missing label is refused, naming
+    its row.
 
     Returns
     -------
@@ -409,9 +411,42 @@ def annotation_labels(
             f"{table.owner}: y must hold one label per row of X ({len(table)} "
             f"rows), got shape {values.shape}."
         )
+    if not matrix:
+        _refuse_label_sets(table, values, source)
     if values.ndim == 1:
         _check_present(table, values, source, "label")
     return values, source
+
+
+def _refuse_label_sets(table: AnnotationTable, values, source: str) -> None:
+    """Refuse label sets (a multi-label ``frame``'s tuples) where one label is due.
+
+    ``load_lewidi(...).frame`` of a multi-label data set (VariErrNLI) holds
+    the tuple of labels each annotator chose; read as one label each, the
+    tuples crashed in numpy ("inhomogeneous shape"). The advice is the wide
+    table's (:func:`_multilabel_hint`): one yes/no question per label.
+    """
+    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) != (
+        "mixed"
+    ):
+        return
+    is_set = np.fromiter(
+        (isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values),
+        dtype=bool,
+        count=len(values),
+    )
+    if not is_set.any():
+        return
+    row = int(np.flatnonzero(is_set)[0])
+    first = next(iter(values[row]), "<a label>")
+    raise ValueError(
+        f"{table.owner}: {source} at {table.row(row)} holds the label set "
+        f"{values[row]!r} ({int(is_set.sum())} row(s) hold label sets: a "
+        "multi-label table); this estimator takes one label per annotation. "
+        "Model each label as a yes/no question: fit on the table with one 0/1 "
+        "column per label (load_lewidi(...).annotations) with "
+        f"label={_plain(first)!r}, one fit per label."
+    )
 
 
 def sorted_labels(values, *, owner: str, source: str) -> list:

@@ -74,10 +74,39 @@ def load_truth(path, label_map=None):
     if not p.is_file():
         raise InputError(f"{path}: no such file.")
     try:
-        return load_lewidi(p, annotators_meta=None, label_map=label_map)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = load_lewidi(p, annotators_meta=None, label_map=label_map)
     except ValueError as exc:
         prefix = "--label-map: " if "label_map" in str(exc) else ""
         raise InputError(f"{prefix}{exc}") from None
+    if label_map is not None:
+        _check_label_map_targets(p, data, label_map)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=2)
+    return data
+
+
+def _check_label_map_targets(path, data, label_map) -> None:
+    """Refuse a ``--label-map`` onto labels that are not the truth's classes.
+
+    ``load_lewidi`` then drops the counts (with a warning) and the truth
+    falls back to the file's soft labels: the map was silently ignored.
+    """
+    if data.multilabel or data.soft_labels is None or data.counts is not None:
+        return
+    classes = data.soft_labels.columns.tolist()
+    mapped = pd.unique(data.annotations["label"])
+    outside = [c for c in mapped.tolist() if c not in set(classes)]
+    if not outside:
+        return
+    target = outside[0]
+    pairs = [f"{k}:{v}" for k, v in label_map.items() if str(v) == str(target)]
+    raise InputError(
+        f"--label-map: the target {target!r} ({', '.join(pairs[:3])}) is not a "
+        f"class of {path.name} (its soft labels' classes are {classes}); map each "
+        "annotation onto one of those classes."
+    )
 
 
 def order_positions(classes, order, where) -> list[int]:

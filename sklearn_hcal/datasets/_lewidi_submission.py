@@ -1,5 +1,8 @@
 """LeWiDi 2025 submission files: written, read, and training splits combined.
 
+Why one module: the files' layouts are written and read here and nowhere
+else, so a layout changes in one place for both directions.
+
 The official submission of a data set is two files (developer guide
 §lewidi, :ref:`lewidi_formats`):
 

@@ -1,5 +1,10 @@
 """LeWiDi's two tracks, scored as the organisers score them.
 
+Why one module: one entry (:func:`lewidi_scores`) and the arithmetic it
+must keep in one place -- the soft and perspectivist tracks, the
+notebook's rounding, summation order and ``ot.emd2`` -- so that every
+caller prints the same digits.
+
 :func:`lewidi_scores` is the one place where a LeWiDi submission is scored:
 ``hcal evaluate`` with a LeWiDi truth, ``hcal lewidi``'s cross-validation,
 :meth:`~sklearn_hcal.perspectivist.PerspectivistClassifier.score` and the

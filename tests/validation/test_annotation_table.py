@@ -74,8 +74,11 @@ def test_a_list_of_labels_keeps_its_types():
     )
     values, source = annotation_labels(table, ["yes", 1])
     assert values.tolist() == ["yes", 1] and source == "y"
-    ragged, _ = annotation_labels(table, [("a", "b"), ("c",)])
+    # label sets are a multi-label target: kept where those are taken
+    ragged, _ = annotation_labels(table, [("a", "b"), ("c",)], matrix=True)
     assert ragged.tolist() == [("a", "b"), ("c",)]
+    with pytest.raises(ValueError, match=r"y at row 0 .* holds the label set"):
+        annotation_labels(table, [("a", "b"), ("c",)])
     with pytest.warns(UserWarning, match="column-vector y"):  # scikit-learn's rule
         column, _ = annotation_labels(table, np.array([[0], [1]]))
     assert column.tolist() == [0, 1]
