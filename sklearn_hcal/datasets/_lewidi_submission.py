@@ -32,14 +32,43 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ..metrics._shared import TWO_DECIMALS, class_named
-from ._shared import read_json
+from ._base import read_json
 
 __all__ = [
+    "TWO_DECIMALS",
+    "class_named",
     "combine_lewidi_splits",
     "read_lewidi_submission",
     "write_lewidi_submission",
 ]
+
+
+#: How far a probability written with 2 decimals may be off, per entry:
+#: the soft labels' rounding rule (developer guide §lewidi).
+TWO_DECIMALS = 0.005
+
+
+def class_named(value, classes):
+    """The class of ``classes`` that ``value`` names, or None.
+
+    By text (``"1"``), else by number (``1``, ``1.0`` and ``"1.0"`` name the
+    class ``1``): files write labels as text, models predict numbers.
+    """
+    text = str(value).strip()
+    for c in classes:
+        if str(c) == text:
+            return c
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    for c in classes:
+        try:
+            if float(c) == number:
+                return c
+        except (TypeError, ValueError):
+            continue
+    return None
 
 
 def _as_class(key, classes):

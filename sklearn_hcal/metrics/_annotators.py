@@ -1,5 +1,8 @@
 """Per-annotator ("perspectivist") evaluation: LeWiDi 2025's second track.
 
+Why one module: the pairing of annotations with predictions and its checks
+(keys, label kinds, label sets refused) serve every metric here alike.
+
 When annotator ids are known, a model can predict the label *each*
 annotator gives each item. LeWiDi 2025 scores those predictions per
 (item, annotator) pair and averages first over the item's annotators, then
@@ -141,25 +144,25 @@ def annotator_pairs(annotations, predictions, item, annotator, label):
     return merged[keys], t, p, multilabel
 
 
+_SETS = (list, tuple, set, frozenset, np.ndarray)
+
+
 def _refuse_label_sets(merged, columns, label) -> None:
-    """A column of label sets compared whole would give the exact-set error,
-    not LeWiDi's multi-label error rate (the mean of per-label rates)."""
+    """Label sets compared whole give the exact-set error, not LeWiDi's rate."""
     for col, name in zip(columns, ("annotations", "predictions")):
         values = merged[col].to_numpy()
-        if values.dtype != object:  # numbers: no label sets
-            continue
-        sets = np.flatnonzero(
-            [isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values]
+        sets = (
+            [v for v in values if isinstance(v, _SETS)]
+            if values.dtype == object
+            else []
         )
-        if sets.size:
+        if sets:
             raise ValueError(
-                f"{name}' column {label!r} holds label sets (e.g. "
-                f"{values[sets[0]]!r}): compared whole they give the exact-set "
-                "error, not LeWiDi's multi-label error rate. Pass one 0/1 column "
-                "per label (label=[...], the layout of load_lewidi(...)."
-                "annotations), or score with "
-                "sklearn_hcal.metrics.lewidi_scores(test, perspectivist=...), "
-                "which reads label sets."
+                f"{name}' column {label!r} holds label sets (e.g. {sets[0]!r}): "
+                "compared whole they give the exact-set error, not LeWiDi's "
+                "multi-label error rate. Pass one 0/1 column per label (label=[...], "
+                "as in load_lewidi(...).annotations), or use "
+                "sklearn_hcal.metrics.lewidi_scores, which reads label sets."
             )
 
 

@@ -40,22 +40,17 @@ import numpy as np
 import pandas as pd
 
 from .._validation import normalised_block, row_sum_tolerance
+from ..datasets._shared import TWO_DECIMALS, class_named
 from ._annotators import annotator_pairs
 from ._hlv_kernels import manhattan_per_item, soft_cross_entropy_per_item
 from ._ordinal import wasserstein_per_item
 from ._registry import exact_round, official_rounding
 
 __all__ = [
-    "TWO_DECIMALS",
-    "class_named",
     "is_ordinal_scale",
     "lewidi_scores",
     "order_positions",
 ]
-
-#: How far a probability written with 2 decimals may be off, per entry:
-#: the soft labels' rounding rule (developer guide §lewidi).
-TWO_DECIMALS = 0.005
 
 #: How the notebook averages each metric over the items: ``"sum"`` is
 #: ``sum(values) / len(values)`` (left to right, file order), ``"mean"``
@@ -435,29 +430,6 @@ def _perspectivist_scores(test, pred, *, ordinal, scale, official) -> dict:
         name = "perspectivist_absolute_distance"
         out[name] = _score(name, total / n / len(scale), official)
     return out
-
-
-def class_named(value, classes):
-    """The class of ``classes`` that ``value`` names, or None.
-
-    By text (``"1"``), else by number (``1``, ``1.0`` and ``"1.0"`` name the
-    class ``1``): files write labels as text, models predict numbers.
-    """
-    text = str(value).strip()
-    for c in classes:
-        if str(c) == text:
-            return c
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    for c in classes:
-        try:
-            if float(c) == number:
-                return c
-        except (TypeError, ValueError):
-            continue
-    return None
 
 
 def _class_text(value, scale) -> str:

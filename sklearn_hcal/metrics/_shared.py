@@ -16,8 +16,6 @@ from ._hlv_kernels import (
     soft_cross_entropy_per_item,
 )
 from ._lewidi import (
-    TWO_DECIMALS,
-    class_named,
     is_ordinal_scale,
     lewidi_truth,
     order_positions,
@@ -59,8 +57,6 @@ from ._tables import (
 )
 
 __all__ = [
-    "TWO_DECIMALS",
-    "class_named",
     "is_ordinal_scale",
     "lewidi_truth",
     "order_positions",

@@ -95,11 +95,9 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
     explanation : str or None, default="explanation"
         The column of the annotator's explanation, if ``X`` has it.
     explanations : bool, default=True
-        Whether to read the ``explanation`` column at all. False drops it
-        before anything is fitted or transformed: in LeWiDi 2025's released
-        test files each annotator's explanation was written with the label
-        being predicted, and a model reading it is not measured like one
-        predicting from the item and the annotator alone.
+        Whether to read the ``explanation`` column at all (False: never, in
+        ``fit`` or ``transform``; LeWiDi 2025's test files ship the label's
+        explanation).
     explanation_weight : float, default=8.0
         Factor on the explanation's TF-IDF block: in a linear model with
         one ``C`` it lets the explanation (very informative where present)
@@ -240,8 +238,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
                     )
                 explicit[c] = role
         dropped = set(_column_names(self.drop, "drop") or [])
-        if not self.explanations and self.explanation is not None:
-            dropped.add(self.explanation)  # never read, in fit or transform
+        dropped |= set() if self.explanations else {self.explanation}
         roles = {}
         for c in X.columns:
             if c in dropped:
@@ -495,12 +492,8 @@ def make_default_estimator(
         last = binary
     else:
         last = LogisticRegression(C=C, max_iter=1000)
-    return Pipeline(
-        [
-            ("annotationvectorizer", AnnotationVectorizer(explanations=explanations)),
-            (_name(last), last),
-        ]
-    )
+    vec = AnnotationVectorizer(explanations=explanations)
+    return Pipeline([("annotationvectorizer", vec), (_name(last), last)])
 
 
 def _name(estimator) -> str:
