@@ -33,7 +33,6 @@ decides exact ties, and the closed form ``Σ_k |F_t(k) − F_p(k)|`` otherwise.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence, Set
 
 import numpy as np
@@ -41,6 +40,7 @@ import pandas as pd
 
 from .._validation import normalised_block, row_sum_tolerance
 from ..datasets._shared import TWO_DECIMALS, class_named
+from ..utils._warnings import warn_user
 from ._annotators import annotator_pairs
 from ._hlv_kernels import manhattan_per_item, soft_cross_entropy_per_item
 from ._ordinal import wasserstein_per_item
@@ -229,11 +229,9 @@ def _checked_rows(values, ids, *, renormalize, official):
             if official
             else "were divided by their sums"
         )
-        warnings.warn(
+        warn_user(
             f"soft: {rows} of probabilities did not sum to 1 and {done} ({why}; "
             f"first: item {ids[i]!r} summed to {sums[i]:.6g}).",
-            UserWarning,
-            stacklevel=4,
         )
     if official:
         return values
@@ -286,13 +284,11 @@ def _official_wasserstein(truth, pred, ids) -> np.ndarray:
     off = np.abs(sums - 1.0) > EMD_MASS_TOL
     if off.any():
         i = int(np.flatnonzero(off)[0])
-        warnings.warn(
+        warn_user(
             f"test: the shipped soft labels of {int(off.sum())} of {len(ids)} items "
             f"do not sum to 1 (first: item {ids[i]!r}, {sums[i]:.6g}); the official "
             "notebook's ot.emd2 cannot score them (it raises). Their Wasserstein "
             "distance is computed against the soft label divided by its sum.",
-            UserWarning,
-            stacklevel=4,
         )
         truth = truth.copy()
         truth[off] /= sums[off, None]
