@@ -267,13 +267,14 @@ def _check_unique_pairs(table: AnnotationTable) -> None:
     order = np.argsort(pair, kind="stable")
     repeated = np.flatnonzero(pair[order][1:] == pair[order][:-1])
     first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-    keys = [table.item_column, table.annotator_column]
     raise ValueError(
         f"{table.owner}: annotator {plain(table.annotator[first])!r} labels item "
         f"{plain(table.item[first])!r} twice ({table.row(first, keys=False)} and "
         f"{table.row(second, keys=False)}); {repeated.size} row(s) repeat an "
-        "earlier (item, annotator) pair. One row per annotator and item: keep "
-        f"one, e.g. X.drop_duplicates(subset={keys!r}, keep='last')."
+        "earlier (item, annotator) pair. One row per annotator and item: rows "
+        "of several files (splits) that reuse item ids are different items, "
+        "kept apart by sklearn_hcal.datasets.combine_lewidi_splits; dropping "
+        "the repeats would lose their annotations."
     )
 
 
@@ -322,8 +323,9 @@ def read_annotation_table(
     ...
     ValueError: DawidSkene: annotator 'ann' labels item 'q1' twice (row 0 (index 10) \
 and row 1 (index 11)); 1 row(s) repeat an earlier (item, annotator) pair. One row \
-per annotator and item: keep one, e.g. X.drop_duplicates(subset=['item', \
-'annotator'], keep='last').
+per annotator and item: rows of several files (splits) that reuse item ids are \
+different items, kept apart by sklearn_hcal.datasets.combine_lewidi_splits; \
+dropping the repeats would lose their annotations.
     """
     keys = {"item": item, "annotator": annotator, "label": label}
     X = _frame(X, {"item": item, "annotator": annotator}, owner)
