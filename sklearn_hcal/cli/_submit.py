@@ -222,11 +222,14 @@ def run_lewidi(args) -> int:
         X = X.drop(columns=[c for c in EXPLANATION if c in X.columns])
         X_test = X_test.drop(columns=[c for c in EXPLANATION if c in X_test.columns])
     first = datasets[0]
-    scale = "multi-label" if first.multilabel else "classes"
+    scale = "labels" if first.multilabel else "classes"
+    names = [str(c) for c in first.classes]
+    # a long scale as its ends, so that the line keeps within 80 columns
+    shown = f"{names[0]} .. {names[-1]}" if len(names) > 4 else ", ".join(names)
     prog.message(
         f"{first.task or 'LeWiDi data'}: {X['item'].nunique()} training items, "
-        f"{len(X)} annotations by {X['annotator'].nunique()} annotators; {scale} "
-        f"{[str(c) for c in first.classes]}"
+        f"{len(X)} annotations by {X['annotator'].nunique()} annotators; "
+        f"{scale} {shown}"
     )
     print(_inputs_statement(X_test, test, predict_path, args.explanations))
     clf = _classifier(first, args.seed)
