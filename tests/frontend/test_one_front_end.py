@@ -163,10 +163,14 @@ def test_an_unfrozen_classifier_is_the_subclass_s_business():
 
 def _learned(est, P):
     """What the fit learned: α-calibration keeps the mean and learns α0, the
-    conformal classifier keeps the probabilities and learns the p-values."""
+    conformal classifier keeps the probabilities and learns the p-values.
+    Rows by position, under the column names the fit saw (if any)."""
+    P = np.asarray(P)
+    if hasattr(est, "feature_names_in_"):
+        P = pd.DataFrame(P, columns=est.feature_names_in_)
     for method in ("predict_concentration", "predict_pvalues", "predict_proba"):
         if hasattr(est, method):
-            return getattr(est, method)(np.asarray(P))
+            return getattr(est, method)(P)
 
 
 @pytest.mark.parametrize("Est", ESTIMATORS)
