@@ -22,8 +22,8 @@ def tiny_bert(folder: Path, seed: int = 0) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(set(WORDS))]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
+    tokenizer = BertTokenizerFast(vocab={word: i for i, word in enumerate(vocab)})
+    tokenizer.save_pretrained(folder)
     config = BertConfig(
         vocab_size=len(vocab),
         hidden_size=16,
