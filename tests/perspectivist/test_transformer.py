@@ -212,3 +212,16 @@ def test_explanations_may_be_absent_at_prediction(tiny_model):
         warnings.simplefilter("error")
         P = clf.predict_proba(X.drop(columns="explanation"))
     assert P.shape == (len(X), 2)
+
+
+def test_length_buckets_are_a_permutation_of_similar_lengths():
+    from sklearn_hcal.perspectivist._transformer._net import bucketed_order
+
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 100, size=1000)
+    order = bucketed_order(lengths, 10, np.random.default_rng(1))
+    assert sorted(order) == list(range(1000))
+    # within a batch the lengths span far less than in random batches
+    spans = np.ptp(lengths[order].reshape(-1, 10), axis=1)
+    random_spans = np.ptp(lengths[rng.permutation(1000)].reshape(-1, 10), axis=1)
+    assert spans.mean() < random_spans.mean() / 5
