@@ -78,6 +78,18 @@ def test_pair_block_is_u_v_absdiff_product_weighted():
     assert names[-1] == "encoder__product2"
 
 
+def test_the_explanation_gets_its_own_vector_after_the_pair():
+    X = _pairs(n_items=8).assign(explanation=lambda f: "why " + f["annotator"])
+    vec = AnnotationVectorizer(text_columns=["q1", "q2"], encoder=CountingEncoder())
+    Xt = vec.fit_transform(X).toarray()
+    e = CountingEncoder()(X["explanation"].tolist())
+    np.testing.assert_allclose(Xt[:, -3:], e)
+    assert vec.encoded_columns_ == ["q1", "q2", "explanation"]
+    assert vec.get_feature_names_out()[-3] == "encoder__explanation0"
+    off = clone(vec).set_params(encode_explanation=False).fit(X)
+    assert off.n_encoded_features_ == 12
+
+
 def test_encoded_block_is_shared_not_copied_per_annotator():
     X = _pairs()
     plain = AnnotationVectorizer(text_columns=["q1", "q2"], interaction_min_rows=1)
@@ -145,9 +157,10 @@ def test_sentence_encoder_clones_share_the_cache(tiny_model):
     clf = PerspectivistClassifier(est, random_state=0).fit(X, y)
     # four models (the full one and three fallbacks), one encoding per text
     assert len(clf.fallback_estimators_) == 3
-    assert enc.n_encoded_ == X["question"].nunique()
+    distinct = len(set(X["question"]) | set(X["explanation"]))
+    assert enc.n_encoded_ == distinct
     clf.predict_proba(X)
-    assert enc.n_encoded_ == X["question"].nunique()
+    assert enc.n_encoded_ == distinct
     restored = pickle.loads(pickle.dumps(clf))
     np.testing.assert_allclose(restored.predict_proba(X), clf.predict_proba(X))
 
