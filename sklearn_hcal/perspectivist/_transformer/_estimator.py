@@ -88,8 +88,9 @@ class TransformerPerspectivistClassifier(PerspectivistClassifier):
     device : str, default="cpu"
         ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"auto"``.
     random_state : int or None, default=None
-        Seed of torch's generator (initialisation, dropout, batch order): a
-        fit on the CPU is then reproducible.
+        Seeds torch's global generator at the start of ``fit``
+        (initialisation, dropout, batch order): a fit on the CPU is then
+        reproducible. None leaves the generator as it is.
     verbose : int, default=0
         1: a line per epoch (skorch's log: loss and duration).
 
