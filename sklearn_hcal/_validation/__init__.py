@@ -6,24 +6,27 @@ its declared inside, importable by the other layers from
 tolerances and the block machinery of the chunked passes; :mod:`._labels`
 maps labels and class names to columns; :mod:`._scan` checks the values of
 histograms and probabilities; :mod:`._pair` validates a (human labels,
-model probabilities) pair for the metrics; :mod:`._targets` resolves the
-targets of the estimators (``HumanTargetMixin``, the first level of the
-estimators' front end, developer guide §estimators); :mod:`._annotations`
+model probabilities) pair for the metrics; :mod:`._annotations`
 reads the long tables of annotations that the aggregators, the
-perspectivist classifier and the annotation splitters take (the same part
-of the front end); :mod:`._rows` matches the rows of pandas inputs by item.
+perspectivist classifier and the annotation splitters take, and
+:mod:`._annotation_labels` their labels and classes (the part of
+the estimators' front end every such estimator shares; the targets of the
+other estimators are read in :mod:`sklearn_hcal._frontend`, developer
+guide §estimators); :mod:`._rows` matches the rows of pandas inputs by item.
 """
 
-from ._annotations import (
-    AnnotationTable,
+from ._annotation_labels import (
     annotation_classes,
     annotation_labels,
-    is_missing,
     label_codes,
+    sorted_labels,
+)
+from ._annotations import (
+    AnnotationTable,
+    is_missing,
     read_annotation_table,
     rows_table,
     sorted_codes,
-    sorted_labels,
 )
 from ._core import (
     DISAGREEMENT_TOL,
@@ -39,6 +42,7 @@ from ._core import (
     looks_like_probabilities,
     map_row_blocks,
     negative_tolerance,
+    non_binary_cell,
     probabilities_to_logits,
     row_blocks,
     row_sum_tolerance,
@@ -72,19 +76,6 @@ from ._scan import (
     scan_histograms,
     scan_probabilities,
 )
-from ._targets import (
-    HumanScoreMixin,
-    HumanTargetMixin,
-    Targets,
-    check_item_weights,
-    check_min_samples,
-    check_n_samples,
-    check_new_labels,
-    check_target,
-    human_score,
-    resolve_targets,
-    select_target,
-)
 from ._weights import (
     check_weight_values,
 )
@@ -93,14 +84,11 @@ __all__ = [
     "AnnotationTable",
     "Block",
     "DISAGREEMENT_TOL",
-    "HumanScoreMixin",
-    "HumanTargetMixin",
     "NEGATIVE_ROUNDING_TOL",
     "PROBA_FLOOR",
     "Pair",
     "ROUNDING_TOL_PER_CLASS",
     "ROW_SUM_TOL",
-    "Targets",
     "all_finite",
     "annotation_classes",
     "annotation_labels",
@@ -109,22 +97,16 @@ __all__ = [
     "check_disagreement",
     "check_finite",
     "check_histograms_and_probabilities",
-    "check_item_weights",
     "check_label_histograms",
     "check_labels",
     "check_logits",
-    "check_min_samples",
-    "check_n_samples",
-    "check_new_labels",
     "check_pair",
     "check_positional_classes",
     "check_probabilities",
-    "check_target",
     "check_weight_values",
     "checked_histograms",
     "column_order",
     "frame_names",
-    "human_score",
     "is_histogram_target",
     "is_missing",
     "item_index",
@@ -134,10 +116,10 @@ __all__ = [
     "map_row_blocks",
     "match_rows",
     "negative_tolerance",
+    "non_binary_cell",
     "normalised_block",
     "probabilities_to_logits",
     "read_annotation_table",
-    "resolve_targets",
     "row_blocks",
     "row_sum_tolerance",
     "row_sums",
@@ -145,7 +127,6 @@ __all__ = [
     "rows_table",
     "scan_histograms",
     "scan_probabilities",
-    "select_target",
     "shape_of",
     "sorted_codes",
     "sorted_labels",

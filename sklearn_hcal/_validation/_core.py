@@ -94,6 +94,26 @@ def is_histogram_target(y) -> bool:
     return len(shape) == 2 and shape[1] > 1
 
 
+def non_binary_cell(values: np.ndarray) -> tuple[int, int] | None:
+    """``(row, column)`` of the first entry of a 2-D array that is not 0 or 1.
+
+    The one check of 0/1 indicator matrices (conformal sets, multi-label
+    targets); None when every entry is 0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal._validation import non_binary_cell
+    >>> non_binary_cell(np.array([[0, 1], [1, 2]]))
+    (1, 1)
+    """
+    bad = np.flatnonzero(~np.isin(values, (0, 1)))
+    if not bad.size:
+        return None
+    row, col = divmod(int(bad[0]), values.shape[1])
+    return row, col
+
+
 def looks_like_probabilities(X) -> bool:
     """Whether ``X`` reads as rows of class probabilities, not logits.
 

@@ -83,6 +83,8 @@ _PUBLIC = {
     "perspectivist_error_rate": "._annotators",
     "perspectivist_absolute_distance": "._annotators",
     "annotator_report": "._annotators",
+    # both LeWiDi tracks as the organisers score them
+    "lewidi_scores": "._lewidi",
     # annotator-level predictions on held-out annotations
     "make_annotation_scorer": "._annotation_scorer",
     # prediction sets (conformal prediction, Stutz et al. 2023)
@@ -98,6 +100,13 @@ _PUBLIC = {
     "aurc_loss": "._deferral",
     "risk_at_coverage_loss": "._deferral",
     "make_deferral_scorer": "._deferral",
+    # agreement among annotators (Krippendorff, Fleiss, Cohen)
+    "krippendorff_alpha": "._agreement",
+    "fleiss_kappa": "._agreement",
+    "pairwise_cohen_kappa": "._agreement",
+    "item_agreement": "._agreement",
+    "annotator_agreement": "._agreement",
+    "model_agreement": "._agreement",
     # reports
     "instance_calibration_errors": "._tables",
     "loss_decomposition": "._tables",

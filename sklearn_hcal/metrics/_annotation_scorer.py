@@ -19,11 +19,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import PROBA_FLOOR, check_probabilities
+from .._validation import PROBA_FLOOR, check_probabilities, non_binary_cell
 from ..utils._compat import Scorer
 from ..utils._pipeline import final_estimator, get_method
 
-__all__ = ["annotation_loss", "held_out_labels", "make_annotation_scorer"]
+__all__ = [
+    "annotation_loss",
+    "held_out_label_sets",
+    "held_out_labels",
+    "make_annotation_scorer",
+    "multilabel_annotation_loss",
+]
 
 #: The losses the scorer computes, by the name of scikit-learn's function.
 ANNOTATION_LOSSES = ("log_loss", "brier_score_loss")
@@ -47,12 +53,79 @@ def annotation_loss(codes: np.ndarray, proba: np.ndarray, metric: str) -> float:
     return loss / 2 if proba.shape[1] == 2 else loss
 
 
-def held_out_labels(X, y, *, label, classes, owner: str) -> np.ndarray:
-    """The column of ``classes`` of each held-out label (from ``y`` or ``X``).
+def multilabel_annotation_loss(target: np.ndarray, proba: np.ndarray, metric: str):
+    """Mean loss over annotations and labels of independent yes/no predictions.
 
-    Raises a ValueError naming the row of a missing label or of a label
-    outside ``classes``.
+    ``target[n, l]`` is 1 when annotation ``n`` chose label ``l``;
+    ``proba[n, l]`` the predicted probability that it does. Each (annotation,
+    label) cell is a binary prediction scored as scikit-learn scores one:
+    ``"log_loss"`` ``−mean[y log p + (1 − y) log(1 − p)]`` (probabilities
+    floored at ``PROBA_FLOOR`` from both ends), ``"brier_score_loss"``
+    ``mean (p − y)²``. A sum of proper scores, so proper.
     """
+    if metric == "log_loss":
+        chosen = np.where(target == 1, proba, 1.0 - proba)
+        return float(-np.mean(np.log(np.maximum(chosen, PROBA_FLOOR))))
+    return float(np.mean((proba - target) ** 2))
+
+
+def held_out_label_sets(X, y, *, label, classes, owner: str) -> np.ndarray:
+    """The held-out labels of a multi-label estimator as a 0/1 matrix.
+
+    The labels are a label set per row (tuples, lists, sets: a multi-label
+    ``frame``'s ``label`` column) or a 0/1 indicator matrix whose columns are
+    ``classes`` (a DataFrame's by name). Raises a ValueError naming the row
+    of a single label, a missing value or a label outside ``classes``.
+    """
+    values, source = _label_values(X, y, label, owner)
+    classes = np.asarray(classes)
+    names = list(classes.tolist())
+    if values.ndim == 2:
+        if isinstance(y, pd.DataFrame) and not isinstance(y.columns, pd.RangeIndex):
+            values = y.reindex(columns=names).to_numpy()
+        if values.shape[1] != len(names):
+            raise ValueError(
+                f"{owner}: the held-out labels ({source}) have {values.shape[1]} "
+                f"columns but the estimator has {len(names)} labels {names}."
+            )
+        target = pd.DataFrame(values).to_numpy(dtype=np.float64, na_value=np.nan)
+        cell = non_binary_cell(target)
+        if cell is not None:
+            row, col = cell
+            raise ValueError(
+                f"{owner}: the held-out labels ({source}) at row {row}, label "
+                f"{names[col]!r}: {float(target[row, col])!r} is not 0 or 1."
+            )
+        return target
+    is_set = np.fromiter(
+        (isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values),
+        dtype=bool,
+        count=len(values),
+    )
+    if not is_set.all():
+        row = int(np.flatnonzero(~is_set)[0])
+        raise ValueError(
+            f"{owner}: the estimator is multi-label (its classes_ {names} are "
+            "labels an annotation chooses or not), so the held-out labels "
+            f"({source}) must be label sets or a 0/1 matrix; row {row} holds "
+            f"{values[row]!r}."
+        )
+    flat = pd.Series(values, dtype=object).explode().dropna()
+    codes = pd.Index(classes).get_indexer(flat.to_numpy())
+    if (codes < 0).any():
+        first = int(np.flatnonzero(codes < 0)[0])
+        raise ValueError(
+            f"{owner}: held-out label {flat.iloc[first]!r} at row "
+            f"{int(flat.index[first])} ({source}) is not among the estimator's "
+            f"labels {names}."
+        )
+    target = np.zeros((len(values), len(names)))
+    target[flat.index.to_numpy(dtype=np.intp), codes] = 1.0
+    return target
+
+
+def _label_values(X, y, label, owner: str) -> tuple:
+    """The held-out labels as given (from ``y``, else ``X[label]``), their source."""
     if y is None:
         if not isinstance(X, pd.DataFrame) or label not in X.columns:
             columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
@@ -61,10 +134,22 @@ def held_out_labels(X, y, *, label, classes, owner: str) -> np.ndarray:
                 f"column {label!r}, which X lacks (columns: {columns}); pass y or "
                 "label= (the name of X's label column)."
             )
-        values, source = X[label].to_numpy(), f"X's column {label!r}"
-    else:
-        values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-        source = "y"
+        return X[label].to_numpy(), f"X's column {label!r}"
+    values = y.to_numpy() if hasattr(y, "to_numpy") else y
+    if isinstance(values, (list, tuple)):
+        # a list of label sets stays one object per row (numpy would pad
+        # equal-length tuples into a matrix of labels)
+        values = np.asarray(list(values) + [None], dtype=object)[:-1]
+    return np.asarray(values), "y"
+
+
+def held_out_labels(X, y, *, label, classes, owner: str) -> np.ndarray:
+    """The column of ``classes`` of each held-out label (from ``y`` or ``X``).
+
+    Raises a ValueError naming the row of a missing label or of a label
+    outside ``classes``.
+    """
+    values, source = _label_values(X, y, label, owner)
     if values.ndim != 1:
         raise ValueError(
             f"{owner}: the held-out labels ({source}) must be 1-D, got shape "
@@ -87,6 +172,14 @@ def held_out_labels(X, y, *, label, classes, owner: str) -> np.ndarray:
             f"not among the estimator's classes_ {np.asarray(classes).tolist()}."
         )
     return codes
+
+
+def _check_rows(owner: str, n_labels: int, proba: np.ndarray) -> None:
+    if proba.shape[0] != n_labels:
+        raise ValueError(
+            f"{owner}: {n_labels} held-out labels but {proba.shape[0]} "
+            "predicted distributions."
+        )
 
 
 class _AnnotationScorer(Scorer):
@@ -125,24 +218,43 @@ class _AnnotationScorer(Scorer):
         label = (
             self._label if self._label is not None else getattr(final, "label", None)
         )
-        codes = held_out_labels(
-            X,
-            y_true,
-            label="label" if label is None else label,
-            classes=classes,
-            owner=owner,
-        )
+        label = "label" if label is None else label
+        if getattr(final, "multilabel_", False):
+            return self._sign * self._multilabel_loss(
+                method, X, y_true, label, classes, owner
+            )
+        codes = held_out_labels(X, y_true, label=label, classes=classes, owner=owner)
         proba = check_probabilities(
             method(X),
             name="the predicted annotator distributions",
             n_classes=len(classes),
         )
-        if proba.shape[0] != len(codes):
-            raise ValueError(
-                f"{owner}: {len(codes)} held-out labels but {proba.shape[0]} "
-                "predicted distributions."
-            )
+        _check_rows(owner, len(codes), proba)
         return self._sign * annotation_loss(codes, proba, self._metric)
+
+    def _multilabel_loss(self, method, X, y_true, label, classes, owner) -> float:
+        # a multi-label estimator (a PerspectivistClassifier fitted on label
+        # sets) predicts, per label, the probability that the annotator
+        # chooses it: each label is scored as a yes/no prediction
+        target = held_out_label_sets(
+            X, y_true, label=label, classes=classes, owner=owner
+        )
+        proba = np.asarray(method(X), dtype=np.float64)
+        if proba.ndim != 2 or proba.shape[1] != target.shape[1]:
+            raise ValueError(
+                f"{owner}: the estimator is multi-label with {target.shape[1]} "
+                f"labels, but its predictions have shape {proba.shape}."
+            )
+        _check_rows(owner, len(target), proba)
+        outside = ~((proba >= 0.0) & (proba <= 1.0))
+        if outside.any():
+            row, col = np.argwhere(outside)[0]
+            raise ValueError(
+                f"{owner}: the predicted probability of label "
+                f"{np.asarray(classes).tolist()[col]!r} at row {row} is "
+                f"{proba[row, col]!r}, not in [0, 1]."
+            )
+        return multilabel_annotation_loss(target, proba, self._metric)
 
     def __repr__(self):
         label = "" if self._label is None else f", label={self._label!r}"
@@ -160,6 +272,16 @@ def make_annotation_scorer(metric: str = "log_loss", *, label=None):
     classifier of (item, annotator) rows). The score is the mean over the
     held-out annotations of a proper scoring rule, negated so that greater
     is better, as scikit-learn's ``neg_log_loss`` and ``neg_brier_score``.
+
+    A multi-label estimator (``multilabel_`` true: a
+    :class:`~sklearn_hcal.perspectivist.PerspectivistClassifier` fitted on
+    label sets) predicts, for each label, the probability that the annotator
+    chooses it; its held-out labels are label sets (a multi-label
+    ``frame``'s ``label`` column) or a 0/1 matrix, and each (annotation,
+    label) pair is scored as a yes/no prediction: the mean over annotations
+    and labels of the binary log loss or of ``(p − y)²``
+    (:func:`sklearn.metrics.log_loss` and
+    :func:`sklearn.metrics.brier_score_loss` of the flattened cells).
 
     Use it with a splitter that holds annotations out
     (:class:`~sklearn_hcal.model_selection.OneAnnotationPerItemSplit`,

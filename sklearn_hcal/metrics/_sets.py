@@ -27,14 +27,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._frontend import check_target, resolve_targets, select_target
 from .._validation import (
     check_class_names,
     check_positional_classes,
-    check_target,
     frame_names,
     match_rows,
-    resolve_targets,
-    select_target,
+    non_binary_cell,
 )
 from ..utils._compat import StrOptions, validate_params
 from ..utils._docstrings import fill_doc
@@ -71,9 +70,9 @@ def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
     if S.dtype != bool:
         if not np.issubdtype(S.dtype, np.number):
             raise ValueError(f"{name} must be boolean (or 0/1), got dtype {S.dtype}.")
-        bad = ~np.isin(S, (0, 1))
-        if bad.any():
-            row, col = np.argwhere(bad)[0]
+        cell = non_binary_cell(S)
+        if cell is not None:
+            row, col = cell
             raise ValueError(
                 f"{name} must be boolean (or 0/1); row {row}, column {col} is "
                 f"{S[row, col]!r}."

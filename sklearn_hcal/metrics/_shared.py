@@ -15,6 +15,11 @@ from ._hlv_kernels import (
     manhattan_per_item,
     soft_cross_entropy_per_item,
 )
+from ._lewidi import (
+    is_ordinal_scale,
+    lewidi_truth,
+    order_positions,
+)
 from ._majority import (
     bin_index,
     top_class,
@@ -33,12 +38,12 @@ from ._registry import (
     metrics,
     official_rounding,
 )
-from ._report import (
+from ._report import report_table
+from ._report_inputs import (
     CheckedInputs,
     check_prediction,
     checked_disagreement,
     column_value,
-    report_table,
     validate_human,
     validate_predictions,
 )
@@ -52,6 +57,9 @@ from ._tables import (
 )
 
 __all__ = [
+    "is_ordinal_scale",
+    "lewidi_truth",
+    "order_positions",
     "CheckedInputs",
     "checked_disagreement",
     "check_sets",

@@ -6,7 +6,7 @@ label outside them -- is read by the estimators' one reader of long tables
 (:func:`sklearn_hcal._validation.read_annotation_table` and its helpers,
 developer guide §estimators), as the aggregators read it, so that one bad
 table gets one error. ``sample_weight`` goes through the front end's first
-level (``HumanTargetMixin._item_weights``). What stays here is the
+level (``ItemWeightsMixin._item_weights``). What stays here is the
 classifier's own:
 
 * :func:`check_table` -- a plain feature matrix when ``item`` and
@@ -37,10 +37,12 @@ from .._validation import (
     annotation_labels,
     frame_names,
     label_codes,
+    non_binary_cell,
     read_annotation_table,
     rows_table,
     sorted_labels,
 )
+from ..metrics._shared import is_ordinal_scale
 from ..utils._compat import num_samples
 
 __all__ = [
@@ -115,14 +117,19 @@ def check_labels(
     values, source = annotation_labels(table, y, matrix=True)
     if values.ndim == 2:
         return _indicator_target(values, names, classes, table)
-    if all(_is_label_set(v) for v in values):
+    is_set = np.fromiter(map(_is_label_set, values), dtype=bool, count=len(values))
+    if is_set.all():
         return _set_target(values, classes, table, fitted)
-    sets = [i for i, v in enumerate(values) if _is_label_set(v)]
-    if sets:
+    if is_set.any():
+        # the first row of the other kind than row 0's, named with its value
+        odd = int(np.flatnonzero(is_set != is_set[0])[0])
+        kinds = ("a single label", "a label set")
         raise ValueError(
             f"{OWNER}: y mixes label sets and single labels: y at "
-            f"{table.row(sets[0])} is {values[sets[0]]!r} while y at "
-            f"{table.row(0)} is {values[0]!r}."
+            f"{table.row(odd)} is {values[odd]!r} ({kinds[int(is_set[odd])]}) "
+            f"while y at {table.row(0)} is {values[0]!r} "
+            f"({kinds[int(is_set[0])]}); give every row a label set (a single label "
+            "as a 1-tuple) or every row one label."
         )
     scale = annotation_classes(table, values, classes, source=source)
     if classes is None:
@@ -158,9 +165,9 @@ def _indicator_target(values, names, classes, table) -> FitInput:
             f"{OWNER}: a 2-D y is a multi-label indicator matrix (one 0/1 column "
             f"per label); it holds non-numbers, e.g. {values.ravel()[0]!r}."
         ) from None
-    bad = ~np.isin(target, (0.0, 1.0))
-    if bad.any():
-        pos, col = np.argwhere(bad)[0]
+    cell = non_binary_cell(target)
+    if cell is not None:
+        pos, col = cell
         raise ValueError(
             f"{OWNER}: y at {table.row(int(pos))}, column {col}: "
             f"{values[pos, col]!r} is not 0 or 1 (a multi-label indicator)."
@@ -214,7 +221,7 @@ def resolve_scale(classes, multilabel: bool, ordinal, decision):
             raise ValueError("ordinal=True does not apply to a multi-label target.")
         is_ordinal = False
     elif ordinal == "auto":
-        is_ordinal = numeric and len(classes) > 2
+        is_ordinal = is_ordinal_scale(classes)
     else:
         is_ordinal = bool(ordinal)
         if is_ordinal and not numeric:

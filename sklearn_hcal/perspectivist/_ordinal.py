@@ -12,12 +12,13 @@ proportional-odds model), and any scikit-learn binary classifier fits.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from .._validation import check_item_weights
+from .._frontend import check_item_weights
 from ..utils._compat import HasMethods, fit_context, num_samples, validate_data
 
 __all__ = ["OrdinalClassifier", "cumulative_to_proba"]
@@ -40,6 +41,30 @@ def cumulative_to_proba(G: np.ndarray) -> np.ndarray:
     S = np.column_stack([np.ones(n), G, np.zeros(n)])
     P = S[:, :-1] - S[:, 1:]
     return P / P.sum(axis=1, keepdims=True)
+
+
+def _check_text_order(classes: np.ndarray) -> None:
+    """Refuse numbers written as text whose text order is not their order.
+
+    The scale is the sorted classes (scikit-learn's ``classes_``): text sorts
+    ``'10'`` before ``'2'``. Words keep their sorted order (there is no other
+    to guess); numbers as text are refused only where the two orders
+    differ, as :class:`PerspectivistClassifier` (``ordinal=True``) refuses a
+    scale that is not numeric.
+    """
+    if classes.dtype.kind not in "OUS":
+        return
+    values = pd.to_numeric(pd.Series(classes, dtype=object), errors="coerce")
+    if values.isna().any():
+        return
+    by_value = classes[np.argsort(values.to_numpy(), kind="stable")]
+    if not np.array_equal(by_value, classes):
+        raise ValueError(
+            "OrdinalClassifier: y holds numbers written as text, whose text "
+            f"order {classes.tolist()} (the scale, as sorted) is not their "
+            f"numeric order {by_value.tolist()}; map them onto numbers, e.g. "
+            "y.astype(int), so that the scale is ordered by value."
+        )
 
 
 class OrdinalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -113,7 +138,9 @@ class OrdinalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X : array-like or DataFrame of shape (n_samples, n_features)
             Features, as the estimator takes them.
         y : array-like of shape (n_samples,)
-            Ratings; their sorted distinct values are the scale.
+            Ratings; their sorted distinct values are the scale. Numbers
+            written as text whose text order is not their numeric order
+            (``'1', '2', '10'``) are refused: map them onto numbers.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, passed to each binary classifier.
 
@@ -140,6 +167,7 @@ class OrdinalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(f"y holds one class only ({self.classes_[0]!r}).")
+        _check_text_order(self.classes_)
         kwargs = {}
         weights = check_item_weights(sample_weight, X)
         if weights is not None:

@@ -1,5 +1,9 @@
 """``CalibrationReport``: the metric table for people, in a notebook or a file.
 
+Why one module: one class; the HTML, the table's layout and the figures
+live beside it (``_html``, ``_table``, ``_figures``), and some 240 of its
+lines are documentation.
+
 The numbers are those of :func:`~sklearn_hcal.metrics.human_calibration_report`
 (its DataFrame is kept unchanged in :attr:`CalibrationReport.table`); this
 object only lays them out: intervals in the value's cell, the best value of
@@ -20,6 +24,7 @@ import pandas as pd
 
 from ..utils._compat import HasMethods, Interval, StrOptions, validate_params
 from ..utils._pipeline import disagreement_method, labelled_proba
+from ..utils._warnings import warn_user
 from . import _html
 from ._figures import CAPTIONS, draw_figures, plotting_unavailable, png_data_uri
 from ._legend import legend_rows
@@ -193,10 +198,11 @@ default=None
                 "human_calibration_report(..., return_bootstrap=True) for the "
                 "replicates and wrap its table in CalibrationReport(table, ...)."
             )
+        keyed = isinstance(predictions, Mapping)
         predictions = as_prediction_dict(predictions)
         # Validated once: the table, the summary and the figures all read
         # these (developer guide §checked-once).
-        inputs = validate_predictions(y_true, predictions, counts, labels)
+        inputs = validate_predictions(y_true, predictions, counts, labels, keyed=keyed)
         report = cls(
             report_table(inputs, **report_params),
             y_true=y_true if counts is None else counts,
@@ -449,7 +455,11 @@ default=None
         from ..metrics._shared import as_prediction_dict, validate_predictions
 
         inputs = validate_predictions(
-            self.y_true, as_prediction_dict(self.predictions), None, self.labels
+            self.y_true,
+            as_prediction_dict(self.predictions),
+            None,
+            self.labels,
+            keyed=isinstance(self.predictions, Mapping),
         )
         self._keep_inputs(inputs)
         return inputs
@@ -571,9 +581,7 @@ default=None
     def _figures(inputs, disagreement, class_names):
         reason = plotting_unavailable()
         if reason is not None:
-            warnings.warn(
-                f"The HTML report has no figures: {reason}.", UserWarning, stacklevel=4
-            )
+            warn_user(f"The HTML report has no figures: {reason}.")
             return [], f"No figures: {reason}."
         from ..utils._optional import import_optional
 

@@ -111,6 +111,57 @@ def test_errors_name_the_row_and_value():
         scorer(object(), X)
 
 
+@pytest.fixture(scope="module")
+def multilabel():
+    from sklearn_hcal.perspectivist import PerspectivistClassifier
+    from tests.perspectivist._tables import multilabel_table
+
+    X, y = multilabel_table(n_items=30)
+    model = PerspectivistClassifier().fit(X, y)
+    chosen = np.array([[int(c in s) for c in model.classes_] for s in y])
+    return model, X, y, chosen
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "brier_score_loss"])
+def test_multilabel_estimators_are_scored_label_by_label(multilabel, metric):
+    # numpy's "inhomogeneous shape" (or a label set "not among classes_")
+    # escaped; each (annotation, label) cell is a yes/no prediction, scored
+    # as scikit-learn scores the flattened cells
+    model, X, y, chosen = multilabel
+    P = model.predict_proba(X)
+    assert P.shape == chosen.shape
+    loss = {"log_loss": log_loss, "brier_score_loss": brier_score_loss}[metric]
+    expected = -loss(chosen.ravel(), P.ravel())
+    scorer = make_annotation_scorer(metric)
+    for target in (y, list(y), chosen, pd.DataFrame(chosen, columns=model.classes_)):
+        assert scorer(model, X, target) == pytest.approx(expected, rel=1e-12)
+    # a 0/1 frame is read by its column names
+    shuffled = pd.DataFrame(chosen, columns=model.classes_).iloc[:, ::-1]
+    assert scorer(model, X, shuffled) == pytest.approx(expected, rel=1e-12)
+
+
+def test_multilabel_held_out_labels_name_the_row_and_value(multilabel):
+    model, X, y, chosen = multilabel
+    scorer = make_annotation_scorer("log_loss")
+    bad = y.copy()
+    bad[3] = "neutral"
+    with pytest.raises(
+        ValueError,
+        match=r"multi-label .* must be label sets or a 0/1 matrix; row 3 holds "
+        r"'neutral'",
+    ):
+        scorer(model, X, bad)
+    bad[3] = ("neutral", "maybe")
+    with pytest.raises(
+        ValueError, match=r"held-out label 'maybe' at row 3 \(y\) is not among"
+    ):
+        scorer(model, X, bad)
+    with pytest.raises(
+        ValueError, match=r"at row 2, label 'contradiction': 2\.0 is not 0 or 1"
+    ):
+        scorer(model, X, np.where(np.arange(len(X))[:, None] == 2, 2, chosen))
+
+
 def test_repr():
     assert (
         repr(make_annotation_scorer("log_loss")) == "make_annotation_scorer('log_loss')"

@@ -237,7 +237,7 @@ def test_what_is_not_a_sum_raises(data):
             M.entropy_correlation_score(Yd, flat)
 
 
-# -- issue 30: dask DataFrames by name, errors at the global row -------------
+# -- dask DataFrames by name, errors at the global row ------------------------
 
 
 def _named(n=300, seed=0):
@@ -301,3 +301,28 @@ def test_dask_errors_name_the_global_row(frame):
     # the in-memory message names the same row
     with pytest.raises(ValueError, match=str(err.value).split(";")[1].strip()):
         M.kl_divergence(Y.to_numpy(), bad_P.to_numpy())
+
+
+@pytest.mark.parametrize("unknown", ["y_true", "y_prob"])
+def test_unknown_chunk_sizes_are_named_with_the_way_out(data, unknown):
+    # a boolean mask leaves a dask array's rows unknown; beside a known
+    # y_true this was "different numbers of samples: 600 and nan"
+    Y, P, Yd, Pd = data
+    args = {"y_true": Yd, "y_prob": Pd}
+    args[unknown] = args[unknown][args[unknown][:, 0] >= 0]
+    with dask.config.set(scheduler="threads"):
+        for call in (
+            lambda: M.kl_divergence(args["y_true"], args["y_prob"]),
+            lambda: M.human_calibration_report(args["y_true"], args["y_prob"]),
+        ):
+            with pytest.raises(
+                ValueError,
+                match=rf"{unknown} has unknown chunk sizes .* call "
+                rf"{unknown}\.compute_chunk_sizes\(\) first",
+            ):
+                call()
+        # the way out works
+        args[unknown] = args[unknown].compute_chunk_sizes()
+        assert M.kl_divergence(args["y_true"], args["y_prob"]) == pytest.approx(
+            M.kl_divergence(Y, P), rel=1e-12
+        )

@@ -8,7 +8,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from sklearn_hcal.perspectivist import PerspectivistClassifier
+from sklearn_hcal.perspectivist import OrdinalClassifier, PerspectivistClassifier
 
 from ._tables import multilabel_table, ordinal_table
 
@@ -98,12 +98,29 @@ def test_a_label_outside_the_scale_is_named(table):
         )
 
 
-def test_mixed_sets_and_labels_are_refused(table):
-    X, y = table
+@pytest.mark.parametrize(
+    "make, row, odd, first",
+    [
+        # a label set among labels, and a label among label sets: the other
+        # kind's first row is named (rows 0-2 being sets, row 0 was named twice)
+        (lambda: ordinal_table(n_items=12), 2, ("a", "b"), "a single label"),
+        (lambda: multilabel_table(n_items=5), 3, "neutral", "a label set"),
+    ],
+    ids=["set_among_labels", "label_among_sets"],
+)
+def test_mixed_sets_and_labels_name_the_odd_row(make, row, odd, first):
+    X, y = make()
     y = y.astype(object).copy()
-    y[2] = ("a", "b")
-    with pytest.raises(ValueError, match=r"mixes label sets and single labels"):
+    y[row] = odd
+    kind = "a single label" if isinstance(odd, str) else "a label set"
+    with pytest.raises(ValueError) as err:
         PerspectivistClassifier().fit(X, y)
+    assert (
+        f"mixes label sets and single labels: y at row {row} (item "
+        f"'{X['item'][row]}', annotator '{X['annotator'][row]}') is {odd!r} "
+        f"({kind}) while y at row 0 (item 'i0', annotator 'A') is {y[0]!r} "
+        f"({first})" in str(err.value)
+    )
 
 
 def test_wrong_length_and_continuous_targets(table):
@@ -162,3 +179,22 @@ def test_one_class_needs_classes(table):
         ValueError, match=r"y holds 1 class\(es\) \[1\]; at least two.*classes="
     ):
         PerspectivistClassifier().fit(X, pd.Series([1] * len(X)))
+
+
+def test_ratings_written_as_text_are_not_ordered_as_text():
+    # '10' < '2' as text: the thresholds were "y > '10'" between 1 and 2
+    X = np.arange(30, dtype=float).reshape(-1, 1)
+    y = np.array(["1", "2", "10"] * 10)
+    with pytest.raises(
+        ValueError,
+        match=r"numbers written as text, whose text order \['1', '10', '2'\] .* "
+        r"numeric order \['1', '2', '10'\]; map them onto numbers",
+    ):
+        OrdinalClassifier().fit(X, y)
+    # as PerspectivistClassifier(ordinal=True), which needs a numeric scale
+    table = pd.DataFrame({"item": np.arange(30), "annotator": ["a", "b", "c"] * 10})
+    with pytest.raises(ValueError, match="ordinal=True needs a numeric scale"):
+        PerspectivistClassifier(ordinal=True).fit(table, y)
+    # numbers, and text whose order is the numbers' order, are taken
+    assert OrdinalClassifier().fit(X, y.astype(int)).classes_.tolist() == [1, 2, 10]
+    assert OrdinalClassifier().fit(X, np.array(["1", "2", "3"] * 10)).classes_.size == 3

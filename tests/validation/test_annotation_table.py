@@ -1,5 +1,6 @@
-"""The reader of long annotation tables (``_validation/_annotations.py``):
-what counts as missing, codes that ignore the row order, how rows are named.
+"""The reader of long annotation tables (``_validation/_annotations.py``,
+its labels in ``_annotation_labels.py``): what counts as missing, codes that
+ignore the row order, how rows are named.
 The messages both estimator families share are tested in
 ``tests/frontend/test_one_long_table.py``."""
 
@@ -74,8 +75,11 @@ def test_a_list_of_labels_keeps_its_types():
     )
     values, source = annotation_labels(table, ["yes", 1])
     assert values.tolist() == ["yes", 1] and source == "y"
-    ragged, _ = annotation_labels(table, [("a", "b"), ("c",)])
+    # label sets are a multi-label target: kept where those are taken
+    ragged, _ = annotation_labels(table, [("a", "b"), ("c",)], matrix=True)
     assert ragged.tolist() == [("a", "b"), ("c",)]
+    with pytest.raises(ValueError, match=r"y at row 0 .* holds the label set"):
+        annotation_labels(table, [("a", "b"), ("c",)])
     with pytest.warns(UserWarning, match="column-vector y"):  # scikit-learn's rule
         column, _ = annotation_labels(table, np.array([[0], [1]]))
     assert column.tolist() == [0, 1]

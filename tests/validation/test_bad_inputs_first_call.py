@@ -1,5 +1,5 @@
 """Bad inputs at the first natural call: each case is silently wrong, or
-unhelpfully worded, on the code before this file (issue 20).
+unhelpfully worded, on the code before this file.
 
 * a DataFrame of human labels whose columns are not in ``classes_`` order,
   scored against a plain ``predict_proba`` array (metrics, report, Displays,
@@ -40,6 +40,7 @@ from sklearn_hcal.metrics import (
     ranked_probability_score_loss,
     wasserstein_distance,
 )
+from sklearn_hcal.report import CalibrationReport
 
 NAMES = ["negative", "neutral", "positive"]  # sorted: classes_ order
 SHUFFLED = ["positive", "negative", "neutral"]
@@ -302,6 +303,12 @@ def test_alpha_zero_weights_on_every_multi_label_item_warn():
 # --------------------------------------------------------------------------- #
 # 4. messages naming the argument, the row and the value
 # --------------------------------------------------------------------------- #
+def _with_nan(P, row):
+    P = np.array(P, dtype=float)
+    P[row, 1] = np.nan
+    return P
+
+
 X4 = np.random.default_rng(0).normal(size=(6, 2))
 Y4 = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 1], [2, 0, 2], [0, 3, 1], [1, 2, 1]])
 P4 = np.full((6, 3), 1 / 3)
@@ -396,6 +403,23 @@ P4 = np.full((6, 3), 1 / 3)
             ),
             r"sample_weight has 5 entries but there are 6 items",
         ),
+        (
+            # a report's classifier given in a dict is named by its key
+            lambda: CalibrationReport(
+                human_calibration_report(Y4, {"m": P4}, metrics=["jsd"]),
+                y_true=Y4,
+                predictions={"m": _with_nan(P4, 4)},
+            ).to_html(figures=False),
+            r"predictions\['m'\] contains NaN or infinity \(row 4, column 1: nan\)",
+        ),
+        (
+            lambda: CalibrationReport.from_predictions(Y4, {"m": _with_nan(P4, 4)}),
+            r"predictions\['m'\] contains NaN or infinity \(row 4, column 1: nan\)",
+        ),
+        (
+            lambda: human_calibration_report(Y4, {"m": _with_nan(P4, 4)}),
+            r"predictions\['m'\] contains NaN or infinity \(row 4, column 1: nan\)",
+        ),
     ],
     ids=[
         "counts_vs_y_calibrator",
@@ -413,6 +437,9 @@ P4 = np.full((6, 3), 1 / 3)
         "sample_weight_inf_fit",
         "sample_weight_negative_fit",
         "sample_weight_length",
+        "report_table_prediction_by_key",
+        "report_from_predictions_by_key",
+        "report_function_prediction_by_key",
     ],
 )
 def test_message_names_argument_and_row(call, pattern):

@@ -190,8 +190,14 @@ class DawidSkene(_DawidSkeneEM):
     -----
     ``fit_transform`` returns the posteriors of the last E-step, as
     crowd-kit's ``probas_``; ``transform`` of the same table recomputes them
-    under the final parameters, one EM step later (the two agree to about
-    ``tol`` at convergence).
+    under the final parameters: exactly the posteriors of one more EM
+    iteration (those of ``max_iter=n_iter_ + 1, tol=None``). ``tol`` bounds
+    the last gain of the log-likelihood per annotation, not the posteriors:
+    in that step they can still move by orders of magnitude more than
+    ``tol`` (by several hundredths on LeWiDi's MultiPICo and CSC files at
+    the default ``tol=1e-5``). For posteriors consistent with the fitted
+    ``confusion_matrices_`` use ``transform``; for a smaller gap, a smaller
+    ``tol``.
 
     References
     ----------

@@ -111,11 +111,16 @@ def _as_row_blocks(arrays: dict, da):
         present[key] = da.from_array(value, chunks=(_ROWS,) + value.shape[1:])
         arrays = {**arrays, key: present[key]}
     ref_name, ref = next((k, v) for k, v in present.items() if is_dask_collection(v))
-    if any(np.isnan(c) for c in ref.chunks[0]):
-        raise ValueError(
-            f"{ref_name} has unknown chunk sizes; call "
-            f"{ref_name}.compute_chunk_sizes() first."
-        )
+    for key, value in present.items():
+        # every input's rows must be known, not only the first's: a filtered
+        # y_prob beside a known y_true was "100 and nan samples"
+        if is_dask_collection(value) and any(np.isnan(c) for c in value.chunks[0]):
+            raise ValueError(
+                f"{key} has unknown chunk sizes (a dask array filtered by a "
+                "boolean mask, or made from a dask DataFrame without lengths), "
+                "so its rows cannot be counted or matched with the other "
+                f"inputs'; call {key}.compute_chunk_sizes() first."
+            )
     rows = ref.chunks[0]
     out = {}
     for key, value in arrays.items():
