@@ -88,6 +88,9 @@ def test_the_explanation_gets_its_own_vector_after_the_pair():
     assert vec.get_feature_names_out()[-3] == "encoder__explanation0"
     off = clone(vec).set_params(encode_explanation=False).fit(X)
     assert off.n_encoded_features_ == 12
+    # explanations=False reads no explanation, encoded or not
+    unread = clone(vec).set_params(explanations=False).fit(X)
+    assert unread.encoded_columns_ == ["q1", "q2"]
 
 
 def test_encoded_block_is_shared_not_copied_per_annotator():
