@@ -46,7 +46,8 @@ def _slow_mark_is_honest(request):
 
 _NETWORK_NAMES = re.compile(
     r"make_soft_label_net|SoftLabelNetClassifier|MCDropoutClassifier|"
-    r"TestTimeAugmentationClassifier|SmallCNN|NeuralNet|HumanMetricsCallback"
+    r"TestTimeAugmentationClassifier|SmallCNN|NeuralNet|HumanMetricsCallback|"
+    r"TransformerPerspectivistClassifier"
 )
 # calls that train a network inside (the demo's CNN)
 _TRAINING_CALLS = re.compile(r"\brun_demo\(")

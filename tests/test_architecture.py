@@ -149,6 +149,8 @@ PUBLIC_PATHS = {
         "AnnotationVectorizer",
         "OrdinalClassifier",
         "PerspectivistClassifier",
+        "SentenceEncoder",
+        "TransformerPerspectivistClassifier",
         "make_default_estimator",
     ],
     "sklearn_hcal.plotting": [

@@ -17,6 +17,8 @@ def test_import_does_not_pull_torch_or_matplotlib():
         "from sklearn_hcal.aggregation import DawidSkene, GLAD, MACE;"
         "from sklearn_hcal.perspectivist import PerspectivistClassifier;"
         "from sklearn_hcal.perspectivist import make_default_estimator;"
+        "from sklearn_hcal.perspectivist import SentenceEncoder;"
+        "from sklearn_hcal.perspectivist import TransformerPerspectivistClassifier;"
         "from sklearn_hcal.metrics import jensen_shannon_distance, MetricState;"
         "from sklearn_hcal import HumanConformalClassifier, TemperatureScaler;"
         "from sklearn_hcal import AlphaCalibrator;"
@@ -64,6 +66,9 @@ def test_missing_optional_dependency_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "skorch", None)
     with pytest.raises(ImportError, match=r"sklearn-hcal\[torch\]"):
         import_optional("skorch")
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    with pytest.raises(ImportError, match=r"sklearn-hcal\[nlp\]"):
+        import_optional("transformers")
 
 
 def test_resolve_device():

@@ -5,7 +5,10 @@ item from a long table of annotations (``load_lewidi(path).frame``): per
 annotator distributions, the Bayes decision of LeWiDi 2025's perspectivist
 scores, and each item's soft label as the mean over its annotators.
 :class:`AnnotationVectorizer`, :class:`OrdinalClassifier` and
-:func:`make_default_estimator` make up its CPU default.
+:func:`make_default_estimator` make up its CPU default;
+:class:`SentenceEncoder` adds a pretrained sentence encoder's vectors to it;
+:class:`TransformerPerspectivistClassifier` fine-tunes a pretrained
+transformer with an embedding per annotator (skorch).
 """
 
 from .._lazy import attach
@@ -14,6 +17,8 @@ _PUBLIC = {
     "AnnotationVectorizer": "._features",
     "OrdinalClassifier": "._ordinal",
     "PerspectivistClassifier": "._classifier",
+    "SentenceEncoder": "._encoders",
+    "TransformerPerspectivistClassifier": "._transformer",
     "make_default_estimator": "._features",
 }
 

