@@ -189,7 +189,8 @@ def write_lewidi_submission(
     Parameters
     ----------
     out_dir : str or path-like
-        An existing folder.
+        The folder to write in, created (with its parents) when missing; a
+        file of that name is refused.
     test : Bunch
         The file predicted, as :func:`load_lewidi` returns it: its items,
         classes and (per item) annotators give the files' rows and order.
@@ -237,8 +238,9 @@ def write_lewidi_submission(
     if soft is None and perspectivist is None:
         raise ValueError("Pass soft=, perspectivist= or both: nothing to write.")
     folder = Path(out_dir)
-    if not folder.is_dir():
-        raise ValueError(f"out_dir {str(out_dir)!r} is not an existing folder.")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"out_dir {str(out_dir)!r} exists and is not a folder.")
+    folder.mkdir(parents=True, exist_ok=True)
     name = _stem(test, stem)
     texts = {}
     if soft is not None:

@@ -127,3 +127,14 @@ def test_perspectivist_labels_must_cover_every_listed_annotator(tmp_path):
         write_lewidi_submission(tmp_path, test, perspectivist=table)
     with pytest.raises(ValueError, match="labels for the 12 rows"):
         write_lewidi_submission(tmp_path, test, perspectivist=[1, 2])
+
+
+def test_the_submission_folder_is_created_and_a_file_in_its_place_refused(tmp_path):
+    test = load_lewidi(_subset(tmp_path, "Paraphrase_dev", 3), annotators_meta=None)
+    soft = pd.DataFrame(1 / 11, index=test.counts.index, columns=list(test.classes))
+    paths = write_lewidi_submission(tmp_path / "a" / "b", test, soft=soft)
+    assert paths["soft"].parent == tmp_path / "a" / "b"
+    assert paths["soft"].is_file()
+    (tmp_path / "taken").write_text("")
+    with pytest.raises(ValueError, match=r"out_dir '.*taken' exists and is not"):
+        write_lewidi_submission(tmp_path / "taken", test, soft=soft)

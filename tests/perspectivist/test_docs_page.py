@@ -44,16 +44,23 @@ def _blocks(text):
 
 
 @pytest.mark.slow
-def test_the_user_guide_code_runs(monkeypatch):
+def test_the_user_guide_code_runs(monkeypatch, tmp_path):
     require_data("lewidi", "2025", "Paraphrase_train.json")
     monkeypatch.setenv("HCAL_DATA", str(SHARED_DATA))
+    monkeypatch.chdir(tmp_path)  # the page writes a submission folder
     ns = {"__name__": "docs_perspectivist"}
     with pytest.warns(UserWarning, match="not seen in fit"):  # by annotator
         for block in _blocks((DOCS / "perspectivist.rst").read_text("utf-8")):
             exec(compile(block, "perspectivist.rst", "exec"), ns)
     assert ns["P"].shape == (200, 11) and ns["soft"].shape == (50, 11)
+    distance = ns["scores"]["perspectivist_absolute_distance"]
     assert ns["clf"].score(ns["X_dev"], ns["dev"].frame["label"]) == pytest.approx(
-        1 - ns["anad"], abs=1e-12
+        1 - distance, abs=1e-12
+    )
+    # the files written and read back score as the predictions in memory
+    assert ns["paths"]["soft"].is_file()
+    np.testing.assert_allclose(
+        ns["again"].to_numpy(), ns["soft"].loc[ns["again"].index].to_numpy()
     )
     # the temperature improves the proper score on new items
     histogram = ns["histogram_log_loss"]
