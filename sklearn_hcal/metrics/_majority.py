@@ -177,9 +177,26 @@ def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
     Shape ``(2, n_classes, n_bins + 2)``, bins laid out as in
     :func:`_binned_gap_sums`.
     """
-    n_classes = np.shape(P)[1]
+    P = np.asarray(P, dtype=np.float64)
+    n_rows, n_classes = P.shape
     width = n_bins + 2
-    sums = cell_sums(*_classwise_cells(majority, P, n_bins), n_classes * width, weights)
+    n_cells = n_classes * width
+    # The sums of cell_sums(*_classwise_cells(...)) to the bit, without the
+    # interleaved values: one bincount per statistic, adding the same
+    # products w·value in the same order (integer counts are exact).
+    flat = bin_index(P, n_bins)
+    flat += np.arange(1, n_cells, width, dtype=flat.dtype)
+    flat = flat.reshape(-1)
+    gap = np.negative(P)
+    gap[np.arange(n_rows), majority] += 1.0
+    gap = gap.reshape(-1)
+    if weights is None:
+        counts = np.bincount(flat, minlength=n_cells).astype(np.float64)
+    else:
+        w = np.repeat(np.asarray(weights, dtype=np.float64), n_classes)
+        counts = np.bincount(flat, weights=w, minlength=n_cells)
+        gap *= w
+    sums = np.stack([np.bincount(flat, weights=gap, minlength=n_cells), counts])
     return sums.reshape(2, n_classes, width)
 
 

@@ -102,6 +102,42 @@ def test_class_wise_sums_equal_the_seven_statistic_cells(weighted):
     np.testing.assert_array_equal(_cell_sums(p_hat, P, n, n_bins, w), expected)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_classwise_ece_sums_equal_its_cells(weighted):
+    # The metric's class-wise ECE sums come from a bincount per statistic;
+    # the bootstrap reads the written-out cells: both must be the same bits.
+    from sklearn_hcal.metrics._majority import _classwise_cells, _classwise_sums
+
+    rng = np.random.default_rng(4)
+    n_items, n_classes, n_bins = 5000, 5, 10
+    P = rng.dirichlet(np.ones(n_classes), size=n_items)
+    P[::7] = np.round(P[::7] * n_bins) / n_bins  # confidences on bin edges
+    P[::13, 0] = 0.0  # unbinned (index -1)
+    P /= P.sum(axis=1, keepdims=True)
+    majority = rng.integers(0, n_classes, size=n_items)
+    w = rng.integers(0, 4, size=n_items).astype(float) if weighted else None
+    expected = cell_sums(
+        *_classwise_cells(majority, P, n_bins), n_classes * (n_bins + 2), w
+    ).reshape(2, n_classes, n_bins + 2)
+    np.testing.assert_array_equal(_classwise_sums(majority, P, n_bins, w), expected)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_calibration_only_sums_equal_the_cells(weighted):
+    # dispersion=False reduces four statistics by bincount: those four rows
+    # are the cells' sums to the bit.
+    rng = np.random.default_rng(5)
+    Y = rng.multinomial(3, np.ones(4) / 4, size=3000)
+    n = Y.sum(axis=1).astype(float)
+    p_hat = Y / n[:, None]
+    P = rng.dirichlet(np.ones(4), size=len(Y))
+    w = rng.integers(0, 4, size=len(Y)).astype(float) if weighted else None
+    expected = cell_sums(*_cell_values(p_hat, P, n, 15), 4 * 15, w)
+    got = _cell_sums(p_hat, P, n, 15, w, dispersion=False)
+    rows = [0, 2, 3, 4]  # the count, Σ p̂, Σ q, Σ p̂²
+    np.testing.assert_array_equal(got[rows], expected[rows])
+
+
 def test_calibration_terms_alone_equal_all_terms_to_the_bit():
     # calibration_loss/error form four of the seven statistics
     # (dispersion=False); the terms they read are the same numbers.
