@@ -20,7 +20,7 @@ from ._cells import cell_sums
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
-from ._mimori_kernels import edge_values
+from ._mimori_kernels import _cast_cells, edge_values
 
 __all__ = [
     "majority_accuracy_score",
@@ -58,7 +58,7 @@ def _majority_correct_per_item(Y, P, ties="first"):
     raise ValueError(f"ties must be 'first', 'last' or 'any', got {ties!r}.")
 
 
-def bin_index(conf, n_bins):
+def bin_index(conf, n_bins, slot_width=None, start=0):
     """Right-closed equal-width bin ``(j/M, (j+1)/M]`` of each confidence.
 
     The edges are ``np.linspace(0, 1, n_bins + 1)`` and membership is
@@ -72,17 +72,26 @@ def bin_index(conf, n_bins):
     rounding of an integer (an edge, where ``ceil - 1`` and ``floor``
     differ too), so those confidences -- and only those -- are looked up
     with the binary search (a search per element is several times slower).
+
+    ``slot_width`` (2-D ``conf``): ``start + l * slot_width`` is added to the
+    bins of column ``l`` (the cells of :func:`_classwise_cells`).
     """
     conf = np.asarray(conf, dtype=np.float64)
     scaled = conf * n_bins
-    pos = np.floor(scaled).astype(np.intp)
-    np.maximum(pos, -1, out=pos)  # below 0: no bin, as the search says
-    np.minimum(pos, n_bins, out=pos)
     near = edge_values(scaled)
-    if near is not None:
-        edges = np.linspace(0.0, 1.0, n_bins + 1)
-        pos[near] = np.searchsorted(edges, conf[near], side="left") - 1
-    return pos
+    pos = np.floor(scaled, out=scaled)
+    # below 0: no bin, as the search says; fmax/fmin send NaN to -1, as the
+    # integer cast and clip did
+    np.fmax(pos, -1.0, out=pos)
+    np.fmin(pos, n_bins, out=pos)
+    return _cast_cells(
+        pos,
+        conf,
+        near,
+        slot_width,
+        lambda v: np.searchsorted(np.linspace(0.0, 1.0, n_bins + 1), v) - 1,
+        start,
+    )
 
 
 def _binned_gap_cells(conf, correct, n_bins):
@@ -162,8 +171,7 @@ def _classwise_cells(majority, P, n_bins):
     P = np.asarray(P, dtype=np.float64)
     n_rows, n_classes = P.shape
     width = n_bins + 2
-    cell = bin_index(P, n_bins)
-    cell += np.arange(1, n_classes * width, width, dtype=cell.dtype)
+    cell = bin_index(P, n_bins, slot_width=width, start=1)
     values = np.empty((n_rows, n_classes, 2))
     np.negative(P, out=values[..., 0])
     values[np.arange(n_rows), majority, 0] += 1.0
@@ -184,9 +192,7 @@ def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
     # The sums of cell_sums(*_classwise_cells(...)) to the bit, without the
     # interleaved values: one bincount per statistic, adding the same
     # products w·value in the same order (integer counts are exact).
-    flat = bin_index(P, n_bins)
-    flat += np.arange(1, n_cells, width, dtype=flat.dtype)
-    flat = flat.reshape(-1)
+    flat = bin_index(P, n_bins, slot_width=width, start=1).reshape(-1)
     gap = np.negative(P)
     gap[np.arange(n_rows), majority] += 1.0
     gap = gap.reshape(-1)

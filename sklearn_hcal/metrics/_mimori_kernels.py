@@ -17,7 +17,9 @@ import numpy as np
 from .._validation import Pair, check_pair, row_blocks, row_sums
 
 
-def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
+def bin_indices(
+    values: np.ndarray, n_bins: int, slot_width: int | None = None
+) -> np.ndarray:
     """Equal-width bin of each value in [0, 1]: ``[j/B, (j+1)/B)``, last closed.
 
     The inner edges come from ``np.linspace`` so that a value equal to an edge
@@ -29,16 +31,78 @@ def bin_indices(values: np.ndarray, n_bins: int) -> np.ndarray:
     where ``value * B`` is within rounding of an integer (an edge), so those
     values -- and only those -- are looked up with the binary search (a
     search per element is several times slower).
+
+    ``slot_width`` (2-D ``values``): column ``l``'s bins are numbered from
+    ``l * slot_width`` (the cells of one slot per column, :mod:`._cells`).
+    The clipping and these offsets are applied to the float products before
+    the one integer cast (float passes, no broadcast integer add).
     """
     values = np.asarray(values, dtype=np.float64)
     scaled = values * n_bins
-    pos = scaled.astype(np.intp)  # the floor for values >= 0, else clipped
-    np.maximum(pos, 0, out=pos)
-    np.minimum(pos, n_bins - 1, out=pos)
     near = edge_values(scaled)
+    # fmax/fmin: NaN goes to bin 0, as the integer cast and clip gave
+    np.fmax(scaled, 0.0, out=scaled)
+    np.fmin(scaled, n_bins - 1, out=scaled)
+    return _cast_cells(scaled, values, near, slot_width, _bins_right(n_bins))
+
+
+def _bins_right(n_bins):
+    """The definition, for the values near an edge: a search of the inner
+    ``linspace`` edges (made only when some value needs it)."""
+    return lambda v: np.searchsorted(
+        np.linspace(0.0, 1.0, n_bins + 1)[1:-1], v, side="right"
+    )
+
+
+#: Cell offsets up to this are added to the float products before the cast:
+#: a sum below 2**20 is exact to 2**-32, far inside the edge test's 1e-9, so
+#: the truncation of every value not near an edge keeps its bin.
+_FLOAT_OFFSETS_MAX = 2**20
+
+_OFFSETS: dict = {}
+
+
+def slot_offsets(n_rows: int, n_slots: int, width: int, start: int = 0):
+    """``start + l * width`` at every ``(row, l)``, float64, C-contiguous.
+
+    A view of a kept array (the binned metrics bin many sub-blocks of the
+    same shape); arrays past 4 MB are made for the call.
+    """
+    key = (n_slots, width, start)
+    kept = _OFFSETS.get(key)
+    if kept is None or kept.shape[0] < n_rows:
+        row = start + width * np.arange(n_slots, dtype=np.float64)
+        rows = max(n_rows, 2**15 // n_slots + 1)
+        kept = np.empty((rows, n_slots))
+        kept[:] = row
+        if rows * n_slots > 2**19:
+            return kept[:n_rows]
+        if len(_OFFSETS) > 32:
+            _OFFSETS.clear()
+        _OFFSETS[key] = kept
+    return kept[:n_rows]
+
+
+def _cast_cells(clipped, values, near, slot_width, search, start=0):
+    """The integer cells of clipped float bins, ``start`` added (and
+    ``l * slot_width`` for column ``l`` when ``slot_width`` is given); the
+    values ``near`` an edge (a mask, or None) are binned by ``search``."""
+    offsets = None
+    if slot_width is not None:
+        n_rows, n_slots = clipped.shape
+        if start + n_slots * slot_width < _FLOAT_OFFSETS_MAX:
+            offsets = slot_offsets(n_rows, n_slots, slot_width, start)
+            clipped += offsets
+    elif start:
+        clipped += start
+    pos = clipped.astype(np.intp)
+    if slot_width is not None and offsets is None:
+        pos += np.arange(start, start + pos.shape[1] * slot_width, slot_width)
     if near is not None:
-        inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
-        pos[near] = np.searchsorted(inner, values[near], side="right")
+        fixed = search(values[near]) + start
+        if slot_width is not None:
+            fixed += slot_width * np.nonzero(near)[1]
+        pos[near] = fixed
     return pos
 
 
@@ -82,9 +146,7 @@ _COUNT, _COUNT_VALID, _SUM_TRUE, _SUM_PRED, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR =
 
 def _class_cells(P: np.ndarray, n_bins: int) -> np.ndarray:
     """The cell ``k * n_bins + bin(q_ik)`` of each entry (one slot per class)."""
-    cell = bin_indices(P, n_bins)
-    cell += np.arange(0, P.shape[1] * n_bins, n_bins, dtype=cell.dtype)
-    return cell
+    return bin_indices(P, n_bins, slot_width=n_bins)
 
 
 def _value_stats(p_hat, P, n, out) -> None:
@@ -166,6 +228,9 @@ def _cell_sums(
     step = max(1, SUB_BLOCK_ELEMENTS // n_classes)
     sums = np.zeros((7, n_cells))
     factor = _correction_factor(n) if dispersion else None
+    # one number of labels for all items: a scalar factor (the same
+    # products, without the slower broadcast of a column)
+    same_n = dispersion and n.size > 0 and n.min() == n.max()
     for start in range(0, n_items, step):
         sl = slice(start, min(start + step, n_items))
         flat = _class_cells(P[sl], n_bins).reshape(-1)
@@ -190,7 +255,7 @@ def _cell_sums(
         add(_SUM_RESID2, np.multiply(resid, resid, out=resid))
         gini = np.subtract(1.0, p_hat_sl, out=resid)
         gini *= p_hat_sl
-        gini *= factor[sl, None]
+        gini *= factor[0] if same_n else factor[sl, None]
         add(_SUM_CORR, gini)
         valid = n[sl] >= 2
         if valid.all():

