@@ -11,7 +11,7 @@ annotations):
    timed interleaved (ours, theirs, ours, ...), best of 3, with the 1-minute
    load average of the row. crowd-kit's ``Wawa`` crashes under scikit-learn
    ≥ 1.6, so its two steps (majority vote, then the vote weighted by the
-   agreement) are timed instead. Targets (issue 29): Dawid–Skene ≥ 3×,
+   agreement) are timed instead. Targets: Dawid–Skene ≥ 3×,
    one-coin Dawid–Skene and GLAD ≥ 10×.
 2. **Held-out annotations.** One annotation per item held out (items with at
    least 4; 5 splits), each aggregator fitted on the rest and scored on the

@@ -1,4 +1,4 @@
-"""Issue 30, inputs checked once: a two-model report with its HTML file, before/after.
+"""Inputs checked once: a two-model report with its HTML file, before/after.
 
 The package of another checkout (``--before DIR``: a directory holding its
 ``sklearn_hcal/``, e.g. ``git archive main | tar -x -C DIR``) is loaded

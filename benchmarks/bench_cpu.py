@@ -1,4 +1,4 @@
-"""Issue 30's goal rows as single-thread CPU time, for comparisons under load.
+"""The speed goals' rows as single-thread CPU time, for comparisons under load.
 
 Wall-clock ratios on a shared machine move with whatever else runs; the CPU
 time this process spends on one thread (``HCAL_NUM_THREADS=1``, one BLAS

@@ -1,4 +1,4 @@
-"""Issues 21 and 30: ratios now against the goals, with the load average.
+"""The speed goals: ratios now against the goals, with the load average.
 
 Every row times two things interleaved in one process (a, b, a, b, ...)
 and keeps the best of 3 of each, so that both see the same machine; the
@@ -286,33 +286,34 @@ def row_bootstrap(n_bootstrap=1000):
     # of the 1,000 sets of sums. The report overlaps them on three threads.
     from threadpoolctl import threadpool_limits
 
-    from sklearn_hcal.metrics import _bootstrap, _engine, _registry
-    from sklearn_hcal.metrics._report import validate_human
+    from sklearn_hcal.metrics import _engine, _registry
+    from sklearn_hcal.metrics._bootstrap import _chunk_sums as sums_of_chunk
+    from sklearn_hcal.metrics._bootstrap import _item_matrices, _resamples
+    from sklearn_hcal.metrics._report_inputs import validate_human
 
     n = len(Y)
     human, source = validate_human(Y, P)
     columns = _engine.resolve(None, human, None, default=_registry.default_columns())
     block = slice(0, n)
-    DT, A, layout = _bootstrap._block_matrices(columns, human, [source], block)
+    DT, A, layout = _item_matrices._block_matrices(columns, human, [source], block)
     # the products' precision (float32 since the bootstrap's precision work)
-    cast = getattr(_bootstrap, "_for_products", lambda matrices: matrices)
-    DT, A, layout = cast((DT, A, layout))
-    sizes = _bootstrap._chunk_sizes(n, n_bootstrap)
-    seeds = _bootstrap.seed_sequence(0).spawn(len(sizes))
+    DT, A, layout = _item_matrices._for_products((DT, A, layout))
+    sizes = _resamples._chunk_sizes(n, n_bootstrap)
+    seeds = _resamples.seed_sequence(0).spawn(len(sizes))
     weights = [
-        _bootstrap._chunk_weights(seed, n, size) for seed, size in zip(seeds, sizes)
+        _resamples._chunk_weights(seed, n, size) for seed, size in zip(seeds, sizes)
     ]
     cached = [(DT, A, layout)]
-    sums = _bootstrap._stack(
+    sums = sums_of_chunk._stack(
         [
-            _bootstrap._chunk_sums(columns, human, [source], [block], cached, w)
+            sums_of_chunk._chunk_sums(columns, human, [source], [block], cached, w)
             for w in weights
         ]
     )
 
     def draws():
         for seed, size in zip(seeds, sizes):
-            _bootstrap._chunk_weights(seed, n, size)
+            _resamples._chunk_weights(seed, n, size)
 
     def dense():
         for w in weights:
@@ -326,10 +327,10 @@ def row_bootstrap(n_bootstrap=1000):
         t_draw, t_matrices, t_dense, t_sparse, t_values, plain = interleaved(
             [
                 draws,
-                lambda: _bootstrap._block_matrices(columns, human, [source], block),
+                lambda: _item_matrices._block_matrices(columns, human, [source], block),
                 dense,
                 sparse,
-                lambda: _bootstrap._replicates(columns, sums, n),
+                lambda: sums_of_chunk._replicates(columns, sums, n),
                 lambda: M.human_calibration_report(Y, {"model": P}),
             ]
         )
@@ -364,7 +365,7 @@ def row_alpha(n):
 
     try:
         from sklearn_hcal.calibration._alpha._solvers import use_histogram_slots
-    except ImportError:  # before issue 21: the switch at max(64, 4K) labels
+    except ImportError:  # an older checkout: the switch at max(64, 4K) labels
 
         def use_histogram_slots(max_labels, n_classes):
             return max_labels <= max(64, 4 * n_classes)
@@ -489,7 +490,7 @@ def main(argv=None):
     mode = "one core busy (spinner)" if args.busy else "no spinner"
     try:
         out(
-            f"Issue 21 goals, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+            f"Speed goals, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
             f"{os.cpu_count()} cores, {mode}; "
             f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )

@@ -1,4 +1,4 @@
-"""Speed and memory of the metrics and of the full report (issues 2 and 8).
+"""Speed and memory of the metrics and of the full report.
 
 Times every public metric of :mod:`sklearn_hcal.metrics` and the report
 functions on ``N x K`` label histograms and probabilities, next to
@@ -10,7 +10,7 @@ functions on ``N x K`` label histograms and probabilities, next to
 and measures the peak memory of each call with :mod:`tracemalloc` (numpy
 reports its allocations to it) relative to the size of the inputs.
 
-Targets (issue 8): every metric within 3x of the plain pass; our JSD no
+Targets: every metric within 3x of the plain pass; our JSD no
 slower than scipy's; ``human_calibration_report`` (no bootstrap) under 3 s at
 N = 1e6; peak memory under 2x the inputs (no ``N x K x K`` or
 ``N x n_annotations`` temporaries, no float64 copy of float32/memmap input).
@@ -126,7 +126,7 @@ def _cases(Y, P):
 def _report_breakdown(Y, P, repeat: int) -> None:
     from sklearn_hcal.metrics import _engine as E
     from sklearn_hcal.metrics import _registry as R
-    from sklearn_hcal.metrics._report import validate_human
+    from sklearn_hcal.metrics._report_inputs import validate_human
 
     human, source = validate_human(Y, P)
     human.mu  # the human side, shared by every column  # noqa: B018

@@ -1,4 +1,4 @@
-"""Issue 28: the perspectivist model's cross-validated LeWiDi scores.
+"""The perspectivist model's cross-validated LeWiDi scores.
 
 Item-grouped cross-validation on the training files only (the official
 Paraphrase and VariErrNLI test files are deliberately absent): Paraphrase
@@ -473,7 +473,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # the fallbacks' notes, once per fold
     print(
-        f"Issue 28, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"Perspectivist CV, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"{os.cpu_count()} cores; load average "
         + ", ".join(f"{v:.2f}" for v in os.getloadavg())
     )

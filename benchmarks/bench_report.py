@@ -1,4 +1,4 @@
-"""The report's bootstrap against the report without bootstrap (issue 12).
+"""The report's bootstrap against the report without bootstrap.
 
 Target: ``human_calibration_report`` with ``n_bootstrap=1000`` on
 CIFAR-10H-sized input (10,000 items × 10 classes) within 20× the time of the

@@ -1,4 +1,4 @@
-"""Chunk-wise evaluation: MetricState and dask arrays against in memory (issue 23).
+"""Chunk-wise evaluation: MetricState and dask arrays against in memory.
 
 Two measurements, each in a fresh process (peak memory is the process's
 maximum resident set size, ``ru_maxrss``, minus the one after the imports):

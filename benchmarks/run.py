@@ -133,9 +133,9 @@ def main(argv=None) -> None:
         help="also run bench_metrics.py, bench_temperature.py, bench_alpha.py",
     )
     parser.add_argument(
-        "--issue21",
+        "--goals",
         action="store_true",
-        help="only issue 21's goals table (bench_goals.py; with --quick, --output)",
+        help="only the speed goals' table (bench_goals.py; with --quick, --output)",
     )
     parser.add_argument(
         "--aggregation",
@@ -150,7 +150,7 @@ def main(argv=None) -> None:
         agg_argv = [] if args.output is None else ["--output", str(args.output)]
         bench_aggregation.main(agg_argv)
         return
-    if args.issue21:
+    if args.goals:
         import bench_goals
 
         goals_argv = ["--quick"] if args.quick else []

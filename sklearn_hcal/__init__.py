@@ -13,7 +13,7 @@ _PUBLIC = {
     "make_soft_label_net": "._training",
     "SoftLabelNetClassifier": "._training",
     "SmallCNN": "._training",
-    "skorch_logits": "._training",
+    "skorch_logits": "._frontend",
     "TemperatureScaler": ".calibration",
     "VectorScaler": ".calibration",
     "MatrixScaler": ".calibration",

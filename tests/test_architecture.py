@@ -29,6 +29,8 @@ GUIDE = ROOT / "docs" / "developer_guide.rst"
 PUBLIC_PATHS = {
     "sklearn_hcal": [
         "AlphaCalibrator",
+        "HumanConformalClassifier",
+        "HumanMetricsCallback",
         "MCDropoutClassifier",
         "MatrixScaler",
         "SmallCNN",
@@ -38,15 +40,22 @@ PUBLIC_PATHS = {
         "TestTimeAugmentationClassifier",
         "VectorScaler",
         "make_soft_label_net",
+        "predict_disagreement",
         "skorch_logits",
         "__version__",
     ],
     "sklearn_hcal.metrics": [
         "HUMAN_SCORERS",
+        "MetricState",
+        "aggregated_coverage_score",
+        "annotator_agreement",
         "annotator_report",
+        "aurc_loss",
         "calibration_error",
         "calibration_loss",
         "classwise_expected_calibration_error",
+        "coverage_by_set_size",
+        "deferral_score",
         "disagreement_calibration_error",
         "disagreement_calibration_loss",
         "disagreement_probability",
@@ -58,29 +67,42 @@ PUBLIC_PATHS = {
         "epistemic_loss",
         "expected_calibration_error",
         "expected_squared_loss",
+        "fleiss_kappa",
         "get_human_scorer",
         "get_human_scorer_names",
         "histogram_log_loss",
         "human_calibration_report",
         "instance_calibration_errors",
+        "item_agreement",
         "jensen_shannon_distance",
         "kl_divergence",
+        "krippendorff_alpha",
         "loss_decomposition",
         "majority_accuracy_score",
+        "majority_coverage_score",
         "make_annotation_scorer",
+        "make_deferral_scorer",
         "make_human_scorer",
+        "make_set_scorer",
         "manhattan_distance",
+        "mean_set_size",
         "metrics_by_agreement",
+        "model_agreement",
         "multilabel_entropy_correlation_score",
         "multilabel_manhattan_distance",
         "multilabel_po_jsd_score",
         "multilabel_soft_micro_f1_score",
+        "pairwise_cohen_kappa",
         "perspectivist_absolute_distance",
         "perspectivist_error_rate",
         "po_jsd_score",
         "predicted_disagreement",
         "ranked_probability_score_loss",
         "ranking_calibration_score",
+        "report_from_states",
+        "risk_at_coverage_loss",
+        "risk_coverage_curve",
+        "size_stratified_coverage_score",
         "soft_accuracy_score",
         "soft_cross_entropy",
         "soft_micro_f1_score",
@@ -127,15 +149,42 @@ PUBLIC_PATHS = {
     ],
     "sklearn_hcal.plotting": [
         "AgreementBinDisplay",
+        "AnnotatorAgreementDisplay",
         "CalibrationDispersionDisplay",
+        "ConformalCoverageDisplay",
         "DisagreementReliabilityDisplay",
         "HumanModelMarginalDisplay",
         "InstanceErrorDisplay",
         "MajorityReliabilityDisplay",
+        "RiskCoverageDisplay",
         "error_histogram_divergence",
     ],
     "sklearn_hcal.cli": ["build_parser", "main", "run_demo"],
+    "sklearn_hcal.conformal": ["HumanConformalClassifier", "conformity_scores"],
+    "sklearn_hcal.report": ["CalibrationReport"],
 }
+
+
+def _public_faces() -> list[str]:
+    """The package and its subpackages without a leading underscore that
+    declare ``__all__`` (``utils`` is internal and declares none)."""
+    faces = ["sklearn_hcal"]
+    for path in sorted(PACKAGE.iterdir()):
+        init = path / "__init__.py"
+        if path.name.startswith("_") or not init.is_file():
+            continue
+        if "__all__" in init.read_text(encoding="utf-8"):
+            faces.append(f"sklearn_hcal.{path.name}")
+    return faces
+
+
+@pytest.mark.parametrize("module", _public_faces())
+def test_every_public_name_is_pinned(module):
+    # A name in a public face's __all__ is a promise: it is pinned here the
+    # day it is added, so that it cannot move or disappear unnoticed.
+    names = importlib.import_module(module).__all__
+    unpinned = sorted(set(names) - set(PUBLIC_PATHS.get(module, [])))
+    assert unpinned == [], f"pin {unpinned} in PUBLIC_PATHS[{module!r}]"
 
 
 @pytest.mark.parametrize("module", sorted(PUBLIC_PATHS))
@@ -400,6 +449,69 @@ def test_no_import_circles():
     # break a circle leaves two modules that each need the other (the CLI's
     # ``UsageError`` and the streaming modules were such circles).
     assert _circles(_import_graph()) == []
+
+
+def _floors() -> dict:
+    """``{layer: floor}`` from the developer guide's stack (§layers), 0 lowest.
+
+    The stack is the first literal block of the section: one floor a line,
+    the top first; names that share a line (``utils, _lazy``) share a floor.
+    """
+    text = GUIDE.read_text(encoding="utf-8")
+    block = text[text.index(".. _dev-layers:") :].split("::\n\n", 1)[1]
+    names = []
+    for line in block.splitlines():
+        if not line.startswith("    "):
+            break
+        head = re.match(r"    (\w+(?:, \w+)*)\s{2,}", line)
+        if head:
+            names.append(head.group(1).split(", "))
+    return {name: floor for floor, same in enumerate(reversed(names)) for name in same}
+
+
+def test_the_guide_stack_names_every_layer_once():
+    floors = _floors()
+    layers = {_layer(module) for module, _, _ in _modules()}
+    layers -= {"sklearn_hcal", "__main__"}  # the top: the package and `python -m`
+    assert layers == set(floors), sorted(layers ^ set(floors))
+    # The estimators' front end is one floor, right above the validation
+    # layer and below every layer that defines an estimator.
+    assert floors["_frontend"] == floors["_validation"] + 1
+    for layer in ("_training", "calibration", "conformal", "perspectivist"):
+        assert floors[layer] > floors["_frontend"], layer
+
+
+def test_no_import_goes_up_a_floor():
+    # Imports inside functions count too: a lazy import of a layer above is
+    # an arrow up all the same (the front end's old lazy import of the
+    # training layer's logits split it over two floors).
+    floors = _floors()
+    offenders = []
+    for module, path, is_pkg in _modules():
+        here = floors.get(_layer(module))
+        if here is None:
+            continue  # the root package and __main__ sit on top
+        for target, name, line in _imports(module, path, is_pkg):
+            there = floors.get(_layer(target))
+            if there is not None and there > here:
+                offenders.append(f"{module}:{line} -> {target}.{name}")
+    assert offenders == [], "\n".join(offenders)
+
+
+#: Lines past which a module says at its top why it stays one (developer
+#: guide §modules-by-job): a guide for a reader, not a cap.
+LONG_MODULE = 500
+
+
+def test_long_modules_say_why_they_are_one():
+    offenders = []
+    for _, path, _ in _modules():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if len(lines) > LONG_MODULE and not any(
+            line.startswith("Why one module:") for line in lines[:30]
+        ):
+            offenders.append(f"{path.relative_to(ROOT)} ({len(lines)} lines)")
+    assert offenders == [], offenders
 
 
 # -- the design in the repository -----------------------------------------------

@@ -58,6 +58,7 @@ EXPECTED_EXAMPLES = {
     "plot_report_notebook.py",
     "plot_aggregation.py",
     "plot_perspectivist_lewidi.py",
+    "plot_agreement.py",
 }
 # User-guide pages whose ``code-block:: python`` snippets must run as written,
 # each page top to bottom in one namespace.
@@ -67,6 +68,7 @@ RUNNABLE_PAGES = [
     "estimators.rst",
     "lewidi.rst",
     "aggregation.rst",
+    "agreement.rst",
 ]
 RUNNABLE_PAGES_ROUTING = ["model_selection.rst"]
 
@@ -222,6 +224,11 @@ def test_user_guide_code_runs(page):
         assert quoted, "the page no longer quotes the two Brier scores"
         for name, value in zip(["Dawid-Skene", "perspectivist"], quoted.groups()):
             assert held_out[name] == pytest.approx(float(value), abs=0.005), name
+    if page == "agreement.rst":
+        # the numbers the page quotes are the run's
+        assert ns["alpha"]["ordinal"] == pytest.approx(0.3278, abs=5e-5)
+        assert ns["summary"]["model_percentile"] == 1.0
+        assert ns["ci"].low == pytest.approx(0.2886, abs=5e-5)
     if page == "lewidi.rst":
         assert (
             ns["report"].loc["oracle", "soft_ce"]

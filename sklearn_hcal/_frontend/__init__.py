@@ -4,18 +4,18 @@ Every estimator fitted on human labels goes through the same front end
 (developer guide §estimators), in two levels, so that a family takes what
 it needs and nothing more:
 
-1. **Targets** -- :class:`sklearn_hcal._validation.HumanTargetMixin` (in the
-   validation layer, so that any estimator can use it): ``counts=`` routed
-   as metadata replaces ``y``; histograms or labels checked
-   (:class:`~sklearn_hcal._validation.Targets`); classes aligned by name
-   with a reference or named by the ``classes`` parameter, which sets
-   ``classes_``; ``sample_weight`` checked naming the row and the value;
-   ``score`` (majority accuracy for histograms, accuracy for labels). For
-   estimators fitted on a long table of annotations (aggregation,
-   perspectivist models: one label per row) this level, with the
-   validation layer's one reader of such tables, is the whole front end::
+1. **Targets** -- :class:`HumanTargetMixin` (:mod:`._targets`):
+   ``counts=`` routed as metadata replaces ``y``; histograms or labels
+   checked (:class:`Targets`); classes aligned by name with a reference or
+   named by the ``classes`` parameter, which sets ``classes_``;
+   ``sample_weight`` checked naming the row and the value; ``score``
+   (majority accuracy for histograms, accuracy for labels). Estimators
+   fitted on a long table of annotations (aggregation, perspectivist
+   models: one label per row) read it with the validation layer's one
+   reader of such tables and take from this level only what they use --
+   the perspectivist classifier its item weights (:class:`ItemWeightsMixin`)::
 
-       class PerspectivistClassifier(..., HumanTargetMixin, BaseEstimator):
+       class PerspectivistClassifier(..., ItemWeightsMixin, BaseEstimator):
            def fit(self, X, y, sample_weight=None):
                table = read_annotation_table(X, item=self.item,
                                              annotator=self.annotator,
@@ -27,7 +27,7 @@ it needs and nothing more:
                weights = self._item_weights(sample_weight, X)
                ...
 
-2. **A classifier's output** -- :class:`ClassifierOutputMixin` (here), for
+2. **A classifier's output** -- :class:`ClassifierOutputMixin`, for
    estimators whose ``X`` is a classifier's scores or probabilities
    (``estimator=None``, read as logits or probabilities by ``input=``,
    a DataFrame's columns aligned with the target's classes by name, the
@@ -43,12 +43,18 @@ it needs and nothing more:
 
 The helpers the hooks use are plain names here too: the scores and
 probabilities of a classifier or of ``estimator=None`` input
-(:mod:`._scores`), the prefit rule, and which class each output column is
-(:mod:`._columns`).
+(:mod:`._scores`), a skorch net's logits (:mod:`._logits`, public as
+:func:`sklearn_hcal.skorch_logits`; torch is imported only when it runs),
+the prefit rule, which class each output column is (:mod:`._columns`), and
+the one wording of rows predicted by a fallback (:mod:`._fallbacks`).
+The package sits on the validation layer and below every estimator
+(developer guide §layers).
 """
 
 from ._classifier_output import ClassifierOutputMixin, FrontEndFit
 from ._columns import check_positional_scores, estimator_classes, input_column_classes
+from ._fallbacks import unseen_rows, warn_fallbacks
+from ._logits import skorch_logits
 from ._scores import (
     class_columns,
     contains_skorch_net,
@@ -63,23 +69,50 @@ from ._scores import (
     softmax,
     unwrap_frozen,
 )
+from ._targets import (
+    HumanScoreMixin,
+    HumanTargetMixin,
+    ItemWeightsMixin,
+    Targets,
+    check_item_weights,
+    check_min_samples,
+    check_new_labels,
+    check_target,
+    human_score,
+    resolve_targets,
+    select_target,
+)
 
 __all__ = [
     "ClassifierOutputMixin",
     "FrontEndFit",
+    "HumanScoreMixin",
+    "HumanTargetMixin",
+    "ItemWeightsMixin",
+    "Targets",
+    "check_item_weights",
+    "check_min_samples",
+    "check_new_labels",
     "check_positional_scores",
+    "check_target",
     "class_columns",
     "contains_skorch_net",
     "estimator_classes",
     "get_probabilities",
     "get_scores",
+    "human_score",
     "input_column_classes",
     "is_fitted",
     "is_prefit",
     "log_softmax",
     "probabilities_from_input",
     "read_input_type",
+    "resolve_targets",
     "scores_from_input",
+    "select_target",
+    "skorch_logits",
     "softmax",
+    "unseen_rows",
     "unwrap_frozen",
+    "warn_fallbacks",
 ]

@@ -2,7 +2,7 @@
 
 :class:`ClassifierOutputMixin` is the second level of the estimators' front
 end (developer guide §estimators). On top of the targets of
-:class:`~sklearn_hcal._validation.HumanTargetMixin` it resolves *what*
+:class:`~sklearn_hcal._frontend.HumanTargetMixin` it resolves *what*
 ``X`` is:
 
 * ``estimator=None``: ``X`` is the classifier output, one column per class,
@@ -41,13 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    HumanTargetMixin,
-    Targets,
-    all_finite,
-    check_finite,
-    check_min_samples,
-)
+from .._validation import all_finite, check_finite
 from ..utils._compat import HasMethods, StrOptions, num_samples, validate_data
 from ._columns import check_positional_scores, estimator_classes, input_column_classes
 from ._scores import (
@@ -57,6 +51,7 @@ from ._scores import (
     scores_from_input,
     unwrap_frozen,
 )
+from ._targets import HumanTargetMixin, Targets, check_min_samples
 
 __all__ = ["ClassifierOutputMixin", "FrontEndFit"]
 

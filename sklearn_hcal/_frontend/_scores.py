@@ -26,6 +26,7 @@ from .._validation import (
     row_sum_tolerance,
 )
 from ..utils._optional import is_skorch_net
+from ._logits import skorch_logits
 
 __all__ = [
     "class_columns",
@@ -158,8 +159,6 @@ def get_scores(estimator, X) -> np.ndarray:
     inner = unwrap_frozen(estimator)
     net, X_net = _final_skorch_net(inner, X)
     if net is not None:
-        from .._training import skorch_logits  # imports torch: only for nets
-
         scores = np.asarray(skorch_logits(net, X_net), dtype=np.float64)
     elif hasattr(estimator, "decision_function"):
         scores = np.asarray(estimator.decision_function(X), dtype=np.float64)

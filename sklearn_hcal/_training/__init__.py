@@ -3,8 +3,10 @@
 :mod:`._soft_label` (:class:`SoftLabelClassifier`, weighted rows for any
 classifier); the skorch layer: :mod:`._net` (:class:`SoftLabelNetClassifier`,
 :func:`make_soft_label_net`), :mod:`._cnn` (:class:`SmallCNN`), :mod:`._inputs`
-(targets and inputs of a net), :mod:`._logits` (:func:`skorch_logits`) and
-:mod:`._callbacks` (:class:`HumanMetricsCallback`).
+(targets and inputs of a net) and :mod:`._callbacks`
+(:class:`HumanMetricsCallback`). A fitted net's logits
+(:func:`~sklearn_hcal.skorch_logits`) are read by the estimators' front end
+(:mod:`sklearn_hcal._frontend`), where they live.
 The public names are re-exported from :mod:`sklearn_hcal`; torch and skorch
 are imported only when a skorch name is first used.
 """
@@ -16,7 +18,6 @@ _PUBLIC = {
     "SoftLabelNetClassifier": "._net",
     "make_soft_label_net": "._net",
     "SmallCNN": "._cnn",
-    "skorch_logits": "._logits",
     "HumanMetricsCallback": "._callbacks",
 }
 

@@ -6,11 +6,10 @@ this module only when :class:`HumanMetricsCallback` is first used.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..utils._optional import import_optional
+from ..utils._warnings import warn_user
 
 __all__ = ["HumanMetricsCallback"]
 
@@ -208,12 +207,10 @@ class HumanMetricsCallback(skorch.callbacks.Callback):
     def on_epoch_end(self, net, **kwargs):
         if self.state_ is None:
             if not self.warned_:
-                warnings.warn(
+                warn_user(
                     "HumanMetricsCallback saw no validation batch with "
                     "targets: give the net a train_split (e.g. "
-                    "skorch.dataset.ValidSplit(5, stratified=False)).",
-                    UserWarning,
-                    stacklevel=2,
+                    "skorch.dataset.ValidSplit(5, stratified=False))."
                 )
                 self.warned_ = True
             return

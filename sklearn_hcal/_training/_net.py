@@ -312,10 +312,10 @@ class SoftLabelNetClassifier(skorch.NeuralNetClassifier):
         """Majority accuracy for histograms, accuracy for labels.
 
         The package's one ``score``
-        (:func:`sklearn_hcal._validation._targets.human_score`): histogram columns
+        (:func:`sklearn_hcal._frontend.human_score`): histogram columns
         are matched to ``classes_`` by name, as in ``fit``.
         """
-        from .._validation import human_score
+        from .._frontend import human_score
 
         return human_score(self, X, y, sample_weight=sample_weight)
 

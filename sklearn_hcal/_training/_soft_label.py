@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import (
     BaseEstimator,
@@ -17,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import HumanTargetMixin
+from .._frontend import HumanTargetMixin
 from ..datasets._shared import draw_annotation
 from ..utils._compat import (
     HasMethods,
@@ -29,6 +27,7 @@ from ..utils._compat import (
 )
 from ..utils._pipeline import final_estimator
 from ..utils._sample_weight import fit_with_sample_weight, sample_weight_key
+from ..utils._warnings import warn_user
 
 __all__ = ["SoftLabelClassifier"]
 
@@ -210,14 +209,12 @@ class SoftLabelClassifier(
         if strategy == "auto":
             strategy = "weighted" if weight_key is not None else "majority"
             if strategy == "majority" and is_hist:
-                warnings.warn(
+                warn_user(
                     f"SoftLabelClassifier(strategy='auto'): {name}.fit accepts "
                     "no sample_weight (nor does a Pipeline's final step), so it "
                     "is trained on the majority label of each histogram, not on "
                     "the histograms. Pass strategy='majority' to say that this "
-                    "is intended, or use a classifier that takes sample_weight.",
-                    UserWarning,
-                    stacklevel=4,
+                    "is intended, or use a classifier that takes sample_weight."
                 )
         if strategy == "weighted" and weight_key is None:
             raise ValueError(

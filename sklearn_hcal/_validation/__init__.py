@@ -6,12 +6,12 @@ its declared inside, importable by the other layers from
 tolerances and the block machinery of the chunked passes; :mod:`._labels`
 maps labels and class names to columns; :mod:`._scan` checks the values of
 histograms and probabilities; :mod:`._pair` validates a (human labels,
-model probabilities) pair for the metrics; :mod:`._targets` resolves the
-targets of the estimators (``HumanTargetMixin``, the first level of the
-estimators' front end, developer guide §estimators); :mod:`._annotations`
+model probabilities) pair for the metrics; :mod:`._annotations`
 reads the long tables of annotations that the aggregators, the
-perspectivist classifier and the annotation splitters take (the same part
-of the front end); :mod:`._rows` matches the rows of pandas inputs by item.
+perspectivist classifier and the annotation splitters take (the part of
+the estimators' front end every such estimator shares; the targets of the
+other estimators are read in :mod:`sklearn_hcal._frontend`, developer
+guide §estimators); :mod:`._rows` matches the rows of pandas inputs by item.
 """
 
 from ._annotations import (
@@ -73,19 +73,6 @@ from ._scan import (
     scan_histograms,
     scan_probabilities,
 )
-from ._targets import (
-    HumanScoreMixin,
-    HumanTargetMixin,
-    Targets,
-    check_item_weights,
-    check_min_samples,
-    check_n_samples,
-    check_new_labels,
-    check_target,
-    human_score,
-    resolve_targets,
-    select_target,
-)
 from ._weights import (
     check_weight_values,
 )
@@ -94,14 +81,11 @@ __all__ = [
     "AnnotationTable",
     "Block",
     "DISAGREEMENT_TOL",
-    "HumanScoreMixin",
-    "HumanTargetMixin",
     "NEGATIVE_ROUNDING_TOL",
     "PROBA_FLOOR",
     "Pair",
     "ROUNDING_TOL_PER_CLASS",
     "ROW_SUM_TOL",
-    "Targets",
     "all_finite",
     "annotation_classes",
     "annotation_labels",
@@ -110,22 +94,16 @@ __all__ = [
     "check_disagreement",
     "check_finite",
     "check_histograms_and_probabilities",
-    "check_item_weights",
     "check_label_histograms",
     "check_labels",
     "check_logits",
-    "check_min_samples",
-    "check_n_samples",
-    "check_new_labels",
     "check_pair",
     "check_positional_classes",
     "check_probabilities",
-    "check_target",
     "check_weight_values",
     "checked_histograms",
     "column_order",
     "frame_names",
-    "human_score",
     "is_histogram_target",
     "is_missing",
     "item_index",
@@ -139,7 +117,6 @@ __all__ = [
     "normalised_block",
     "probabilities_to_logits",
     "read_annotation_table",
-    "resolve_targets",
     "row_blocks",
     "row_sum_tolerance",
     "row_sums",
@@ -147,7 +124,6 @@ __all__ = [
     "rows_table",
     "scan_histograms",
     "scan_probabilities",
-    "select_target",
     "shape_of",
     "sorted_codes",
     "sorted_labels",

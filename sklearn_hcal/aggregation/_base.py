@@ -26,7 +26,6 @@ A model implements ``_fit(data)`` (returns the fitted posterior array),
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable
 
 import numpy as np
@@ -34,6 +33,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._frontend import unseen_rows, warn_fallbacks
 from ..metrics import make_annotation_scorer
 from ..utils._compat import fit_context
 from ..utils._docstrings import fill_doc
@@ -49,17 +49,10 @@ def _warn_unseen(owner: str, X, unseen: dict, stand_in: dict) -> None:
     ``unseen`` maps a column to a boolean mask of ``X``'s rows whose value
     was not seen in ``fit``; ``stand_in`` names what predicts them.
     """
-    parts = []
-    for column, mask in unseen.items():
-        if mask.any():
-            first = X[column].iloc[int(np.flatnonzero(mask)[0])]
-            first = first.item() if isinstance(first, np.generic) else first
-            parts.append(
-                f"{int(mask.sum())} of {len(mask)} rows have {column} values not "
-                f"seen in fit (e.g. {first!r}), predicted by {stand_in[column]}"
-            )
-    if parts:
-        warnings.warn(f"{owner}: " + "; ".join(parts) + ".", UserWarning, stacklevel=3)
+    warn_fallbacks(
+        owner,
+        [unseen_rows(X, col, mask, stand_in[col]) for col, mask in unseen.items()],
+    )
 
 
 def with_pool(params: np.ndarray) -> np.ndarray:

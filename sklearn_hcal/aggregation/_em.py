@@ -8,13 +8,12 @@ item × (annotator, label) incidence matrix, built once per fit.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import sparse
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
+from ..utils._warnings import warn_user
 from ._input import Annotations
 
 __all__ = [
@@ -121,10 +120,8 @@ def has_converged(curve: list, tol) -> bool:
 def warn_not_converged(owner: str, max_iter: int, curve: list) -> None:
     """The ``ConvergenceWarning`` of an EM that ran out of iterations."""
     gain = curve[-1] - curve[-2] if len(curve) > 1 else float("nan")
-    warnings.warn(
+    warn_user(
         f"{owner} did not converge in max_iter={max_iter} iterations (last gain "
         f"of the objective per annotation {gain:.3g}); increase max_iter or tol.",
         ConvergenceWarning,
-        # warn_not_converged < _fit < _fit_table < fit < fit_context < caller
-        stacklevel=6,
     )

@@ -33,8 +33,6 @@ scalers' ``transform`` / ``predict_proba`` on top of ``_fit_logits`` and
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -48,6 +46,7 @@ from .._frontend import (
 from ..utils._compat import HasMethods, check_feature_names_in
 from ..utils._pipeline import final_estimator, get_method
 from ..utils._sample_weight import sample_weight_key
+from ..utils._warnings import warn_user
 from ._crossfit import cross_fit, fit_clone, warn_fitted_not_frozen
 
 __all__ = ["_BaseCalibrator", "_BaseLogitCalibrator"]
@@ -108,23 +107,18 @@ class _BaseCalibrator(
                 f"trains nothing itself, so {name} cannot cross-fit it; fit it, "
                 f"then pass FrozenEstimator({type(self.estimator).__name__}(...))."
             )
-        # fit's caller: above _unfrozen_outputs, _fit_front, _fit, fit and
-        # fit_context's wrapper
         warn_fitted_not_frozen(
             self.estimator,
             owner=name,
             param="estimator",
             action="it is cloned and cross-fitted afresh on cv folds",
-            stacklevel=6,
         )
         inner_weight = sample_weight
         if sample_weight is not None and sample_weight_key(self.estimator) is None:
-            warnings.warn(
+            warn_user(
                 f"{type(self.estimator).__name__}.fit does not accept "
                 "sample_weight (nor does a Pipeline's final step), so the "
-                "weights are used by the calibrator only.",
-                UserWarning,
-                stacklevel=6,
+                "weights are used by the calibrator only."
             )
             inner_weight = None
         y = targets.y

@@ -10,8 +10,6 @@ from each fold's model is a callback, so the scalers collect logits,
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import check_cv
@@ -23,6 +21,7 @@ from .._validation import is_histogram_target
 from ..utils._compat import check_method_params, num_samples, safe_indexing
 from ..utils._pipeline import final_estimator
 from ..utils._sample_weight import fit_with_sample_weight
+from ..utils._warnings import warn_user
 
 __all__ = ["accepts_histograms", "cross_fit", "fit_clone", "warn_fitted_not_frozen"]
 
@@ -38,9 +37,7 @@ def accepts_histograms(estimator) -> bool:
     return bool(getattr(type(final), "_fits_histograms", False))
 
 
-def warn_fitted_not_frozen(
-    estimator, *, owner: str, param: str, action: str, stacklevel: int = 1
-) -> None:
+def warn_fitted_not_frozen(estimator, *, owner: str, param: str, action: str) -> None:
     """Warn when a fitted estimator is trained afresh (developer guide §prefit).
 
     Under the prefit rule (:func:`sklearn_hcal._frontend.is_prefit`) a fitted estimator
@@ -56,17 +53,13 @@ def warn_fitted_not_frozen(
     action : str
         What ``owner`` does with the clone (e.g. "it is cloned and
         cross-fitted afresh on cv folds").
-    stacklevel : int, default=1
-        As in :func:`warnings.warn`, counted from the caller.
     """
     if is_fitted(estimator):
-        warnings.warn(
+        warn_user(
             f"{param} ({type(estimator).__name__}) is already fitted but not "
             f"wrapped in FrozenEstimator. As in scikit-learn, only "
             f"FrozenEstimator means prefit: {action}. To use the fitted model "
-            f"as it is, pass {owner}({param}=FrozenEstimator({param})).",
-            UserWarning,
-            stacklevel=stacklevel + 1,
+            f"as it is, pass {owner}({param}=FrozenEstimator({param}))."
         )
 
 

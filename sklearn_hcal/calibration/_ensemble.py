@@ -12,7 +12,6 @@ any order or with any batch size gives the same members.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +25,7 @@ from ..utils._compat import (
     skorch_predict_nonlinearity,
 )
 from ..utils._optional import import_optional, is_skorch_net
+from ..utils._warnings import warn_user
 from ._ensemble_base import _BaseEnsemble
 from ._row_streams import (
     concat_rows,
@@ -180,12 +180,10 @@ class MCDropoutClassifier(_BaseEnsemble):
                 "instead of zeroing them)."
             )
         if lookalikes:
-            warnings.warn(
+            warn_user(
                 f"Layers that look like dropout but are not torch dropout "
                 f"layers stay in evaluation mode (no dropout): "
-                f"{', '.join(lookalikes)}.",
-                UserWarning,
-                stacklevel=5,  # fit's caller: _validate_model, _fit, fit, context
+                f"{', '.join(lookalikes)}."
             )
         if not names:
             raise ValueError(
@@ -195,12 +193,10 @@ class MCDropoutClassifier(_BaseEnsemble):
         if all(float(modules[name].p) == 0.0 for name in names):
             # p = 0 keeps every unit, so the members are all equal; a warning,
             # not an error: the deterministic ensemble is a useful baseline.
-            warnings.warn(
+            warn_user(
                 "Every dropout layer of the net's module has p=0 "
                 f"({', '.join(names)}), so every MC-dropout member repeats one "
-                "deterministic prediction (no spread, zero model uncertainty).",
-                UserWarning,
-                stacklevel=5,  # fit's caller: _validate_model, _fit, fit, context
+                "deterministic prediction (no spread, zero model uncertainty)."
             )
         self.dropout_layers_ = names
 

@@ -15,8 +15,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from .._frontend import is_fitted, is_prefit, unwrap_frozen
-from .._validation import HumanScoreMixin, check_new_labels
+from .._frontend import (
+    HumanScoreMixin,
+    check_new_labels,
+    is_fitted,
+    is_prefit,
+    unwrap_frozen,
+)
 from ..utils._compat import validate_data
 from ._crossfit import fit_clone, warn_fitted_not_frozen
 
@@ -81,7 +86,6 @@ class _BaseEnsemble(HumanScoreMixin, ClassifierMixin, BaseEstimator):
             owner=type(self).__name__,
             param=name,
             action=f"{type(self).__name__}.fit trains a clone of it on (X, y)",
-            stacklevel=5,  # fit's caller: _fit_model, _fit, fit, context
         )
         return fit_clone(model, X, y, fit_params=fit_params)
 

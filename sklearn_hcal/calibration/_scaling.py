@@ -6,7 +6,6 @@ the off-diagonal and intercept regularisation (ODIR).
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._frontend import log_softmax
 from ..utils._compat import Interval, fit_context
 from ..utils._threads import one_blas_thread
+from ..utils._warnings import warn_user
 from ._base import _BaseLogitCalibrator
 from ._rescaling import power_of_two_scale
 
@@ -139,11 +139,10 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
                 },
             )
         if result.status == 1:
-            warnings.warn(
+            warn_user(
                 f"{type(self).__name__} did not converge in {self.max_iter} "
                 "iterations; increase max_iter.",
                 ConvergenceWarning,
-                stacklevel=6,
             )
         self.n_iter_ = int(result.nit)
         self._store_parameters(result.x, K, scale)
@@ -162,12 +161,10 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
         name = type(self).__name__
         unseen = (w @ Y) <= 0
         if self.reg_bias == 0 and np.any(unseen):
-            warnings.warn(
+            warn_user(
                 f"{name}: class(es) {self.classes_[unseen].tolist()} have no "
                 "annotation, so with reg_bias=0 their intercepts decrease without "
-                "bound and intercept_ is where the solver stopped; set reg_bias > 0.",
-                UserWarning,
-                stacklevel=6,
+                "bound and intercept_ is where the solver stopped; set reg_bias > 0."
             )
         U = self._transform_logits(Z)
         annotated = (Y > 0) & (w[:, None] > 0)
@@ -177,15 +174,13 @@ class _BaseLinearScaler(_BaseLogitCalibrator):
         logp = np.where(annotated, log_softmax(U), 0.0)
         nll = -float(w @ (Y * logp).sum(axis=1)) / total
         if nll < 1e-3:
-            warnings.warn(
+            warn_user(
                 f"{name}: every annotation falls on a top-scoring class of the "
                 f"fitted map (mean negative log-likelihood {nll:.2g} per "
                 "annotation): the scores separate the labels, the likelihood keeps "
                 "increasing as the map is scaled up, and the fit stops where the "
                 "solver does, with near one-hot predictions. Check the labels or "
-                "calibrate on held-out data the classifier was not trained on.",
-                UserWarning,
-                stacklevel=6,
+                "calibrate on held-out data the classifier was not trained on."
             )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._compat import Interval, fit_context
 from ..utils._threads import one_blas_thread
+from ..utils._warnings import warn_user
 from ._base import _BaseLogitCalibrator
 from ._rescaling import power_of_two_scale
 
@@ -207,35 +207,29 @@ def _fit_inverse_temperature(
     g_inf = -A / W  # L'(β → ∞) ≥ 0, zero iff all annotations are on row maxima
     if g_inf <= 0:
         if not np.any(Zc):
-            warnings.warn(
+            warn_user(
                 "Every row of scores is constant, so the temperature does not "
                 "change the predictions; temperature_ is set to 1 and its "
-                "standard error to NaN.",
-                UserWarning,
-                stacklevel=7,
+                "standard error to NaN."
             )
             return 1.0, 0, np.nan
         spread = -Zc.min()
-        warnings.warn(
+        warn_user(
             "Every annotation falls on a top-scoring class, so the likelihood "
             "increases as the temperature goes to 0; temperature_ is set to "
             f"{spread * c / _SEPARABLE_BETA_RANGE:.3g} (near one-hot predictions) "
-            "and its standard error to NaN.",
-            UserWarning,
-            stacklevel=7,
+            "and its standard error to NaN."
         )
         return float(_SEPARABLE_BETA_RANGE / spread / c), 0, np.nan
 
     buf = _moment_buffer(Zc)
     _, g0, h0, _ = _inverse_temperature_derivatives(0.0, Zc, wn, A, W, buf)
     if g0 >= 0:
-        warnings.warn(
+        warn_user(
             "The scores are not positively related to the labels (the loss "
             "does not decrease with the inverse temperature at 0), so the best "
             "temperature is infinite; temperature_ is set to inf (uniform "
-            "predictions) and its standard error to NaN.",
-            UserWarning,
-            stacklevel=7,
+            "predictions) and its standard error to NaN."
         )
         return 0.0, 0, np.nan
 
@@ -244,11 +238,10 @@ def _fit_inverse_temperature(
         beta, Zc, wn, A, W, buf, tol=tol, max_iter=max_iter
     )
     if not converged:
-        warnings.warn(
+        warn_user(
             f"Temperature scaling did not converge in {max_iter} iterations; "
             "increase max_iter.",
             ConvergenceWarning,
-            stacklevel=7,
         )
     # β(Z) = β(Zc)/c, so its standard error scales the same way
     return float(beta / c), n_iter, _inverse_temperature_se(beta, Zc, Y, w) / c

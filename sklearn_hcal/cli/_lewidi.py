@@ -1,5 +1,9 @@
 """``hcal evaluate`` on a LeWiDi file: the official tracks' scores.
 
+Why one module: one pipeline, ``hcal evaluate`` on a LeWiDi truth: the
+truth, the three prediction formats (read with one error wording) and the
+official scores.
+
 When ``COUNTS`` is a LeWiDi harmonised ``.json`` file (2023 or 2025 format,
 read by :func:`sklearn_hcal.datasets.load_lewidi`), the truth is that file
 and every prediction file is keyed by item id. The printed metrics are the

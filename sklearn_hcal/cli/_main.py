@@ -9,7 +9,9 @@ Subcommands, each in its own module listed in :data:`SUBCOMMANDS`:
   files against label-histogram files;
 * ``hcal lewidi`` (:mod:`sklearn_hcal.cli._submit_command`, running
   :mod:`sklearn_hcal.cli._submit`) -- train a per-annotator
-  model and write a LeWiDi 2025 submission.
+  model and write a LeWiDi 2025 submission;
+* ``hcal agreement`` (:mod:`sklearn_hcal.cli._agreement`) -- how much the
+  annotators of a file agree.
 
 A subcommand module defines ``add_subcommand(sub)``, which adds its parser
 to the subparsers ``sub`` (built with :class:`~sklearn_hcal.cli._arguments.
@@ -42,7 +44,7 @@ from ._errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 #: The modules of the subcommands, in the order ``hcal --help`` lists them.
-SUBCOMMANDS = ("_demo_command", "_evaluate", "_submit_command")
+SUBCOMMANDS = ("_demo_command", "_evaluate", "_submit_command", "_agreement")
 
 
 def build_parser() -> Parser:

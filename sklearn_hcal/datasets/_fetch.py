@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 import urllib.request
-import warnings
 import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -16,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from sklearn.utils import Bunch
 
 from ..utils._compat import Interval, validate_params
+from ..utils._warnings import warn_user
 from ._base import get_data_home
 from ._chaosnli import (
     CHAOSNLI_FOLDER,
@@ -64,7 +64,6 @@ def _use_cached(
     *,
     download_if_missing: bool,
     what: str,
-    stacklevel: int,
 ) -> bool:
     """Whether the cached ``path`` can be used as it is (the fetchers' cache rule).
 
@@ -73,7 +72,6 @@ def _use_cached(
     (a RuntimeWarning says so). When it must be downloaded but
     ``download_if_missing`` is False, raises OSError (corrupt) or
     FileNotFoundError (missing), naming ``what`` (e.g. ``"ChaosNLI"``).
-    ``stacklevel`` is the warning's, counted from here to the user's call.
     """
     fetcher = f"fetch_{what.lower()}"
     if path.is_file():
@@ -86,11 +84,10 @@ def _use_cached(
                 f"expected {expected}). Delete it or call {fetcher} with "
                 "download_if_missing=True."
             )
-        warnings.warn(
+        warn_user(
             f"The cached {what} file {str(path)!r} is corrupt (sha256 mismatch); "
             "downloading it again.",
             RuntimeWarning,
-            stacklevel=stacklevel,
         )
         return False
     if not download_if_missing:
@@ -276,7 +273,6 @@ def fetch_chaosnli(
         CHAOSNLI_SHA256[fname],
         download_if_missing=download_if_missing,
         what="ChaosNLI",
-        stacklevel=4,  # here, fetch_chaosnli, its validation wrapper, the user
     ):
         return load_chaosnli(subset, path=folder)
 

@@ -1,5 +1,8 @@
 """LeWiDi's harmonised JSON (2023 and 2025 editions) -> histograms + annotators.
 
+Why one module: the reader of one file format (both editions), its
+checks and tables; ``load_lewidi`` is its one public entry.
+
 The *Learning with Disagreements* shared tasks release every data set in one
 "harmonised" JSON format: an object mapping item ids to records with the
 fields ``text``, ``annotators``, ``annotations``, ``soft_label``, ``split``,
@@ -25,13 +28,13 @@ names become numbers (MP's soft labels say ``"0.0"``, its annotations
 from __future__ import annotations
 
 import os
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from ..utils._warnings import warn_user
 from ._annotations import annotations_to_histograms
 from ._base import read_json
 from ._lewidi_frame import lewidi_frame, split_ids
@@ -328,12 +331,10 @@ def _renormalise_soft_only(path, soft, annotated):
     if not off.any():
         return soft
     first = off.index[off.to_numpy()][0]
-    warnings.warn(
+    warn_user(
         f"{path.name}: {int(off.sum())} items have only a soft label, which does "
         f"not sum to 1 (rounded entries; first: item {first!r} sums to "
-        f"{sums[first]:.6g}); they were divided by their sums.",
-        UserWarning,
-        stacklevel=3,
+        f"{sums[first]:.6g}); they were divided by their sums."
     )
     soft = soft.copy()
     soft.loc[off] = soft.loc[off].div(sums[off], axis=0)
@@ -516,12 +517,10 @@ def load_lewidi(
         extra = [c for c in pd.unique(ann["label"]) if c not in set(classes)]
         counts = None
         if extra and soft is not None:
-            warnings.warn(
+            warn_user(
                 f"{path.name}: the annotations hold labels {extra[:5]} that are not "
                 f"soft-label classes {classes}; counts is None. Pass label_map= to "
-                "map annotations onto the classes (hcal evaluate: --label-map).",
-                UserWarning,
-                stacklevel=2,
+                "map annotations onto the classes (hcal evaluate: --label-map)."
             )
         else:
             classes = _sorted_classes(classes + extra)
@@ -545,12 +544,10 @@ def load_lewidi(
         gap = gap.max(axis=1).where(denom > 0)
         bad = gap > SOFT_LABEL_TOL
         if bad.any():
-            warnings.warn(
+            warn_user(
                 f"{path.name}: for {int(bad.sum())} items the soft label differs "
                 f"from the share of annotations by more than {SOFT_LABEL_TOL} "
-                f"(first: item {bad.index[bad.to_numpy()][0]!r}).",
-                UserWarning,
-                stacklevel=2,
+                f"(first: item {bad.index[bad.to_numpy()][0]!r})."
             )
 
     if soft is not None and not multilabel:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numbers
 import os
 import re
-import warnings
 from pathlib import Path
 from urllib.parse import urlparse
 
 from sklearn.utils import Bunch
 
 from ..utils._compat import Interval, validate_params
+from ..utils._warnings import warn_user
 from ._base import get_data_home
 from ._fetch import _download, _sha256, _use_cached
 from ._lewidi import load_lewidi
@@ -88,7 +88,6 @@ def _ensure(path: Path, url: str, digest, *, download_if_missing, timeout):
         expected,
         download_if_missing=download_if_missing,
         what="LeWiDi",
-        stacklevel=5,  # here, _ensure, fetch_lewidi, its wrapper, the user
     ):
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,12 +112,10 @@ def _ensure(path: Path, url: str, digest, *, download_if_missing, timeout):
         tmp.unlink(missing_ok=True)
     if digest is None:
         recorded.write_text(got + "\n", encoding="ascii")
-        warnings.warn(
+        warn_user(
             f"No published checksum for {path.name!r}: it was downloaded from "
             f"{url} unverified, with sha256 {got} (recorded; later reads are "
-            "checked against it). Pass sha256= to verify a download.",
-            UserWarning,
-            stacklevel=4,
+            "checked against it). Pass sha256= to verify a download."
         )
     else:
         recorded.unlink(missing_ok=True)

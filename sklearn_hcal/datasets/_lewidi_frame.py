@@ -32,9 +32,9 @@ prefixed (``text_``, ``annotator_``).
 
 from __future__ import annotations
 
-import warnings
-
 import pandas as pd
+
+from ..utils._warnings import warn_user
 
 __all__ = ["lewidi_frame", "split_ids"]
 
@@ -77,12 +77,10 @@ def _explanations(item_id, record, listed, path_name):
     if not isinstance(texts, list) or listed is None or len(texts) != len(listed):
         n_texts = len(texts) if isinstance(texts, list) else type(texts).__name__
         n_listed = "no" if listed is None else len(listed)
-        warnings.warn(
+        warn_user(
             f"{path_name}: item {item_id!r} has {n_texts} explanations for "
             f"{n_listed} entries of its annotators field; explanations are "
-            "aligned with that field, so this item's are left out (missing).",
-            UserWarning,
-            stacklevel=4,
+            "aligned with that field, so this item's are left out (missing)."
         )
         return {}
     out: dict[str, list[str]] = {}

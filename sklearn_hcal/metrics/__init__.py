@@ -98,6 +98,13 @@ _PUBLIC = {
     "aurc_loss": "._deferral",
     "risk_at_coverage_loss": "._deferral",
     "make_deferral_scorer": "._deferral",
+    # agreement among annotators (Krippendorff, Fleiss, Cohen)
+    "krippendorff_alpha": "._agreement",
+    "fleiss_kappa": "._agreement",
+    "pairwise_cohen_kappa": "._agreement",
+    "item_agreement": "._agreement",
+    "annotator_agreement": "._agreement",
+    "model_agreement": "._agreement",
     # reports
     "instance_calibration_errors": "._tables",
     "loss_decomposition": "._tables",

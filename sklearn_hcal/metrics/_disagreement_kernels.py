@@ -11,8 +11,6 @@ from here, where they are defined (developer guide §layers).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._validation import (
@@ -30,6 +28,7 @@ from .._validation import (
     scan_probabilities,
     shape_of,
 )
+from ..utils._warnings import warn_user
 from ._cells import cell_sums
 from ._mimori_kernels import bin_indices
 
@@ -191,14 +190,12 @@ def _warn_above_max_disagreement(phi, n_classes: int) -> None:
     bound = 1.0 - 1.0 / n_classes
     if phi.size and phi.max() > bound + 1e-8:
         row = int(np.argmax(phi))
-        warnings.warn(
+        warn_user(
             f"y_disagreement reaches {float(phi[row])!r} (row {row}), above 1 - 1/K = "
             f"{bound:.6g}, the largest disagreement probability of any "
             f"prediction over K={n_classes} classes; is it a class probability "
             "(e.g. P(class 1) of a binary classifier) rather than the predicted "
-            "disagreement?",
-            UserWarning,
-            stacklevel=4,
+            "disagreement?"
         )
 
 

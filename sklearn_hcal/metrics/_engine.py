@@ -1,5 +1,9 @@
 """The engine: the sums every registry metric is computed from.
 
+Why one module: the engine's sums and the objects they are read from
+(``Human``, ``Source``, ``ReportBlock``, ``Column``, ``Sums``) are one job;
+about 300 lines are code, the rest their documentation.
+
 Every registry metric (:mod:`sklearn_hcal.metrics._registry`) is a function
 of sums over items: ``Σ num`` and ``Σ den`` (a ``per_item`` hook), per-cell
 sums (a :class:`Stats` group, :mod:`sklearn_hcal.metrics._cells`), six
@@ -81,7 +85,7 @@ class Human:
     def __init__(self, pair: Pair, *, y_true_name: str = "y_true") -> None:
         self.pair = pair
         # The pair further classifiers are checked against (see
-        # ._report.check_prediction), and the labels' name in messages.
+        # ._report_inputs.check_prediction), and the labels' name in messages.
         self.reference = pair
         self.y_true_name = y_true_name
         self.Y, self.n = pair.Y, pair.n

@@ -10,11 +10,10 @@ from here, where they are defined (developer guide §layers).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._validation import Pair, check_pair, row_blocks, row_sums
+from ..utils._warnings import warn_user
 
 
 def bin_indices(
@@ -448,20 +447,16 @@ def _pair_cell_sums(
 
 
 def _warn_single_annotations(n: np.ndarray, what: str) -> None:
-    warn_single_annotations(int(np.count_nonzero(n < 2)), n.shape[0], what, 4)
+    warn_single_annotations(int(np.count_nonzero(n < 2)), n.shape[0], what)
 
 
-def warn_single_annotations(
-    n_single: int, n_samples: int, what: str, stacklevel: int = 3
-) -> None:
+def warn_single_annotations(n_single: int, n_samples: int, what: str) -> None:
     """Say that ``n_single`` of ``n_samples`` items get no bias correction."""
     if n_single:
-        warnings.warn(
+        warn_user(
             f"{n_single} of {n_samples} items have a single annotation; the "
             f"bias correction of the debiased {what} needs n_i >= 2 and is "
-            "skipped for them, so the estimate is biased upwards.",
-            UserWarning,
-            stacklevel=stacklevel,
+            "skipped for them, so the estimate is biased upwards."
         )
 
 

@@ -1,5 +1,9 @@
 """The metric registry: every metric declared once, next to its kernel.
 
+Why one module: the declarations' types (``Stats``, ``OfficialRounding``,
+``Metric``) and the one registry that holds them; some 200 lines are code,
+the rest documents each field a metric module declares.
+
 A metric module ends with ``register(Metric(...))`` declarations (see the end
 of ``_distribution.py``). Everything that lists metrics derives from them:
 

@@ -4,7 +4,8 @@ One row per classifier, one column per metric of the registry
 (:mod:`sklearn_hcal.metrics._registry`), computed by the engine
 (:mod:`sklearn_hcal.metrics._engine`) from the hooks declared next to each
 metric's kernel, with paired bootstrap intervals
-(:mod:`sklearn_hcal.metrics._bootstrap`).
+(:mod:`sklearn_hcal.metrics._bootstrap`), from inputs checked once
+(:mod:`sklearn_hcal.metrics._report_inputs`).
 """
 
 from __future__ import annotations
@@ -17,206 +18,23 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .._validation import check_pair, item_index, match_rows
 from ..utils._compat import Interval, StrOptions
 from ..utils._compat import validate_params as validate_checked_params
 from ..utils._docstrings import fill_doc
+from ..utils._warnings import warn_user
 from . import _registry
 from ._bootstrap import bootstrap, bootstrap_intervals
-from ._disagreement_kernels import check_disagreement_inputs
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._engine import (
-    Human,
     Source,
     as_prediction_dict,
     evaluate,
     resolve,
     warn_debiased,
 )
+from ._report_inputs import CheckedInputs, checked_disagreement, validate_predictions
 
-__all__ = [
-    "CheckedInputs",
-    "human_calibration_report",
-    "validate_human",
-    "check_prediction",
-    "column_value",
-    "report_table",
-    "validate_predictions",
-]
-
-
-def validate_human(
-    y_true,
-    y_prob,
-    counts=None,
-    labels=None,
-    *,
-    y_prob_name="y_prob",
-    allow_probabilities: bool = True,
-) -> tuple[Human, Source]:
-    """``(Human, Source)``: the human labels and the first classifier, validated.
-
-    With :func:`check_prediction` the one place the report functions and the
-    Displays check their inputs; classes are aligned by name as the metric
-    functions align them (``labels=``, DataFrame columns; see
-    :func:`~sklearn_hcal._validation.check_histograms_and_probabilities`).
-
-    Validated inputs pass through: a ``y_true`` that is already a
-    :class:`Human` is used as it is (its arrays are not scanned again) and
-    only ``y_prob`` is checked against it, and a ``y_prob`` that is already
-    a :class:`Source` of those labels is returned as it is -- so an inner
-    layer given what an entry point validated does not re-check it.
-    """
-    if isinstance(y_true, Human):
-        return y_true, check_prediction(y_true, y_prob, y_prob_name, labels)
-    pair = check_pair(
-        y_true,
-        y_prob,
-        counts=counts,
-        labels=labels,
-        allow_probabilities=allow_probabilities,
-        y_prob_name=y_prob_name,
-    )
-    human = Human(pair, y_true_name="y_true" if counts is None else "counts")
-    return human, Source(pair)
-
-
-def check_prediction(human: Human, value, name: str, labels=None) -> Source:
-    """A further classifier's probabilities against the validated labels.
-
-    Checked and aligned by name exactly as the first classifier's
-    (:meth:`~sklearn_hcal._validation.Pair.with_probabilities`): a DataFrame
-    ``value`` has its columns put in the labels' class order. When the human
-    labels are an array without class names, every prediction that names its
-    columns must name them in the same order (else which order the labels'
-    columns follow is ambiguous, and a ValueError says so). A ``value`` that
-    is already a :class:`Source` of these labels is returned as it is.
-    """
-    if isinstance(value, Source):
-        if value.pair.Y is not human.pair.Y:
-            raise ValueError(
-                f"{name} was validated against other human labels; pass its "
-                "probabilities, or the labels it was validated with."
-            )
-        return value
-    pair = human.reference.with_probabilities(
-        value, labels=labels, name=name, y_true_name=human.y_true_name
-    )
-    if human.reference.classes is None and pair.classes is not None:
-        human.reference = pair
-    return Source(pair)
-
-
-class CheckedInputs:
-    """The validated inputs of a report: the human labels and each classifier.
-
-    Built once by a public entry point (:func:`validate_predictions`) and
-    handed down as it is: the report's table (:func:`report_table`), the
-    per-item tables, the Displays' inner functions and the HTML file read
-    ``human`` (a :class:`Human`) and ``sources`` (``{name: Source}``, each
-    classifier's probabilities in the labels' class order), never the
-    caller's arrays again (developer guide §checked-once). ``items`` are the
-    labels' items when they came indexed by item (else None): the per-item
-    inputs given later (a report's ``disagreement``) are matched to them
-    (developer guide §rows).
-    """
-
-    def __init__(self, human: Human, sources: dict, items=None) -> None:
-        self.human = human
-        self.sources = dict(sources)
-        self.items = items
-
-    @property
-    def classes(self):
-        """The class names of the columns (None: positional)."""
-        return self.human.reference.classes
-
-    def probabilities(self) -> dict:
-        """``{name: (n_samples, n_classes) probabilities}`` in the labels' order.
-
-        Float64 rows summing to 1 (renormalised where off by rounding),
-        made once from the checked arrays.
-        """
-        cached = self.__dict__.get("_probabilities")
-        if cached is None:
-            cached = self._probabilities = {
-                name: np.asarray(source.pair.probabilities(), dtype=np.float64)
-                for name, source in self.sources.items()
-            }
-        return cached
-
-
-def validate_predictions(
-    y_true,
-    predictions: Mapping,
-    counts=None,
-    labels=None,
-    *,
-    what: str = "predictions",
-    allow_probabilities: bool = True,
-    keyed: bool = False,
-) -> CheckedInputs:
-    """:class:`CheckedInputs` of the labels and ``{name: probabilities}``.
-
-    The labels and the first classifier are checked by :func:`validate_human`,
-    every further classifier by :func:`check_prediction` against them (the
-    labels are scanned once, each prediction once). Messages name one of
-    several predictions, or one the caller gave in a dict (``keyed``),
-    ``what[name]``, and a single prediction given alone ``y_prob``.
-    """
-    names = list(predictions)
-    single = len(names) == 1 and not keyed
-    first = "y_prob" if single else f"{what}[{names[0]!r}]"
-    human, source = validate_human(
-        y_true,
-        predictions[names[0]],
-        counts,
-        labels,
-        y_prob_name=first,
-        allow_probabilities=allow_probabilities,
-    )
-    sources = {names[0]: source}
-    items = item_index(y_true if counts is None else counts)
-    for name in names[1:]:
-        value = match_rows(
-            items,
-            predictions[name],
-            name=f"{what}[{name!r}]",
-            y_true_name=human.y_true_name,
-        )
-        sources[name] = check_prediction(human, value, f"{what}[{name!r}]", labels)
-    return CheckedInputs(human, sources, items)
-
-
-def column_value(human: Human, source: Source, column: str, **params) -> float:
-    """One report column of one validated classifier, with ``params``.
-
-    The engine's value (:func:`~._engine.evaluate`), as the report's table
-    has it, without the table: a Display's number (the ECE in its legend).
-    """
-    columns = resolve([column], human, {column: params} if params else None)
-    return float(evaluate(columns, human, source)[0])
-
-
-def checked_disagreement(inputs: CheckedInputs, name: str, value):
-    """``(μ̂, φ, valid)`` of a classifier's own predicted disagreement ``value``.
-
-    The disagreement metrics' own validation of ``φ`` (values, shape,
-    tolerance) against the validated labels, which are not scanned again;
-    rows matched to the labels' items (developer guide §rows). One function
-    for the report's table and its figure, so the two read ``φ`` alike.
-    """
-    human = inputs.human
-    value = match_rows(
-        inputs.items,
-        value,
-        name=f"disagreement[{name!r}]",
-        y_true_name=human.y_true_name,
-    )
-    try:
-        return check_disagreement_inputs(human.pair, value, None)
-    except ValueError as exc:
-        raise ValueError(f"disagreement[{name!r}]: {exc}") from None
+__all__ = ["human_calibration_report", "report_table"]
 
 
 def _with_disagreement(inputs: CheckedInputs, disagreement, columns) -> list:
@@ -240,12 +58,10 @@ def _check_disagreement_names(disagreement, preds, columns) -> dict:
             f"predictions ({list(preds)}); give each classifier's φ under its name."
         )
     if disagreement and not any(c.metric.response == "disagreement" for c in columns):
-        warnings.warn(
+        warn_user(
             "disagreement is given but no disagreement metric is computed (they "
             "need integer label counts with items of two annotations or more, or "
-            "ask for them in metrics=); the values are not used.",
-            UserWarning,
-            stacklevel=3,
+            "ask for them in metrics=); the values are not used."
         )
     return {str(k): v for k, v in disagreement.items()}
 
@@ -421,7 +237,60 @@ def _metric_table_rst() -> str:
     return "\n".join(lines + [rule])
 
 
-def _human_calibration_report(
+def _warn_shifted_intervals(point, low, high, columns) -> None:
+    # The binned, debiased estimators (CL, CE, DL, ...) are not smooth functions
+    # of the item distribution: a resample duplicates items, which empties or
+    # thins bins and changes the bias corrections, so their bootstrap
+    # distribution can sit beside the point estimate. Say so rather than
+    # report an interval that silently excludes it.
+    tol = 1e-12 * np.maximum(1.0, np.abs(point))
+    outside = (point < low - tol) | (point > high + tol)
+    if np.any(outside):
+        names = [columns[j] for j in np.flatnonzero(outside.any(axis=0))]
+        warn_user(
+            f"The bootstrap intervals of {names} do not contain the "
+            "point estimate for some classifiers. With few resamples this can "
+            "happen by chance; otherwise the bootstrap distribution of these "
+            "metrics is shifted (binned estimators with sparsely filled bins "
+            "react to the items a resample duplicates). Treat those intervals "
+            "with care: use more resamples, more items or fewer bins."
+        )
+
+
+#: The constraints of the report's parameters other than its data, shared by
+#: the public function and the entry that takes validated inputs.
+_REPORT_PARAMS = {
+    "metrics": [list, tuple, str, None],
+    "metric_params": [dict, None],
+    "disagreement": [Mapping, None],
+    "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
+    "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
+    "random_state": ["random_state", np.random.Generator],
+    "return_bootstrap": ["boolean"],
+    "n_jobs": [numbers.Integral, None],
+    "verbose": ["verbose"],
+}
+
+
+def _documented(function):
+    """The report's docstring, its table of columns read from the registry."""
+    function.__doc__ = _TEMPLATE.format(table=_metric_table_rst())
+    return fill_doc(function)
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "predictions": [Mapping, "array-like"],
+        "counts": ["array-like", None],
+        "labels": ["array-like", None],
+        **_REPORT_PARAMS,
+    },
+    prefer_skip_nested_validation=True,
+)
+@_documented
+def human_calibration_report(
     y_true: ArrayLike,
     predictions,
     *,
@@ -439,7 +308,8 @@ def _human_calibration_report(
     verbose: int = 0,
 ):
     # The human labels are validated once; each further classifier only
-    # checks its probabilities and shares n and μ̂.
+    # checks its probabilities and shares n and μ̂. The parameters were
+    # validated here: report_table, nested, does not validate them again.
     inputs = validate_predictions(
         y_true,
         as_prediction_dict(predictions),
@@ -447,7 +317,7 @@ def _human_calibration_report(
         labels,
         keyed=isinstance(predictions, Mapping),
     )
-    return _report_table(
+    return report_table(
         inputs,
         metrics=metrics,
         metric_params=metric_params,
@@ -462,7 +332,11 @@ def _human_calibration_report(
     )
 
 
-def _report_table(
+@validate_checked_params(
+    {"inputs": [CheckedInputs], **_REPORT_PARAMS},
+    prefer_skip_nested_validation=True,
+)
+def report_table(
     inputs: CheckedInputs,
     *,
     metrics: list[str] | None = None,
@@ -478,11 +352,11 @@ def _report_table(
 ):
     """The report's table of validated inputs (:class:`CheckedInputs`).
 
-    :func:`human_calibration_report` without its data's validation: the
-    entry of the layers that hold the labels and the predictions validated
-    already (the HTML report, ``hcal evaluate``), so that nothing is scanned
-    twice. Every other parameter is the report's, validated as it validates
-    them (as ``report_table``).
+    What :func:`human_calibration_report` computes once its data are
+    validated, and the entry of the layers that hold the labels and the
+    predictions validated already (the HTML report, ``hcal evaluate``), so
+    that nothing is scanned twice. Every other parameter is the report's,
+    validated as it validates them.
     """
     human = inputs.human
     names = list(inputs.sources)
@@ -493,12 +367,10 @@ def _report_table(
     sources = _with_disagreement(inputs, disagreement, columns)
     warn_debiased(columns, human)
     if n_bootstrap > 0 and human.n_samples < 2:
-        warnings.warn(
+        warn_user(
             f"n_bootstrap={n_bootstrap} with {human.n_samples} item: every "
             "resample is that item, so the intervals have zero width; they say "
-            "nothing about the uncertainty.",
-            UserWarning,
-            stacklevel=2,
+            "nothing about the uncertainty."
         )
     if any(c.metric.requires == "pairs" for c in columns):
         human.mu  # noqa: B018 -- computed once, before any thread needs it
@@ -557,64 +429,3 @@ def _report_table(
         columns=column_names,
     )
     return report, replicates
-
-
-def _warn_shifted_intervals(point, low, high, columns) -> None:
-    # The binned, debiased estimators (CL, CE, DL, ...) are not smooth functions
-    # of the item distribution: a resample duplicates items, which empties or
-    # thins bins and changes the bias corrections, so their bootstrap
-    # distribution can sit beside the point estimate. Say so rather than
-    # report an interval that silently excludes it.
-    tol = 1e-12 * np.maximum(1.0, np.abs(point))
-    outside = (point < low - tol) | (point > high + tol)
-    if np.any(outside):
-        names = [columns[j] for j in np.flatnonzero(outside.any(axis=0))]
-        warnings.warn(
-            f"The bootstrap intervals of {names} do not contain the "
-            "point estimate for some classifiers. With few resamples this can "
-            "happen by chance; otherwise the bootstrap distribution of these "
-            "metrics is shifted (binned estimators with sparsely filled bins "
-            "react to the items a resample duplicates). Treat those intervals "
-            "with care: use more resamples, more items or fewer bins.",
-            UserWarning,
-            stacklevel=4,
-        )
-
-
-_human_calibration_report.__doc__ = _TEMPLATE.format(table=_metric_table_rst())
-fill_doc(_human_calibration_report)
-_human_calibration_report.__name__ = "human_calibration_report"
-_human_calibration_report.__qualname__ = "human_calibration_report"
-
-#: The constraints of the report's parameters other than its data, shared by
-#: the public function and the entry that takes validated inputs.
-_REPORT_PARAMS = {
-    "metrics": [list, tuple, str, None],
-    "metric_params": [dict, None],
-    "disagreement": [Mapping, None],
-    "n_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
-    "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "ci_method": [StrOptions({"bias_corrected", "percentile", "basic"})],
-    "random_state": ["random_state", np.random.Generator],
-    "return_bootstrap": ["boolean"],
-    "n_jobs": [numbers.Integral, None],
-    "verbose": ["verbose"],
-}
-
-human_calibration_report = validate_params(
-    {
-        "y_true": ["array-like"],
-        "predictions": [Mapping, "array-like"],
-        "counts": ["array-like", None],
-        "labels": ["array-like", None],
-        **_REPORT_PARAMS,
-    },
-    prefer_skip_nested_validation=True,
-)(_human_calibration_report)
-_human_calibration_report.__doc__ = None  # documented (and doctested) once
-
-_report_table.__name__ = _report_table.__qualname__ = "report_table"
-report_table = validate_checked_params(
-    {"inputs": [CheckedInputs], **_REPORT_PARAMS},
-    prefer_skip_nested_validation=True,
-)(_report_table)

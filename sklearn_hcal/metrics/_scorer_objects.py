@@ -192,7 +192,7 @@ class _DisagreementScorer(HumanScorer):
                 f"the response method resolved to {method_name!r}."
             )
         if "predict_disagreement" in methods:
-            warn_point_disagreement(label, user=user, stacklevel=4)
+            warn_point_disagreement(label, user=user)
         # A 1-D array here can only be a binary classifier's P(second class):
         # we asked predict_proba, never predict_disagreement. φ = 1 − Σq² as
         # the metrics compute it (rows off by rounding renormalised).

@@ -27,15 +27,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._frontend import check_target, resolve_targets, select_target
 from .._validation import (
     check_class_names,
     check_positional_classes,
-    check_target,
     frame_names,
     match_rows,
     non_binary_cell,
-    resolve_targets,
-    select_target,
 )
 from ..utils._compat import StrOptions, validate_params
 from ..utils._docstrings import fill_doc

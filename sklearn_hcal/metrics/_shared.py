@@ -33,12 +33,12 @@ from ._registry import (
     metrics,
     official_rounding,
 )
-from ._report import (
+from ._report import report_table
+from ._report_inputs import (
     CheckedInputs,
     check_prediction,
     checked_disagreement,
     column_value,
-    report_table,
     validate_human,
     validate_predictions,
 )

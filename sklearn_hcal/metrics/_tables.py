@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from .._validation import Pair, check_pair
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
+from ..utils._warnings import warn_user
 from ._constraints import N_BINS, OPTIONAL_ARRAY, PAIR, REPORT_COLUMNS
 from ._disagreement_kernels import (
     _disagreement_cl,
@@ -37,7 +38,7 @@ from ._distribution_kernels import _block_entropies, _entropy
 from ._engine import Human, Source, evaluate, resolve, warn_debiased
 from ._mimori_kernels import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
 from ._registry import get_metric
-from ._report import validate_human
+from ._report_inputs import validate_human
 
 __all__ = [
     "decomposition_table",
@@ -175,7 +176,7 @@ def instance_calibration_errors(
 def instance_errors_table(human: Human, source: Source, index=None) -> pd.DataFrame:
     """:func:`instance_calibration_errors` of validated inputs.
 
-    ``human`` and ``source`` as :func:`~._report.validate_human` returns
+    ``human`` and ``source`` as :func:`~._report_inputs.validate_human` returns
     them (the Displays and the HTML report hold them): nothing is checked or
     scanned again. ``index`` (default ``0 .. n_samples - 1``) indexes the rows.
     """
@@ -420,11 +421,9 @@ def metrics_by_agreement(
     members = np.split(order, splits)
     n_items = np.array([len(m) for m in members])
     if np.any(n_items == 0):
-        warnings.warn(
+        warn_user(
             f"{int(np.sum(n_items == 0))} of {n_bins} agreement bins are empty "
-            "(tied entropies); their metrics are NaN.",
-            UserWarning,
-            stacklevel=3,
+            "(tied entropies); their metrics are NaN."
         )
     warn_debiased(columns, human)
     rows = []

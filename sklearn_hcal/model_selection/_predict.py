@@ -7,8 +7,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._frontend import class_columns
-from .._validation import check_target, column_order, frame_names
+from .._frontend import check_target, class_columns
+from .._validation import column_order, frame_names
 from ..calibration._shared import cross_fit
 from ..utils._compat import HasMethods, num_samples, validate_params
 from ..utils._pipeline import final_estimator, get_method

@@ -1,5 +1,8 @@
 """The perspectivist classifier: each annotator's label on each item.
 
+Why one module: one estimator; its checks, decisions, features and CV
+live beside it, and some 240 of its lines are documentation.
+
 LeWiDi 2025's perspectivist track asks for the label each annotator gives
 each test item; its soft track for the distribution of the item's labels.
 One model serves both: a classifier of ``(item, annotator)`` rows gives
@@ -10,7 +13,6 @@ soft label (developer guide §perspectivist).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable
 from numbers import Real
 
@@ -21,7 +23,8 @@ from sklearn.dummy import DummyClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from .._validation import HumanTargetMixin, is_missing
+from .._frontend import ItemWeightsMixin, unseen_rows, warn_fallbacks
+from .._validation import is_missing
 from ..utils._compat import (
     HasMethods,
     Interval,
@@ -45,7 +48,7 @@ __all__ = ["PerspectivistClassifier"]
 
 
 class PerspectivistClassifier(
-    MetaEstimatorMixin, ClassifierMixin, HumanTargetMixin, BaseEstimator
+    MetaEstimatorMixin, ClassifierMixin, ItemWeightsMixin, BaseEstimator
 ):
     """Predict each annotator's label, and each item's soft label.
 
@@ -412,22 +415,18 @@ class PerspectivistClassifier(
         return unseen, lacking
 
     def _warn_fallbacks(self, X, unseen, lacking) -> None:
-        parts = []
-        if unseen.any():
-            first = X[self.annotator].iloc[int(np.flatnonzero(unseen)[0])]
-            parts.append(
-                f"{int(unseen.sum())} of {len(X)} rows are of annotators not seen in "
-                f"fit (e.g. {first!r}): predicted by the pool's model, fitted "
-                f"without the column {self.annotator!r}"
-            )
+        lacks = None
         if lacking.any():
-            parts.append(
+            lacks = (
                 f"{int(lacking.sum())} of {len(X)} rows lack "
-                f"{self.optional_columns_}: predicted by the model fitted without "
+                f"{self.optional_columns_}, predicted by the model fitted without "
                 "them"
             )
-        if parts:
-            warnings.warn("; ".join(parts) + ".", UserWarning, stacklevel=4)
+        stand_in = f"the pool's model (fitted without the column {self.annotator!r})"
+        warn_fallbacks(
+            type(self).__name__,
+            [unseen_rows(X, self.annotator, unseen, stand_in), lacks],
+        )
 
     def _proba(self, est, features) -> np.ndarray:
         """``est``'s probabilities with one column per class of ``classes_``."""

@@ -6,7 +6,7 @@ label outside them -- is read by the estimators' one reader of long tables
 (:func:`sklearn_hcal._validation.read_annotation_table` and its helpers,
 developer guide §estimators), as the aggregators read it, so that one bad
 table gets one error. ``sample_weight`` goes through the front end's first
-level (``HumanTargetMixin._item_weights``). What stays here is the
+level (``ItemWeightsMixin._item_weights``). What stays here is the
 classifier's own:
 
 * :func:`check_table` -- a plain feature matrix when ``item`` and

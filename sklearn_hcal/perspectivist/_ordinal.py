@@ -18,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from .._validation import check_item_weights
+from .._frontend import check_item_weights
 from ..utils._compat import HasMethods, fit_context, num_samples, validate_data
 
 __all__ = ["OrdinalClassifier", "cumulative_to_proba"]

@@ -17,6 +17,8 @@ of the three papers the package implements:
   (Mimori et al. 2021, Fig. 5a);
 * :class:`AgreementBinDisplay` -- a metric per bin of human agreement (Nie et
   al. 2020, ChaosNLI Figs. 4-5);
+* :class:`AnnotatorAgreementDisplay` -- each annotator's agreement with the
+  others (α without it, the leave-one-out majority), a model among them;
 * :class:`ConformalCoverageDisplay` -- coverage of the human distribution and
   set size of conformal prediction sets against the level (Stutz et al. 2023);
 * :class:`RiskCoverageDisplay` -- risk-coverage curve of deferral to people.
@@ -35,6 +37,7 @@ _PUBLIC = {
     "DisagreementReliabilityDisplay": "._disagreement",
     "CalibrationDispersionDisplay": "._calibration_map",
     "AgreementBinDisplay": "._agreement",
+    "AnnotatorAgreementDisplay": "._annotator_agreement",
     "ConformalCoverageDisplay": "._conformal",
     "RiskCoverageDisplay": "._deferral",
 }

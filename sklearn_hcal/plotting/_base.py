@@ -103,7 +103,7 @@ def _disagreement_source(estimator, X, response_method: str, name: str):
         if response_method == "predict_disagreement":
             raise ValueError(f"{label} has no predict_disagreement.")
         # the caller of from_estimator (behind validate_params)
-        warn_point_disagreement(label, user="the display", stacklevel=4)
+        warn_point_disagreement(label, user="the display")
     return _predict_proba(estimator, X, name), "predict_proba"
 
 

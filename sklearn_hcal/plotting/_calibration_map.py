@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -12,6 +11,7 @@ from ..metrics._shared import decomposition_table
 from ..utils._compat import Interval, validate_params
 from ..utils._docstrings import fill_doc
 from ..utils._optional import import_optional
+from ..utils._warnings import warn_user
 from ._base import (
     _MARKERS,
     _check_matplotlib,
@@ -342,11 +342,9 @@ def calibration_dispersion(
         cl.append(terms["CL"])
         dl.append(terms["DL"])
     if debiased and np.any(inputs.human.n < 2):
-        warnings.warn(
+        warn_user(
             "Some items have a single annotation; the debiased dispersion "
-            "loss cannot correct them and is biased upwards.",
-            UserWarning,
-            stacklevel=4,
+            "loss cannot correct them and is biased upwards."
         )
     disp = display(
         np.array(cl),

@@ -1,5 +1,9 @@
 """``CalibrationReport``: the metric table for people, in a notebook or a file.
 
+Why one module: one class; the HTML, the table's layout and the figures
+live beside it (``_html``, ``_table``, ``_figures``), and some 240 of its
+lines are documentation.
+
 The numbers are those of :func:`~sklearn_hcal.metrics.human_calibration_report`
 (its DataFrame is kept unchanged in :attr:`CalibrationReport.table`); this
 object only lays them out: intervals in the value's cell, the best value of
@@ -20,6 +24,7 @@ import pandas as pd
 
 from ..utils._compat import HasMethods, Interval, StrOptions, validate_params
 from ..utils._pipeline import disagreement_method, labelled_proba
+from ..utils._warnings import warn_user
 from . import _html
 from ._figures import CAPTIONS, draw_figures, plotting_unavailable, png_data_uri
 from ._legend import legend_rows
@@ -576,9 +581,7 @@ default=None
     def _figures(inputs, disagreement, class_names):
         reason = plotting_unavailable()
         if reason is not None:
-            warnings.warn(
-                f"The HTML report has no figures: {reason}.", UserWarning, stacklevel=4
-            )
+            warn_user(f"The HTML report has no figures: {reason}.")
             return [], f"No figures: {reason}."
         from ..utils._optional import import_optional
 

@@ -12,8 +12,9 @@ or not) whose last step has the method, it returns a function that transforms
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
+
+from ._warnings import warn_user
 
 __all__ = [
     "labelled_proba",
@@ -209,21 +210,19 @@ def disagreement_method(estimator, *, label: str, user: str) -> Callable | None:
     return None
 
 
-def warn_point_disagreement(label: str, *, user: str, stacklevel: int = 1) -> None:
+def warn_point_disagreement(label: str, *, user: str) -> None:
     """The warning of a fallback to the point prediction's ``1 − Σ q²``.
 
     developer guide §never-degrade: used when ``predict_disagreement`` was asked for
     (the default) and no component has it; ``response_method="predict_proba"``
     asks for the point prediction and gets it without warning.
-    ``stacklevel`` counts from the caller, as in :func:`warnings.warn`.
+    The warning points at the user's line (:func:`~._warnings.warn_user`).
     """
-    warnings.warn(
+    warn_user(
         f"{label} has no predict_disagreement: {user} uses the point "
         "prediction's 1 - sum(q**2) of predict_proba, which ignores any "
         "second-order uncertainty. Pass response_method='predict_proba' to "
-        "ask for it explicitly.",
-        UserWarning,
-        stacklevel=stacklevel + 1,
+        "ask for it explicitly."
     )
 
 

@@ -11,13 +11,12 @@ from sklearn_hcal.aggregation import (
     MACE,
     DawidSkene,
     MajorityVote,
-    OneCoinDawidSkene,
     Wawa,
 )
 from sklearn_hcal.datasets import load_lewidi
 from tests.conftest import require_data
 
-ALL = [MajorityVote, Wawa, DawidSkene, OneCoinDawidSkene, GLAD, MACE]
+from ._models import AGGREGATORS
 
 
 def table(changes=None):
@@ -34,7 +33,7 @@ def table(changes=None):
     return X
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_repeated_item_annotator_pair_names_both_rows(Model):
     X = table({("annotator", 2): "bob"})  # bob labels q1 twice
     with pytest.raises(
@@ -45,7 +44,7 @@ def test_repeated_item_annotator_pair_names_both_rows(Model):
     assert "drop_duplicates" in str(e.value)
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_label_not_in_classes_names_the_row_and_value(Model):
     with pytest.raises(
         ValueError,
@@ -63,7 +62,7 @@ def test_label_not_in_classes_names_the_row_and_value(Model):
         model.transform(table({("label", 0): "maybe"}))
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 @pytest.mark.parametrize("column", ["item", "annotator", "label"])
 def test_missing_values_name_the_row(Model, column):
     X = table({(column, 4): None})
@@ -75,7 +74,7 @@ def test_missing_values_name_the_row(Model, column):
         Model().fit(X)
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_nan_label_in_a_float_column(Model):
     X = pd.DataFrame(
         {
@@ -92,13 +91,13 @@ def test_nan_label_in_a_float_column(Model):
         Model().fit(X)
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_empty_table(Model):
     with pytest.raises(ValueError, match=r"X is empty \(0 rows\)"):
         Model().fit(table().iloc[:0])
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_not_a_dataframe(Model):
     with pytest.raises(
         ValueError, match=r"X must be a pandas DataFrame with one row per \(item, "
@@ -106,13 +105,13 @@ def test_not_a_dataframe(Model):
         Model().fit(table().to_numpy())
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_missing_column_lists_the_columns(Model):
     with pytest.raises(ValueError, match=r"annotator='worker' is not a column of X"):
         Model(annotator="worker").fit(table())
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_a_single_class_asks_for_classes(Model):
     X = table()
     X["label"] = "yes"
@@ -175,7 +174,7 @@ def test_predict_annotator_proba_input():
         model.predict_annotator_proba(pairs.iloc[:0])
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_unfitted_raises(Model):
     from sklearn.exceptions import NotFittedError
 
@@ -231,7 +230,7 @@ def test_a_multilabel_file_is_answered_with_the_per_label_fit():
     assert "multi-label" not in str(e.value)
 
 
-@pytest.mark.parametrize("Model", ALL)
+@pytest.mark.parametrize("Model", AGGREGATORS)
 def test_label_sets_are_refused_naming_the_label_column(Model):
     # VariErrNLI's frame holds each annotator's tuple of labels: numpy's
     # "inhomogeneous shape" escaped; the answer is the wide table's, per label

@@ -15,31 +15,35 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import check_estimator
 
+from sklearn_hcal import aggregation
 from sklearn_hcal.aggregation import (
-    GLAD,
     MACE,
     DawidSkene,
-    MajorityVote,
-    OneCoinDawidSkene,
-    Wawa,
 )
 from sklearn_hcal.model_selection import OneAnnotationPerItemSplit
 
+from ._models import AGGREGATORS, aggregators
 from ._tables import crowd_table
 
-ESTIMATORS = [
-    MajorityVote(),
-    Wawa(),
-    DawidSkene(),
-    OneCoinDawidSkene(),
-    GLAD(max_iter=20),
-    MACE(n_restarts=2, max_iter=15, random_state=0),
-]
+ESTIMATORS = aggregators(
+    GLAD={"max_iter": 20}, MACE={"n_restarts": 2, "max_iter": 15, "random_state": 0}
+)
+
+
+def test_the_list_holds_every_public_aggregator():
+    public = {
+        name
+        for name in aggregation.__all__
+        if isinstance(getattr(aggregation, name), type)
+        and issubclass(getattr(aggregation, name), BaseEstimator)
+    }
+    assert public == {Model.__name__ for Model in AGGREGATORS}
+
 
 _ARRAY = (
     "fits on a numeric feature array; the aggregators take a long table of "

@@ -4,25 +4,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_hcal.aggregation import (
-    GLAD,
-    MACE,
-    DawidSkene,
-    MajorityVote,
-    OneCoinDawidSkene,
-    Wawa,
-)
-
+from ._models import aggregators
 from ._tables import crowd_table
 
-MODELS = [
-    MajorityVote(alpha=0.5),
-    Wawa(),
-    DawidSkene(alpha=0.5),
-    OneCoinDawidSkene(),
-    GLAD(max_iter=15),
-    MACE(n_restarts=2, max_iter=20, random_state=0),
-]
+MODELS = aggregators(
+    MajorityVote={"alpha": 0.5},
+    DawidSkene={"alpha": 0.5},
+    GLAD={"max_iter": 15},
+    MACE={"n_restarts": 2, "max_iter": 20, "random_state": 0},
+)
 
 
 @pytest.fixture(scope="module")

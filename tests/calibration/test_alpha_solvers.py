@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
+from sklearn_hcal.calibration._alpha._config import SolverConfig  # noqa: E402
 from sklearn_hcal.calibration._alpha._features import (  # noqa: E402
     standardize_features,
 )
@@ -366,3 +367,40 @@ def test_cuda_fit_equals_cpu_fit():
     )
     assert np.all(np.isfinite(adam.coefs[0]))  # float32 mini-batches
     assert _median_error(adam, H, alpha0) < 0.5
+
+
+def test_a_configuration_and_its_keywords_give_the_same_fit():
+    # The estimator passes one SolverConfig; direct calls may change fields
+    # by keyword: one fit either way, and the fields are checked either way.
+    G, _, F, Y, _, _ = _feature_problem(400, 3, seed=5)
+    H = _standardise(G)
+    config = SolverConfig(alpha_reg=0.01, l2_reg=0.02, random_state=0)
+    by_config = fit_concentration_model(H, F, Y, config)
+    by_keywords = fit_concentration_model(
+        H, F, Y, alpha_reg=0.01, l2_reg=0.02, random_state=0
+    )
+    np.testing.assert_array_equal(by_config.coefs[0], by_keywords.coefs[0])
+    assert by_config.n_iter == by_keywords.n_iter
+    with pytest.raises(ValueError, match="max_iter"):
+        fit_concentration_model(H, F, Y, config, max_iter=0)
+    with pytest.raises(TypeError):
+        fit_concentration_model(H, F, Y, hidden_layer_sizes=(3,))
+
+
+def test_a_failed_fit_leaves_no_configuration_on_the_estimator():
+    # The fit's configuration (its torch device among it) is dropped in a
+    # finally: a fit that raises leaves the estimator as a fresh one.
+    from sklearn_hcal import AlphaCalibrator
+
+    G, _, F, Y, _, _ = _feature_problem(50, 3, seed=1)
+    est = AlphaCalibrator(input="proba")
+    fresh = set(vars(est))
+
+    def private(estimator):
+        return {k for k in vars(estimator) if k.startswith("_") and k not in fresh}
+
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        est.fit(F, Y[:-1])
+    assert private(est) == set()
+    est.fit(F, Y)
+    assert private(est) == set()

@@ -1,4 +1,4 @@
-"""Bad inputs to the estimators: one parametrised matrix (issue 15).
+"""Bad inputs to the estimators: one parametrised matrix.
 
 Each case is an input that gave a wrong result, a crash or an unhelpful
 message before the calibration core. Errors must name the argument and the

@@ -1,12 +1,11 @@
 """The joints between estimators: classes by name, Pipelines, prefit nets.
 
-Each test reproduces a case of the issue that gave a wrong answer without a
-word on the code before the calibration core: classes matched by position
-(case 1), Pipelines losing the histograms (case 4), cross-fitted skorch nets
-(case 5), rounded probabilities read as logits (case 6) and fitted-but-not-
-frozen classifiers treated differently by different calibrators (case 8);
-plus the scikit-learn conventions of issue 13 (set_output through a
-Pipeline, metadata routing of ``counts`` into ``fit``).
+Each test protects against a wrong answer given without a word on the code
+before the calibration core: classes matched by position, Pipelines losing
+the histograms, cross-fitted skorch nets, rounded probabilities read as
+logits and fitted-but-not-frozen classifiers treated differently by
+different calibrators; plus two scikit-learn conventions (set_output through
+a Pipeline, metadata routing of ``counts`` into ``fit``).
 """
 
 import warnings
@@ -60,7 +59,7 @@ def _fitted_state(cal):
     return np.concatenate([cal.coef_.ravel(), cal.intercept_])
 
 
-# -- case 1: classes by name ------------------------------------------------------
+# -- classes by name -------------------------------------------------------------------
 @pytest.mark.parametrize("Cal", CALIBRATORS)
 def test_shuffled_dataframe_columns_give_the_unshuffled_fit(Cal, named):
     X, H, X2, H2 = named
@@ -164,7 +163,7 @@ def test_chained_calibrator_columns_are_matched_by_class_name():
     )
 
 
-# -- case 4: Pipelines first-class -----------------------------------------------
+# -- Pipelines first-class -------------------------------------------------------------
 def _expanded_weighted_fit(pipe, X, Y, steps):
     # one row per (item, class) weighted by the count, the weights given to
     # every step that takes them (the scaler too: the rows are repeats)
@@ -243,7 +242,7 @@ def test_crossfitted_calibrators_train_a_pipeline_on_the_histograms(Cal):
     np.testing.assert_allclose(_fitted_state(cal), _fitted_state(direct), rtol=1e-5)
 
 
-# -- case 5: cross-fitted skorch nets are refused; prefit nets work ----------------
+# -- cross-fitted skorch nets are refused; prefit nets work ----------------------------
 def _tiny_net():
     torch = pytest.importorskip("torch")
     pytest.importorskip("skorch")
@@ -296,7 +295,7 @@ def test_frozen_skorch_net_is_calibrated_on_its_logits():
     )
 
 
-# -- case 6: rounded probabilities are probabilities --------------------------------
+# -- rounded probabilities are probabilities -------------------------------------------
 def test_rounded_probabilities_are_read_as_probabilities():
     Z, Y, _ = make_label_histograms(2000, 3, 5, temperature=2.0, random_state=0)
     P = softmax(Z, axis=1)
@@ -314,7 +313,7 @@ def test_rounded_probabilities_are_read_as_probabilities():
     )
 
 
-# -- case 8: one rule for fitted-but-not-frozen classifiers --------------------------
+# -- one rule for fitted-but-not-frozen classifiers ------------------------------------
 @pytest.mark.parametrize("Cal", CALIBRATORS)
 def test_fitted_but_not_frozen_is_crossfitted_with_a_warning(Cal):
     X, Y, _ = make_label_histograms(200, 3, 5, n_features=4, random_state=7)
@@ -330,7 +329,7 @@ def test_fitted_but_not_frozen_is_crossfitted_with_a_warning(Cal):
     assert frozen.estimator_.estimator is fitted
 
 
-# -- issue 13: set_output and metadata routing ------------------------------------
+# -- set_output and metadata routing ---------------------------------------------------
 @pytest.mark.parametrize("Cal", CALIBRATORS)
 def test_set_output_pandas_through_a_pipeline(Cal):
     X, Y, _ = make_label_histograms(150, 3, 5, n_features=4, random_state=8)

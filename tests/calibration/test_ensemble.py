@@ -289,7 +289,7 @@ def test_bad_input():
 
 
 # --------------------------------------------------------------------------- #
-# per-row reproducibility (issue 11, case 8)
+# per-row reproducibility: a row's members do not depend on its batch
 # --------------------------------------------------------------------------- #
 @pytest.mark.slow
 def test_mc_members_of_a_row_do_not_depend_on_the_batch():

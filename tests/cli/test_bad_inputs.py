@@ -7,9 +7,9 @@ real entry point, ``main(argv)``; a few rows also run the installed console
 script. For exit status 2 standard error must be exactly one line
 ``hcal: error: ...`` naming the file and the offending line, row, uid or
 value -- never a traceback, never advice to load a file unsafely or to
-softmax probabilities. Issues 15 (the command-line layer) and 11 (case 6,
-rounded probabilities) are the source of the rows marked so; add new bad
-inputs here so that the matrix grows in one place.
+softmax probabilities. A row's ``source`` names the kind of bad input it
+protects against; add new bad inputs here so that the matrix grows in one
+place.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _jsonl(rows) -> str:
 
 
 COUNTS_CSV = _csv(["uid", "a", "b", "c"], [[f"u{i}", *r] for i, r in enumerate(COUNTS)])
-# Probabilities rounded to 3 decimals (issue 11, case 6): rows off by <= 1.5e-3.
+# Probabilities rounded to 3 decimals: rows off by <= 1.5e-3.
 ROUNDED = np.round(RNG.dirichlet([1, 1, 1], size=6), 3)
 ROUNDED[0] = [0.334, 0.333, 0.334]  # sums to 1.001, within 5e-4 * 3
 ROUNDED_CSV = _csv(
@@ -91,7 +91,7 @@ class Case(NamedTuple):
     argv: list
     status: int
     stderr: str  # regular expression searched in standard error
-    source: str = ""  # the issue (and case) the row comes from
+    source: str = ""  # the kind of bad input the row protects against
     stdout: str = ""  # a regular expression searched in standard output
 
 
@@ -157,16 +157,16 @@ CU = dict(C, **{"p.npy": UNIFORM})
 NO_PICKLE = r"^(?!.*pickle)hcal: error: "  # never a word about loading pickles
 
 CASES = [
-    # ---- issue 15: a crash on valid input --------------------------------- #
+    # ---- a crash on valid input ------------------------------------------- #
     Case(
         "float32_softmax_row_with_plots",
         {"c.npy": COUNTS, "p.npy": FLOAT32_SOFTMAX},
         EV + ["c.npy", "--pred", "m=p.npy", "--plots", "figs"],
         0,
         r"hcal: wrote figs/disagreement_reliability\.png",
-        "15: crash on valid input",
+        "crash on valid input",
     ),
-    # ---- issue 15: the fractional count blames its own row ----------------- #
+    # ---- the fractional count blames its own row --------------------------- #
     Case(
         "fractional_count_npy",
         {"c.npy": FRACTIONAL, "p.npy": UNIFORM},
@@ -174,7 +174,7 @@ CASES = [
         2,
         r"^(?!.*row 0)hcal: error: c\.npy .*row 2 holds the non-integer value 2\.5 "
         r"\(column 1\)",
-        "15: fractional count",
+        "fractional count",
     ),
     Case(
         "fractional_count_csv_names_line_uid_and_column",
@@ -186,7 +186,7 @@ CASES = [
         2,
         r"c\.csv .*line 4 \(uid 'z'\) holds the non-integer value 2\.5 "
         r"\(column 'b'\)",
-        "15: fractional count",
+        "fractional count",
     ),
     Case(
         "fractional_count_jsonl_names_line_and_uid",
@@ -202,16 +202,16 @@ CASES = [
         EV + ["c.jsonl", "--pred", "m=p.npy"],
         2,
         r"c\.jsonl .*line 2 \(uid 'b'\) holds the non-integer value 2\.5",
-        "15: fractional count",
+        "fractional count",
     ),
-    # ---- issue 15: .npy files that are not arrays: no pickle advice -------- #
+    # ---- .npy files that are not arrays: no pickle advice ------------------ #
     Case(
         "random_bytes_npy_predictions",
         dict(C, **{"p.npy": NOT_NPY}),
         EV + ["c.npy", "--pred", "m=p.npy"],
         2,
         NO_PICKLE + r"p\.npy: not a valid \.npy array",
-        "15: random-bytes .npy",
+        "random-bytes .npy",
     ),
     Case(
         "random_bytes_npy_counts",
@@ -219,7 +219,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.npy"],
         2,
         NO_PICKLE + r"c\.npy: not a valid \.npy array",
-        "15: random-bytes .npy",
+        "random-bytes .npy",
     ),
     Case(
         "object_array_npy",
@@ -227,7 +227,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.npy"],
         2,
         NO_PICKLE + r"p\.npy: expected an array of numbers, got dtype object",
-        "15: random-bytes .npy",
+        "random-bytes .npy",
     ),
     Case(
         "npz_archive_named_npy",
@@ -235,7 +235,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.npy"],
         2,
         NO_PICKLE + r"p\.npy: not a valid \.npy array: it is a zip archive",
-        "15: random-bytes .npy",
+        "random-bytes .npy",
     ),
     Case(
         "truncated_npy",
@@ -251,7 +251,7 @@ CASES = [
         2,
         NO_PICKLE + r"p\.npy: not a valid \.npy array: the file is empty",
     ),
-    # ---- issue 15: a 1-D prediction file for 3 classes -------------------- #
+    # ---- a 1-D prediction file for 3 classes ------------------------------ #
     Case(
         "one_d_predictions_for_three_classes",
         dict(C, **{"p.npy": np.full(6, 0.4)}),
@@ -260,7 +260,7 @@ CASES = [
         r"^(?!.*have 2 classes)hcal: error: p\.npy is 1-D, which means "
         r"P\(second class\) of a binary problem, but 3 classes were expected "
         r"\(c\.npy has 3\)",
-        "15: 1-D predictions",
+        "1-D predictions",
     ),
     Case(
         "one_d_logits_for_three_classes",
@@ -269,16 +269,16 @@ CASES = [
         2,
         r"z\.npy is 1-D, which means the logit of the second class of a binary "
         r"problem, but c\.npy has 3 classes",
-        "15: 1-D predictions",
+        "1-D predictions",
     ),
-    # ---- issue 15: output folders that cannot be written ------------------ #
+    # ---- output folders that cannot be written ---------------------------- #
     Case(
         "plots_folder_in_proc",
         CU,
         EV + ["c.npy", "--pred", "m=p.npy", "--plots", "/proc/hcal-x"],
         2,
         r"hcal: error: --plots /proc/hcal-x: cannot create the folder",
-        "15: unwritable --plots",
+        "unwritable --plots",
     ),
     Case(
         "plots_folder_under_a_file",
@@ -287,7 +287,7 @@ CASES = [
         2,
         r"--plots afile/figs: cannot create the folder: a part of the path is a "
         r"file",
-        "15: unwritable --plots",
+        "unwritable --plots",
     ),
     Case(
         "plots_folder_is_a_file",
@@ -302,7 +302,7 @@ CASES = [
         ["demo", "--quick", "--out", "/proc/hcal-x"],
         2,
         r"hcal: error: --out /proc/hcal-x: cannot create the folder",
-        "15: unwritable --out",
+        "unwritable --out",
     ),
     Case(
         "demo_out_under_a_file",
@@ -311,26 +311,26 @@ CASES = [
         2,
         r"hcal: error: --out afile/sub: cannot create the folder: a part of the "
         r"path is a file",
-        "15: unwritable --out",
+        "unwritable --out",
     ),
-    # ---- issue 15: no subcommand ------------------------------------------ #
+    # ---- no subcommand ---------------------------------------------------- #
     Case(
         "no_subcommand",
         {},
         [],
         2,
-        r"\Ahcal: error: a command is required: demo, evaluate or lewidi "
+        r"\Ahcal: error: a command is required: demo, evaluate, lewidi or agreement "
         r"\(try 'hcal --help'\)\n\Z",
-        "15: no subcommand",
+        "no subcommand",
     ),
-    # ---- issue 11 case 6: rounded probabilities, --renormalize ------------ #
+    # ---- rounded probabilities, --renormalize ------------------------------ #
     Case(
         "probabilities_rounded_to_3_decimals",
         {"c.csv": COUNTS_CSV, "p.csv": ROUNDED_CSV},
         EV + ["c.csv", "--pred", "m=p.csv"],
         0,
         r"\A\Z",  # read as probabilities, without a word
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "probabilities_off_advise_renormalize_not_logits",
@@ -339,7 +339,7 @@ CASES = [
         2,
         r"^(?!.*--logits)hcal: error: p\.csv rows must sum to 1 .*line 2 \(uid "
         r"'u0'\) sums to 0\.99\. .*--renormalize divides each row by its sum",
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "renormalize_option_warns",
@@ -348,7 +348,7 @@ CASES = [
         0,
         r"\Ahcal: warning: p\.csv: --renormalize divided 6 prediction rows by "
         r"their sums \(first: line 2 \(uid 'u0'\) summed to 0\.99\)\.\n\Z",
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "logits_without_option_advise_logits_only",
@@ -358,7 +358,7 @@ CASES = [
         r"^(?!.*--renormalize)hcal: error: z\.csv must be non-negative "
         r"probabilities; line \d \(uid 'u\d'\), column '[abc]': -[0-9.]+\. If these "
         r"are logits .*pass --logits",
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "scores_above_one_advise_both",
@@ -382,7 +382,7 @@ CASES = [
         EV + ["h.csv", "--pred", "m=p.npy"],
         2,
         r"^(?!.*--logits)hcal: error: h\.csv .*line 3 sums to 0\.9.*--renormalize",
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "renormalize_human_probabilities_warns",
@@ -391,7 +391,7 @@ CASES = [
         0,
         r"\Ahcal: warning: h\.csv: --renormalize divided 2 label-histogram rows "
         r"by their sums \(first: line 3 summed to 0\.9\)\.\n\Z",
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "renormalize_chaosnli_json_names_model_and_uid",
@@ -415,7 +415,7 @@ CASES = [
         0,
         r"\Ahcal: warning: p\.json \(model 'rob'\): --renormalize divided one "
         r"prediction row by its sum \(uid 'a' summed to 0\.9\)\.\n\Z",
-        "11: case 6",
+        "rounded probabilities",
     ),
     Case(
         "renormalize_cannot_fix_negative_values",
@@ -443,14 +443,14 @@ CASES = [
         2,
         r"^(?!.*--renormalize)hcal: error: h\.csv .*line 3 sums to 0\.$",
     ),
-    # ---- issue 15: class counts, ids, empty files (one line each) --------- #
+    # ---- class counts, ids, empty files (one line each) ------------------- #
     Case(
         "class_count_mismatch",
         dict(C, **{"p.npy": np.full((6, 2), 0.5)}),
         EV + ["c.npy", "--pred", "m=p.npy"],
         2,
         r"p\.npy has 2 classes \(columns\) but 3 were expected \(c\.npy has 3\)",
-        "15: K mismatch",
+        "K mismatch",
     ),
     Case(
         "class_count_mismatch_logits",
@@ -458,7 +458,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=z.npy", "--logits"],
         2,
         r"z\.npy has 2 columns but 3 classes were expected",
-        "15: K mismatch",
+        "K mismatch",
     ),
     Case(
         "class_names_differ",
@@ -467,7 +467,7 @@ CASES = [
         2,
         r"p\.csv \(m\): the class names \['a', 'b', 'x'\] differ from those of "
         r"c\.csv",
-        "15: K mismatch",
+        "K mismatch",
     ),
     Case(
         "unknown_uid",
@@ -475,7 +475,7 @@ CASES = [
         EV + ["c.csv", "--pred", "m=p.csv"],
         2,
         r"p\.csv \(m\): unknown uid 'u9' \(not in c\.csv\)",
-        "15: ids",
+        "ids",
     ),
     Case(
         "duplicate_uid",
@@ -483,7 +483,7 @@ CASES = [
         EV + ["c.csv", "--pred", "m=p.csv"],
         2,
         r"c\.csv: uid 'u4' appears 2 times \(line 6 \(uid 'u4'\) and line 7",
-        "15: ids",
+        "ids",
     ),
     Case(
         "predictions_by_uid_but_counts_without_ids",
@@ -491,7 +491,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.csv"],
         2,
         r"p\.csv \(m\): the predictions are keyed by uid but c\.npy has no item ids",
-        "15: ids",
+        "ids",
     ),
     Case(
         "row_count_mismatch",
@@ -506,7 +506,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.csv"],
         2,
         r"p\.csv: not a readable CSV file",
-        "15: empty files",
+        "empty files",
     ),
     Case(
         "header_only_csv",
@@ -514,7 +514,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.csv"],
         2,
         r"p\.csv: the file has a header but no data rows",
-        "15: empty files",
+        "empty files",
     ),
     Case(
         "empty_jsonl",
@@ -522,7 +522,7 @@ CASES = [
         EV + ["c.jsonl", "--pred", "m=p.npy"],
         2,
         r"c\.jsonl: the file holds no items",
-        "15: empty files",
+        "empty files",
     ),
     Case(
         "empty_json",
@@ -530,7 +530,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.json"],
         2,
         r"p\.json: not valid JSON \(line 1",
-        "15: empty files",
+        "empty files",
     ),
     Case(
         "empty_json_object",
@@ -538,7 +538,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.json"],
         2,
         r"p\.json: expected the ChaosNLI prediction format",
-        "15: empty files",
+        "empty files",
     ),
     Case(
         "no_rows_npy",
@@ -546,7 +546,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.npy"],
         2,
         r"p\.npy: the array has no rows",
-        "15: empty files",
+        "empty files",
     ),
     # ---- values named with the file's own rows ---------------------------- #
     Case(
@@ -754,7 +754,7 @@ CASES = [
         )
     ],
     Case("unknown_command", {}, ["frobnicate"], 2, r"invalid choice: 'frobnicate'"),
-    # ---- issue 31: LeWiDi submissions as participants write them ---------- #
+    # ---- LeWiDi submissions as participants write them -------------------- #
     Case(
         # the lists follow the truth file's class order; --order reorders the
         # scale only (it used to re-read the lists: 1.0 instead of 0)
@@ -763,7 +763,7 @@ CASES = [
         LEV + ["m=p.tsv", "--order", "3,2,1"],
         0,
         r"^$",
-        "31: --order re-reads lists",
+        "--order re-reads lists",
         stdout=r'"manhattan_distance": 0\.0,\s+"wasserstein_distance": 0\.0\s',
     ),
     Case(
@@ -773,7 +773,7 @@ CASES = [
         LEV + ["m=p.csv"],
         2,
         r"p\.csv: uid 'i1' appears 2 times \(line 2 .* and line 4",
-        "31: repeated CSV item",
+        "repeated CSV item",
     ),
     Case(
         "lewidi_tsv_nan",
@@ -781,7 +781,7 @@ CASES = [
         LEV + ["m=p.tsv"],
         2,
         r"p\.tsv: line 1 \(item 'i1'\): the list holds 'nan', not a number",
-        "31: NaN in a TSV list",
+        "NaN in a TSV list",
     ),
     Case(
         "lewidi_rows_rounded_to_two_decimals",
@@ -791,7 +791,7 @@ CASES = [
         r"hcal: warning: p\.tsv: 2 rows of probabilities did not sum to 1 and were "
         r"divided by their sums \(rounded to 2 decimals; first: item 'i1' summed "
         r"to 0\.99\)",
-        "31: two-decimal submission",
+        "two-decimal submission",
     ),
     Case(
         "lewidi_rows_off_without_renormalize",
@@ -808,7 +808,7 @@ CASES = [
         0,
         r"one row of probabilities did not sum to 1 .*\(--renormalize; first: item "
         r"'i1' summed to 0\.9\)",
-        "31: --renormalize with LeWiDi",
+        "--renormalize with LeWiDi",
     ),
     Case(
         "lewidi_refuses_histogram_options",
@@ -823,7 +823,7 @@ CASES = [
         EV + ["c.npy", "--pred", "m=p.npy", "--official-rounding"],
         2,
         r"--official-rounding: not available with label histograms",
-        "31: options declared with their truth",
+        "options declared with their truth",
     ),
     Case(
         "lewidi_label_map",
@@ -832,7 +832,7 @@ CASES = [
         + ["--label-map=-3:1,-2:1,-1:1,0:0,1:0"],
         0,
         r"^$",
-        "31: --label-map",
+        "--label-map",
         # the truth is the mapped annotations' share [2/3, 1/3]
         stdout=r'"manhattan_distance": 0\.333333333333333',
     ),
@@ -878,7 +878,7 @@ CASES = [
         ["evaluate", "VariErrNLI_dev.json", "--format", "json", "--pred", "m=p.tsv"],
         0,
         r"^$",
-        "31: nested soft layout",
+        "nested soft layout",
         # shares 1/3, 1/3, 2/3: 2 |t - q| = 0.0667 per label
         stdout=r'"multilabel_manhattan_distance": 0\.0666666666666',
     ),
@@ -904,7 +904,7 @@ CASES = [
         + ["--track", "perspectivist"],
         0,
         r"^$",
-        "31: VariErrNLI perspectivist TSV",
+        "VariErrNLI perspectivist TSV",
         # A3 predicted neutral for contradiction: 2 of 9 label decisions wrong
         stdout=r'"perspectivist_error_rate": 0\.2222222222222',
     ),
@@ -986,8 +986,8 @@ def test_bad_input(case, tmp_path, monkeypatch, capsys):
     _check_stdout(case, captured.out)
 
 
-def test_the_table_covers_every_cli_case_of_the_issues():
-    sources = {c.source.split(":")[1].strip() for c in CASES if c.source}
+def test_the_table_covers_every_kind_of_bad_input_it_was_built_for():
+    sources = {c.source for c in CASES if c.source}
     assert sources >= {
         "crash on valid input",
         "fractional count",
@@ -996,7 +996,7 @@ def test_the_table_covers_every_cli_case_of_the_issues():
         "unwritable --plots",
         "unwritable --out",
         "no subcommand",
-        "case 6",
+        "rounded probabilities",
         "K mismatch",
         "ids",
         "empty files",

@@ -550,7 +550,7 @@ def test_alphanli_classes_are_one_and_two_for_csv_predictions(capsys, tmp_path):
 
 
 # --------------------------------------------------------------------------- #
-# rounded probabilities and --renormalize (issue 11, case 6)
+# rounded probabilities and --renormalize
 # --------------------------------------------------------------------------- #
 def test_rounded_probabilities_are_scored_as_probabilities(capsys, synthetic):
     # Probabilities saved with 3 decimals are the renormalised probabilities,
@@ -622,7 +622,7 @@ def test_renormalize_divides_rows_by_their_sums(capsys, synthetic):
 
 
 def test_plots_with_a_float32_one_hot_softmax_row(capsys, synthetic):
-    # Issue 15: a float32 softmax row [1, 2e-8, 0] passes the row-sum check
+    # A float32 softmax row [1, 2e-8, 0] passes the row-sum check
     # and gives 1 - sum q^2 = -4.4e-16; the figures clip it (the library's
     # phi check) instead of crashing after the table was printed.
     pytest.importorskip("matplotlib")

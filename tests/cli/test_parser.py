@@ -48,8 +48,13 @@ def test_the_package_defines_one_error_class():
 
 def test_subcommands_come_from_the_list():
     parser = build_parser()
-    assert parser.commands == ["demo", "evaluate", "lewidi"]
-    assert SUBCOMMANDS == ("_demo_command", "_evaluate", "_submit_command")
+    assert parser.commands == ["demo", "evaluate", "lewidi", "agreement"]
+    assert SUBCOMMANDS == (
+        "_demo_command",
+        "_evaluate",
+        "_submit_command",
+        "_agreement",
+    )
 
 
 def test_building_the_parser_imports_no_numerical_library():
@@ -99,6 +104,6 @@ def test_no_command_names_the_commands(capsys):
     assert main([]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "hcal: error: a command is required: demo, evaluate or lewidi "
+        "hcal: error: a command is required: demo, evaluate, lewidi or agreement "
         "(try 'hcal --help')\n"
     )

@@ -20,7 +20,7 @@ def data():
 
 
 def test_probability_frame_in_another_order_is_aligned_by_name(data):
-    # issue 30: the columns of a probability DataFrame name its classes; they
+    # The columns of a probability DataFrame name its classes; they
     # were read by position (threshold 0.945 instead of 0.768 on this data).
     # Exact calibration: Monte Carlo draws depend on the class order.
     P, Y = data

@@ -13,8 +13,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_hcal import AlphaCalibrator, MatrixScaler, TemperatureScaler, VectorScaler
-from sklearn_hcal._frontend import ClassifierOutputMixin
-from sklearn_hcal._validation import HumanTargetMixin
+from sklearn_hcal._frontend import ClassifierOutputMixin, HumanTargetMixin
 from sklearn_hcal.conformal import HumanConformalClassifier
 from sklearn_hcal.datasets import make_label_histograms
 

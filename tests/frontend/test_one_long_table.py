@@ -9,18 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_hcal._validation import HumanTargetMixin
-from sklearn_hcal.aggregation import (
-    GLAD,
-    MACE,
-    DawidSkene,
-    MajorityVote,
-    OneCoinDawidSkene,
-    Wawa,
-)
+from sklearn_hcal._frontend import HumanTargetMixin, ItemWeightsMixin
 from sklearn_hcal.perspectivist import PerspectivistClassifier
+from tests.aggregation._models import AGGREGATORS
 
-AGGREGATORS = [MajorityVote, Wawa, DawidSkene, OneCoinDawidSkene, GLAD, MACE]
 FAMILIES = [*AGGREGATORS, PerspectivistClassifier]
 
 
@@ -167,7 +159,11 @@ def test_the_same_bad_pairs_give_the_same_error_at_prediction(case, fitted):
 
 
 def test_the_perspectivist_classifier_weighs_rows_through_the_front_end():
-    assert issubclass(PerspectivistClassifier, HumanTargetMixin)
+    # It takes the item weights from the front end and nothing else of the
+    # targets' level: its labels are not histograms (developer guide
+    # §estimators).
+    assert issubclass(PerspectivistClassifier, ItemWeightsMixin)
+    assert not issubclass(PerspectivistClassifier, HumanTargetMixin)
     assert PerspectivistClassifier._item_weights is HumanTargetMixin._item_weights
     X, y = _table()
     w = np.ones(len(X))

@@ -55,7 +55,7 @@ def _mean_kl(Y, P):
 
 
 # --------------------------------------------------------------------------- #
-# Issue 11, case 2: 1-D labels map to columns by name
+# 1-D labels map to columns by name
 # --------------------------------------------------------------------------- #
 def test_chaosnli_old_labels_with_labels_keyword(chaosnli_dir):
     # ChaosNLI's old (SNLI) labels are "e", "n", "c" and the files' columns
@@ -125,7 +125,7 @@ def test_binary_one_d_probabilities_with_labels():
 
 
 # --------------------------------------------------------------------------- #
-# Issue 15: named columns are aligned by name
+# Named columns are aligned by name
 # --------------------------------------------------------------------------- #
 def test_dataframe_columns_are_aligned_by_name():
     Y, P = _problem()
@@ -230,7 +230,7 @@ def test_rounded_probabilities_equal_explicitly_renormalised(metric):
     ids=lambda f: f.__name__,
 )
 def test_rounded_probabilities_close_to_exact(metric):
-    # Issue 11 case 6, metric side: three decimals move a smooth metric by
+    # Rounded probabilities, metric side: three decimals move a smooth metric by
     # ~1e-3 at most, they do not make it fail.
     Y, P = _problem()
     with warnings.catch_warnings():
@@ -304,7 +304,7 @@ def test_renormalising_a_float32_memmap_makes_no_copy(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------- #
-# Disagreement values a rounding error outside [0, 1] (issue 11 case 7)
+# Disagreement values a rounding error outside [0, 1]
 # --------------------------------------------------------------------------- #
 @pytest.mark.filterwarnings(
     "ignore:y_disagreement reaches:UserWarning"
@@ -326,7 +326,7 @@ def test_rounding_errors_in_phi_are_clipped():
 
 
 def test_one_hot_float32_softmax_row_gives_zero_disagreement():
-    # issue 15: [1.0, 2e-8, 0] passes the row-sum check but 1 - Σp² is -4e-16
+    # [1.0, 2e-8, 0] passes the row-sum check but 1 - Σp² is -4e-16
     P = np.array([[1.0, 2e-8, 0.0], [0.5, 0.25, 0.25]], dtype=np.float32)
     raw = 1.0 - np.sum(P.astype(np.float64) ** 2, axis=1)
     assert raw[0] < 0

@@ -1,7 +1,7 @@
 """Bad input to the metric functions: one table, run against every metric.
 
-Each row of :data:`CASES` is one bad input (from issues 11 and 15 and the
-original bad-input matrix): the arguments, the exception and a regex that
+Each row of :data:`CASES` is one bad input: the arguments, the exception
+and a regex that
 the message must match. Every message names the argument and the offending
 row or value. A row runs against every public metric of a *group*:
 
@@ -148,7 +148,7 @@ CASES = [
         P,
         r"y_true has rows with zero annotations \(first at row 1\)",
     ),
-    # ---- fractional counts and human probability rows (issue 15) ----------
+    # ---- fractional counts and human probability rows ----------------------
     Case(
         # "row 0 sums to 4" used to blame the wrong row
         "fractional_count_blames_its_row",
@@ -276,7 +276,7 @@ CASES = [
         [[0.6, 0.3, 0.1], [0.1, 0.5, 0.4], [0.5, 0.5]],
         r"{prob} is ragged: row 2 has 2 entries while row 0 has 3",
     ),
-    # ---- 1-D labels and classes by name (issue 11) ------------------------
+    # ---- 1-D labels and classes by name -----------------------------------
     Case(
         # [1, 1]: which of three columns? It used to score by guessed position.
         "one_distinct_label_for_three_columns",
@@ -316,7 +316,7 @@ CASES = [
         r"y_true mixes labels of types \['int', 'str'\] .* pass labels=",
     ),
     Case(
-        # issue 15: x, y, z against a, b, c used to be accepted
+        # x, y, z against a, b, c used to be accepted
         "frame_names_differ",
         "all",
         pd.DataFrame(Y, columns=ABC),
@@ -383,7 +383,7 @@ CASES = [
         r"counts and {prob} have different numbers of samples: 2 and 3",
         {"counts": Y[:2]},
     ),
-    # ---- disagreement values φ (issues 11 and 15) -------------------------
+    # ---- disagreement values φ ---------------------------------------------
     Case(
         "phi_below_zero",
         "dis",
@@ -499,7 +499,7 @@ def test_bad_input_raises_naming_argument_and_row(case, metric):
     with pytest.raises(case.exc, match=match) as info:
         metric(case.y_true, case.y_prob, **case.kwargs)
     if case.exc is ValueError:
-        # issue 15: never numpy's bare message -- the argument is named
+        # never numpy's bare message -- the argument is named
         assert re.search(r"y_true|y_prob|y_disagreement|counts|labels", str(info.value))
 
 
@@ -647,7 +647,7 @@ def test_human_probability_rows_accepted_within_tolerance(metric):
 
 
 # --------------------------------------------------------------------------- #
-# Parameters whose errors used to name something else (issue 31)
+# Parameters whose errors used to name something else
 # --------------------------------------------------------------------------- #
 WORDS = pd.DataFrame(Y, columns=["agree", "disagree", "neutral"])
 WORD_P = pd.DataFrame(P, columns=WORDS.columns)

@@ -1,7 +1,7 @@
 """The bootstrap's multiplicities and products, against their definitions.
 
 The resamples' item counts are drawn as Poisson counts completed to a
-multinomial (``metrics/_bootstrap.py::_chunk_weights``); a resample is
+multinomial (``metrics/_bootstrap/_resamples.py::_chunk_weights``); a resample is
 multinomial (``N`` draws with equal probabilities) whichever path it takes,
 so the counts are compared with the multinomial's exact probabilities
 (chi-square on fixed seeds, so nothing is flaky), also when the rare path
@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import sklearn_hcal.metrics._bootstrap as B
+import sklearn_hcal.metrics._bootstrap._chunk_sums as chunk_sums
+import sklearn_hcal.metrics._bootstrap._item_matrices as matrices
+import sklearn_hcal.metrics._bootstrap._resamples as B
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import human_calibration_report
 from sklearn_hcal.metrics._bootstrap import resample_weights
@@ -115,7 +117,7 @@ def test_dense_totals_and_sparse_cells_give_the_same_replicates(share, monkeypat
     rng = np.random.default_rng(0)
     P = rng.dirichlet(np.full(6, 0.3), size=len(Y))
     expected = _report(Y, P)
-    monkeypatch.setattr(B, "_DIRECT_SHARE", share)
+    monkeypatch.setattr(matrices, "_DIRECT_SHARE", share)
     # the two representations round differently in float32 (a cell read
     # directly or as a slot's total minus the other cells, both sums over
     # the n items): equal to twice the bound of one such sum
@@ -163,10 +165,13 @@ def test_items_in_several_blocks_give_the_same_replicates(monkeypatch):
     # float32 products' bound) and the same values.
     Y, preds = _two_models(3000)
     expected = _report(Y, preds, metrics=_ALL)
-    monkeypatch.setattr(B, "_FEATURE_BUDGET", 1)  # blocks of 1024 items
+    monkeypatch.setattr(matrices, "_FEATURE_BUDGET", 1)  # blocks of 1024 items
     made = []
-    real = B._block_matrices
-    monkeypatch.setattr(B, "_block_matrices", lambda *a: made.append(a[-1]) or real(*a))
+    real = matrices._block_matrices
+    # each chunk makes its blocks' matrices where its sums are computed
+    monkeypatch.setattr(
+        chunk_sums, "_block_matrices", lambda *a: made.append(a[-1]) or real(*a)
+    )
     tol = float32_sums(len(Y))
     np.testing.assert_allclose(
         _report(Y, preds, metrics=_ALL).to_numpy(),

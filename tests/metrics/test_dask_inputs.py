@@ -237,7 +237,7 @@ def test_what_is_not_a_sum_raises(data):
             M.entropy_correlation_score(Yd, flat)
 
 
-# -- issue 30: dask DataFrames by name, errors at the global row -------------
+# -- dask DataFrames by name, errors at the global row ------------------------
 
 
 def _named(n=300, seed=0):

@@ -1,4 +1,4 @@
-"""Issue 30's speed-ups equal what they replace, to the bit (no timings here).
+"""The engine's fast paths equal what they replace, to the bit (no timings here).
 
 Each fast path is compared with the plain definition or the previous code:
 the pairwise stable-order comparison with ``argsort(kind="stable")`` (pair
@@ -163,7 +163,7 @@ def test_report_group_sums_through_the_kernel_equal_the_cells():
     # The class-wise squared-loss group declares sums(): the report reduces
     # it with _cell_sums instead of writing out every entry's statistics.
     from sklearn_hcal.metrics import _engine, _registry
-    from sklearn_hcal.metrics._report import validate_human
+    from sklearn_hcal.metrics._report_inputs import validate_human
 
     rng = np.random.default_rng(3)
     Y = rng.multinomial(4, np.ones(6) / 6, size=20_000)

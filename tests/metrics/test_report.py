@@ -982,11 +982,11 @@ def test_weighted_intervals_equal_the_resampling_intervals(data):
 
 def test_validated_inputs_pass_through_without_a_second_scan(data, monkeypatch):
     # What an entry point validated (Human, Source) is taken as it is by an
-    # inner layer: no value scan of Y or P again (issue 30, inputs checked
-    # once), and the engine's values are the same.
+    # inner layer: no value scan of Y or P again (inputs are checked once),
+    # and the engine's values are the same.
     import sklearn_hcal._validation._pair as pair_module
     from sklearn_hcal.metrics._engine import evaluate, resolve
-    from sklearn_hcal.metrics._report import check_prediction, validate_human
+    from sklearn_hcal.metrics._report_inputs import check_prediction, validate_human
 
     Y, _, preds = data
     P = preds["noisy"]

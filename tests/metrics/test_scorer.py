@@ -428,7 +428,7 @@ def test_scorer_clone_of_estimator_is_independent():
     assert s(a, X, Y) != pytest.approx(s(b, X, Y))
 
 
-# ---------------------------------------------- Pipelines (issue 11, case 3)
+# ------------------------------- Pipelines: the last step's own φ is scored
 
 
 def _alpha_pipeline_search(scoring):
@@ -465,7 +465,8 @@ def test_disagreement_scorer_reaches_predict_disagreement_through_pipeline():
         warnings.simplefilter("error", UserWarning)  # no silent fallback
         search.fit(X, Y)
     scores = search.cv_results_["mean_test_score"]
-    # Candidates are told apart (issue 11: all were -0.1900084).
+    # Candidates are told apart (a scorer that missed the last step's φ gave
+    # all three -0.1900084).
     assert len(set(np.round(scores, 10))) == 3
     # Each equals the metric of the last step's own predict_disagreement on
     # the scaled test features, computed directly.

@@ -180,7 +180,7 @@ def test_state_pickles_and_merges_after(data):
 def test_compute_is_always_a_mapping_and_report(data):
     Y, P = data
     s = MetricState("accuracy").update(Y[:7], P[:7]).update(Y[7:], P[7:])
-    # one metric or several: compute() is {column: value} (issue 30)
+    # one metric or several: compute() is {column: value}, one shape to read
     assert list(s.compute()) == ["accuracy"]
     assert isinstance(s.compute()["accuracy"], float)
     assert s.compute()["accuracy"] == pytest.approx(

@@ -1,4 +1,4 @@
-"""One yardstick for every model of annotators (issue 29): the annotation
+"""One yardstick for every model of annotators: the annotation
 scorer judges an aggregator and a perspectivist classifier on the *same*
 held-out annotations, and its numbers are scikit-learn's log loss and Brier
 score of the held-out rows, computed here by hand."""

@@ -366,7 +366,7 @@ def test_hidden_predict_disagreement_is_an_error():
 
 
 def test_float32_softmax_row_does_not_crash_the_diagram():
-    # Issue 15: a float32 softmax row [1, 2e-8, 0] passes the row-sum check
+    # A float32 softmax row [1, 2e-8, 0] passes the row-sum check
     # but 1 − Σp² is −4.4e-16 in float64 arithmetic.
     P = np.array(
         [[1.0, 2e-8, 0.0], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.4, 0.4, 0.2]],

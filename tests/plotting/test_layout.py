@@ -1,4 +1,4 @@
-"""What the figures look like: axis ranges, several models, labels (issue 13).
+"""What the figures look like: axis ranges, several models, labels.
 
 Geometry is measured in display space with the Agg renderer
 (``get_window_extent`` after ``Figure.draw_without_rendering``), the way a

@@ -2,8 +2,9 @@
 
 The labels and every prediction are scanned by ``_validation``'s value
 checks (counted by :mod:`tests._scans`); a two-model report with its HTML
-file and figures may scan each at most twice (issue 30) -- it scans each
-once, and drawing the file adds no scan.
+file and figures may scan each at most twice (the bound that keeps a report
+of large inputs within twice one pass) -- it scans each once, and drawing
+the file adds no scan.
 """
 
 import numpy as np
@@ -46,7 +47,7 @@ def test_report_with_html_and_figures_scans_each_input_once(tmp_path, own_phi):
     # against the labels it holds (the figure needs φ, the table validated
     # it for its columns)
     assert total == {"Y": 1, "P1": 1, "P2": 1, "phi": 2 * int(own_phi)}
-    assert max(total.values()) <= 2  # issue 30's bound
+    assert max(total.values()) <= 2  # the bound: at most two scans each
 
 
 def test_report_of_a_table_validates_its_data_once_for_every_drawing(tmp_path):

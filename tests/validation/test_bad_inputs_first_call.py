@@ -1,5 +1,5 @@
 """Bad inputs at the first natural call: each case is silently wrong, or
-unhelpfully worded, on the code before this file (issue 20).
+unhelpfully worded, on the code before this file.
 
 * a DataFrame of human labels whose columns are not in ``classes_`` order,
   scored against a plain ``predict_proba`` array (metrics, report, Displays,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from ...utils._docstrings import fill_doc
+from ...utils._warnings import warn_user
 from .._base import BaseAggregator, with_pool
 from .._em import one_coin_proba, vote_counts
 from ._majority_vote import majority_agreement
@@ -81,13 +80,10 @@ class Wawa(BaseAggregator):
         if unweighted.size:
             # only in transform: in fit every item's majority label was given
             # by one of its annotators, whose skill is then positive
-            warnings.warn(
+            warn_user(
                 f"Wawa: {unweighted.size} item(s) have only annotators of skill 0 "
                 f"(e.g. item {data.items[unweighted[0]]!r}); their posterior is the "
-                "plain share of their votes.",
-                UserWarning,
-                # _weighted < _transform < transform < set_output < caller
-                stacklevel=5,
+                "plain share of their votes."
             )
             plain = vote_counts(data)[unweighted]
             weighted[unweighted] = plain

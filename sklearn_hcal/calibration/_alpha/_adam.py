@@ -10,14 +10,14 @@ solvers (:mod:`._solvers`) import it only for an Adam fit.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ...utils._interrupt import reraise_interrupt
 from ...utils._optional import import_optional
 from ...utils._progress import report_progress
+from ...utils._warnings import warn_user
+from ._config import SolverConfig
 
 __all__ = ["Objective", "ObjectiveNet", "TensorBatches", "fit_adam"]
 
@@ -76,33 +76,23 @@ class ObjectiveNet(skorch.NeuralNet):
         return y_pred
 
 
-def fit_adam(
-    module,
-    objective,
-    tensors,
-    n,
-    rng,
-    *,
-    max_iter,
-    tol,
-    batch_size,
-    learning_rate,
-    validation_fraction,
-    early_stopping,
-    n_iter_no_change,
-    verbose,
-):
+def fit_adam(module, objective, tensors, n, rng, config: SolverConfig):
     """Mini-batch Adam with early stopping, run by a skorch ``NeuralNet``.
 
     skorch provides the epochs, the held-out scoring, the patience
     (``EarlyStopping``, improvements smaller than ``tol`` do not count), the
     restoration of the best weights and the progress table (sent to standard
-    error). Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
+    error); ``config`` gives the epochs, ``tol``, the batch size, the
+    learning rate, the held-out share and patience, and the verbosity.
+    Returns ``(n_epochs, training loss, converged, nan, n_epochs)``.
     """
+    max_iter, tol, verbose = config.max_iter, config.tol, config.verbose
+    batch_size, n_iter_no_change = config.batch_size, config.n_iter_no_change
+    early_stopping = config.early_stopping
     perm = rng.permutation(n)
     train_split = None
     if early_stopping:
-        n_val = max(1, int(round(validation_fraction * n)))
+        n_val = max(1, int(round(config.validation_fraction * n)))
         if n - n_val < 1:
             raise ValueError(
                 "validation_fraction leaves no item to train on with "
@@ -137,7 +127,7 @@ def fit_adam(
         Objective(module, objective, names),
         criterion=torch.nn.Identity,  # unused: get_loss returns the objective
         optimizer=torch.optim.Adam,
-        lr=learning_rate,
+        lr=config.learning_rate,
         max_epochs=max_iter,
         batch_size=bs,
         iterator_train=TensorBatches,
@@ -156,11 +146,10 @@ def fit_adam(
         net.fit(dict(zip(names, train)), None)
     converged = stopper.misses_ >= n_iter_no_change
     if not converged:
-        warnings.warn(
+        warn_user(
             f"Adam stopped at max_iter={max_iter} epochs before the "
             "monitored loss stopped improving; increase max_iter.",
             ConvergenceWarning,
-            stacklevel=5,
         )
     # training objective at the restored weights, batch by batch on the device
     # (the weight penalty is in every batch's loss, so the mean keeps it once)

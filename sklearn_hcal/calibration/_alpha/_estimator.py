@@ -15,7 +15,6 @@ supplies what α-calibration takes from a classifier -- its probabilities
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.utils import TransformerTags
@@ -35,7 +34,9 @@ from ...utils._compat import (
     get_output_config,
 )
 from ...utils._optional import resolve_device
+from ...utils._warnings import warn_user
 from .._base import _BaseCalibrator
+from ._config import SolverConfig
 from ._features import (
     extract_features,
     member_probabilities,
@@ -379,10 +380,14 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 "hidden_layer_sizes must hold positive integers, got "
                 f"{self.hidden_layer_sizes!r}."
             )
-        self._device = resolve_device(self.device)  # fail early on bad devices
-        self._hidden = hidden
-        self._fit(X, y, sample_weight, counts)
-        del self._device, self._hidden
+        # the fit's configuration lives for the fit only, whatever happens
+        self._solver_config = SolverConfig.of(
+            self, hidden=hidden, device=resolve_device(self.device)
+        )  # a bad device fails here, before any work
+        try:
+            self._fit(X, y, sample_weight, counts)
+        finally:
+            del self._solver_config
         return self
 
     def _fit_outputs(self, outputs, Y, sample_weight):
@@ -403,12 +408,10 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
         if not np.any((Y.sum(axis=1) >= 2) & (w > 0)):
             weighted = "" if sample_weight is None else " and a positive sample_weight"
-            warnings.warn(
+            warn_user(
                 f"No item has two or more annotations{weighted}: the Dirichlet-"
                 "multinomial likelihood of a single label does not depend on "
-                "alpha0, so the concentration cannot be learnt (alpha0 stays at 1).",
-                UserWarning,
-                stacklevel=5,
+                "alpha0, so the concentration cannot be learnt (alpha0 stays at 1)."
             )
         if F.ndim == 3:  # ensemble members stacked as items (weights 1/S each)
             S = F.shape[0]
@@ -422,25 +425,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         )
 
         result = fit_concentration_model(
-            H,
-            F,
-            Y,
-            sample_weight=sample_weight,
-            hidden=self._hidden,
-            solver=self.solver,
-            alpha_reg=self.alpha_reg,
-            l2_reg=self.l2_reg,
-            normalization=self.normalization,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            batch_size=self.batch_size,
-            learning_rate=self.learning_rate,
-            validation_fraction=self.validation_fraction,
-            early_stopping=self.early_stopping,
-            n_iter_no_change=self.n_iter_no_change,
-            device=self._device,
-            random_state=self.random_state,
-            verbose=self.verbose,
+            H, F, Y, self._solver_config, sample_weight=sample_weight
         )
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts

@@ -9,12 +9,11 @@ imports torch; the solvers import it only when they fit.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ...utils._optional import import_optional
+from ...utils._warnings import warn_user
 
 __all__ = ["fit_lbfgs"]
 
@@ -96,10 +95,9 @@ def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
             else "(the line search stalled); check the features for extreme "
             "values or set l2_reg > 0"
         )
-        warnings.warn(
+        warn_user(
             f"L-BFGS did not reach the gradient tolerance tol={tol:g} {why} "
             f"(largest gradient component {grad_max:.2e}).",
             ConvergenceWarning,
-            stacklevel=5,
         )
     return max(1, n_iter), loss, converged, grad_max, n_evals

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils import check_random_state
 
-from ..._validation import check_new_labels
+from ..._frontend import check_new_labels
 from ...utils._optional import import_optional
 from ._solvers import predict_log_alpha0
 

@@ -35,16 +35,14 @@ run by a skorch ``NeuralNet``: epochs, held-out early stopping, restoration
 of the best weights and the progress table are skorch's.
 
 The estimator (:mod:`._estimator`) prepares ``H``, ``F`` and ``Y`` and calls
-:func:`fit_concentration_model`; nothing here knows about scikit-learn
-estimators.
+:func:`fit_concentration_model` with a :class:`~._config.SolverConfig`;
+nothing here knows about scikit-learn estimators.
 """
 
 from __future__ import annotations
 
-import numbers
 import time
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -52,7 +50,8 @@ from sklearn.utils import check_random_state
 from ...utils._optional import import_optional, resolve_device
 from ...utils._progress import report_progress
 from ...utils._threads import one_torch_thread
-from .._dirichlet import NORMALIZATIONS
+from ...utils._warnings import warn_user
+from ._config import SolverConfig
 
 __all__ = [
     "DEGENERATE_LOG_ALPHA0",
@@ -142,47 +141,15 @@ def use_histogram_slots(max_labels, n_classes) -> bool:
     return max_labels <= 3 * (n_classes + 3)
 
 
-def _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter):
-    for name, value in (("alpha_reg", alpha_reg), ("l2_reg", l2_reg), ("tol", tol)):
-        if not isinstance(value, numbers.Real) or not value >= 0:
-            raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
-    if normalization not in NORMALIZATIONS:
-        raise ValueError(
-            f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}."
-        )
-    if not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}.")
-
-
 @one_torch_thread  # short passes stall on a busy second core
 def fit_concentration_model(
-    H,
-    F,
-    Y,
-    *,
-    sample_weight=None,
-    hidden=(),
-    solver="auto",
-    alpha_reg=0.005,
-    max_iter=200,
-    tol=1e-7,
-    batch_size="auto",
-    learning_rate=1e-2,
-    validation_fraction=0.2,
-    early_stopping=True,
-    n_iter_no_change=10,
-    device=None,
-    random_state=None,
-    verbose=0,
-    l2_reg=0.0,
-    normalization="reference",
-    precondition=True,
+    H, F, Y, config: SolverConfig | None = None, *, sample_weight=None, **overrides
 ) -> ConcentrationFit:
     """Fit ``log α0 = MLP(H)`` to the histograms ``Y`` given ``f = F``.
 
     Minimises ``mean_i(u_i·NLL_i) + alpha_reg·mean_i(s_i·(log α0_i)²) +
     l2_reg·Σ_layers ‖W‖²`` (Mimori et al. 2021, App. D.2, eq. 50), with the
-    item weights ``u`` of ``normalization`` (see
+    item weights ``u`` of ``config.normalization`` (see
     :func:`~._dirichlet.objective_weights`).
 
     Parameters
@@ -193,46 +160,23 @@ def fit_concentration_model(
         Class probabilities ``f(x)`` (the Dirichlet mean).
     Y : ndarray of shape (n_items, n_classes)
         Label histograms (counts).
+    config : SolverConfig, default=None
+        The model, objective, solver, device, seed and verbosity
+        (:class:`~._config.SolverConfig`; None: its defaults). A CUDA device
+        on a machine without CUDA is a ValueError.
     sample_weight : ndarray of shape (n_items,), default=None
         Item weights ``s``: the objective is the ``sample_weight``-weighted
         mean over items of the normalised NLL and of the penalty (all ones
         gives the unweighted objective; integer weights equal repeated items).
-    hidden : tuple of int
-        Hidden ReLU layer sizes.
-    solver : {"auto", "lbfgs", "adam"}
-        See :func:`choose_solver`.
-    device : torch.device or str, default=None
-        Torch device of the fit (CPU when None; a string goes through
-        :func:`~sklearn_hcal.utils._optional.resolve_device`). L-BFGS runs in
-        float64 everywhere; Adam in float32 on CUDA. A CUDA device on a
-        machine without CUDA is a ValueError.
-    l2_reg : float, default=0.0
-        Penalty ``l2_reg·Σ‖W‖²`` on the weight matrices (not the intercepts),
-        in the units of the loss (a mean over items, not divided by ``N``):
-        with standardised, uncorrelated features ``‖w‖²`` is the variance of
-        ``log α0`` across items, so ``l2_reg`` compares with ``alpha_reg``.
-        0 keeps the unpenalised objective.
-    normalization : {"reference", "eq50"}, default="reference"
-        ``"reference"``: each item's NLL weighted by ``n_i / mean(n)``, as
-        Mimori et al.'s code (which produced the paper's tables);
-        ``"eq50"``: the NLL summed and divided by ``Σ n_i``, as the paper's
-        eq. 50 is printed. With a common ``n``, ``"reference"`` at
-        ``(alpha_reg, l2_reg)`` is ``n`` times ``"eq50"`` at ``(alpha_reg / n,
-        l2_reg / n)``: same optimum.
-    precondition : bool, default=True
-        L-BFGS: optimise the first layer in whitened coordinates (module
-        docstring). False is the plain parametrisation (slow on correlated
-        features). Adam always uses the plain one.
-    Other parameters
-        As :class:`~sklearn_hcal.AlphaCalibrator`. ``tol`` bounds the largest
-        component of the L-BFGS gradient in whitened coordinates, where the
-        Hessian is close to the identity: the fitted ``log α0`` is then within
-        order ``tol·sqrt(n_features)`` of the optimum.
+    **overrides
+        Fields of the configuration to change (``l2_reg=0.1``, ``solver="adam"``
+        ...), checked as the configuration checks them.
 
     Returns
     -------
     fit : ConcentrationFit
     """
+    cfg = replace(config or SolverConfig(), **overrides)
     # the torch modules, imported when a fit needs them (the estimator is
     # imported without torch)
     torch = import_optional("torch")
@@ -246,8 +190,8 @@ def fit_concentration_model(
         preconditioner,
     )
 
-    _check_parameters(alpha_reg, l2_reg, normalization, tol, max_iter)
-    hidden = tuple(int(h) for h in hidden)
+    hidden, alpha_reg, l2_reg = cfg.hidden, cfg.alpha_reg, cfg.l2_reg
+    device = cfg.device
     if device is None:
         device = torch.device("cpu")
     elif not isinstance(device, torch.device):
@@ -261,25 +205,23 @@ def fit_concentration_model(
     nbytes = 8 * (H.size + 3 * int(Y.sum()) + 3 * H.shape[0])
     fits = fits_on_device(nbytes, device)
     chosen = choose_solver(
-        solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg, fits_in_memory=fits
+        cfg.solver, H.shape[1], H.shape[0], hidden, l2_reg=l2_reg, fits_in_memory=fits
     )
-    if solver == "auto" and not fits and chosen == "adam" and not hidden:
-        warnings.warn(
+    if cfg.solver == "auto" and not fits and chosen == "adam" and not hidden:
+        warn_user(
             f"The data ({nbytes / 2**30:.1f} GiB in float64) does not fit in the "
             f"free memory of {device}: fitting with mini-batch Adam in float32 "
             "instead of full-batch L-BFGS; use device='cpu' for the exact "
-            "optimum.",
-            UserWarning,
-            stacklevel=4,
+            "optimum."
         )
     solver = chosen
-    rng = check_random_state(random_state)
+    rng = check_random_state(cfg.random_state)
     seed = int(rng.randint(np.iinfo(np.int32).max))
     dtype = (
         torch.float64 if solver == "lbfgs" or device.type == "cpu" else torch.float32
     )
     n = Y.sum(axis=1)
-    nll_w, pen_w = dm.objective_weights(n, sample_weight, normalization)
+    nll_w, pen_w = dm.objective_weights(n, sample_weight, cfg.normalization)
     if use_histogram_slots(n.max(), Y.shape[1]):
         arrays = (H, nll_w, pen_w) + dm.histogram_slots(Y, F)
         nll = dm.dirichlet_multinomial_nll_slots
@@ -302,7 +244,7 @@ def fit_concentration_model(
     # and early stopping suit standardised features, and whitening inflates
     # the low-variance (noise) directions, which an MLP then overfits sooner
     # (median α0 error 31% instead of 24% at 512-d, N = 20,000, hidden (64,)).
-    if precondition and solver == "lbfgs":
+    if cfg.precondition and solver == "lbfgs":
         # Curvature-scaled whitening for the linear model (its Hessian becomes
         # close to the identity); plain whitening for hidden layers.
         curvature = None
@@ -343,33 +285,19 @@ def fit_concentration_model(
             module,
             objective,
             tensors(),
-            max_iter=max_iter,
-            tol=tol,
+            max_iter=cfg.max_iter,
+            tol=cfg.tol,
             whitened=chol is not None,
         )
     else:
         from ._adam import fit_adam  # skorch: only for Adam
 
-        result = fit_adam(
-            module,
-            objective,
-            tensors,
-            H.shape[0],
-            rng,
-            max_iter=max_iter,
-            tol=tol,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            validation_fraction=validation_fraction,
-            early_stopping=early_stopping,
-            n_iter_no_change=n_iter_no_change,
-            verbose=verbose,
-        )
+        result = fit_adam(module, objective, tensors, H.shape[0], rng, cfg)
     n_iter, loss, converged, grad_max, n_evals = result
     report_progress(
         f"AlphaCalibrator: solver={solver}, n_iter={n_iter}, "
         f"loss={loss:.8f}, {time.perf_counter() - start:.2f} s",
-        verbose,
+        cfg.verbose,
     )
     with torch.no_grad():
         layers = module.layers()
@@ -397,21 +325,19 @@ def warn_if_degenerate(log_a0, sample_weight=None) -> None:
     developer guide §never-degrade (never silently degrade): a fit whose α0 runs towards
     its clip bound for more than half the items predicts extreme
     disagreements and posteriors -- typically because ``f`` or the features
-    come from another classifier than at prediction time (issue 11 case 5:
-    out-of-fold logits on another scale than the refit net's).
+    come from another classifier than at prediction time (out-of-fold
+    logits on another scale than the refit net's).
     """
     at_bound = np.abs(log_a0) >= DEGENERATE_LOG_ALPHA0
     share = float(np.average(at_bound, weights=sample_weight))
     if share > 0.5:
         side = "below 1e-6" if np.median(log_a0) < 0 else "above 1e6"
-        warnings.warn(
+        warn_user(
             f"alpha0 is {side}, on its way to the clip bound (1e-12 or "
             f"1e12), for {share:.0%} of the training items: the "
             "concentration model is degenerate (the histograms are far "
             "from what f predicts, or the features separate the items "
             "perfectly). Predicted disagreements and posteriors will be "
             "extreme; check that f and the features come from the "
-            "classifier used at prediction time, or raise alpha_reg.",
-            UserWarning,
-            stacklevel=7,
+            "classifier used at prediction time, or raise alpha_reg."
         )

@@ -417,7 +417,6 @@ class MetricState:
                 self._n_single,
                 self.n_samples_,
                 "epistemic and dispersion losses",
-                stacklevel=3,
             )
         return self.sums_.values(chosen)
 

@@ -30,7 +30,8 @@ calls, in ``fit``::
     # Y: float64 (n_samples, n_classes) in the order of classes_ (set here)
 
 and gets ``score`` (:class:`HumanScoreMixin`). Estimators whose ``X`` is a
-classifier's output build on it in :mod:`sklearn_hcal._frontend`.
+classifier's output build on it (:mod:`._classifier_output`); an estimator
+that needs only the item weights inherits :class:`ItemWeightsMixin`.
 """
 
 from __future__ import annotations
@@ -45,16 +46,22 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
+from .._validation import (
+    check_class_names,
+    check_label_histograms,
+    check_weight_values,
+    column_order,
+    frame_names,
+    is_histogram_target,
+    labels_to_histograms,
+    match_rows,
+)
 from ..utils._compat import check_sample_weight, num_samples
-from ._core import is_histogram_target
-from ._labels import check_class_names, column_order, frame_names, labels_to_histograms
-from ._rows import match_rows
-from ._scan import check_label_histograms
-from ._weights import check_weight_values
 
 __all__ = [
     "HumanScoreMixin",
     "HumanTargetMixin",
+    "ItemWeightsMixin",
     "Targets",
     "check_item_weights",
     "check_min_samples",
@@ -392,7 +399,20 @@ class Targets:
     name: str
 
 
-class HumanTargetMixin(HumanScoreMixin):
+class ItemWeightsMixin:
+    """``sample_weight`` read as item weights, the front end's one reading.
+
+    The part of the first level that an estimator whose targets are not
+    histograms needs (the perspectivist classifier: one label, or a label
+    set, per annotation row); :class:`HumanTargetMixin` builds on it.
+    """
+
+    def _item_weights(self, sample_weight, X):
+        """``sample_weight`` as float64 item weights (row and value named)."""
+        return check_item_weights(sample_weight, X)
+
+
+class HumanTargetMixin(ItemWeightsMixin, HumanScoreMixin):
     """The targets of an estimator fitted on human labels (the front end's
     first level; see the module docstring and developer guide §estimators).
 
@@ -421,10 +441,6 @@ class HumanTargetMixin(HumanScoreMixin):
         if X is not None:
             check_n_samples(X, y, "X", name)
         return Targets(y, is_hist, name)
-
-    def _item_weights(self, sample_weight, X):
-        """``sample_weight`` as float64 item weights (row and value named)."""
-        return check_item_weights(sample_weight, X)
 
     def _resolve_targets(
         self,

@@ -1,0 +1,187 @@
+"""The weighted sums of one chunk of resamples, and the values they give.
+
+The two float32 products of a chunk (:func:`_dense_product`,
+:func:`_sparse_product`) are read back into the engine's sums
+(:func:`_reconstruct`) and, once every chunk is in, into the metrics'
+values (:func:`_replicates`); with every weight 1 the same matrices give
+the report's own values (:func:`_point`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .. import _engine
+from ._item_matrices import _block_matrices, _for_products
+
+__all__ = [
+    "_chunk_sums",
+    "_chunk_task",
+    "_dense_product",
+    "_point",
+    "_reconstruct",
+    "_replicates",
+    "_sparse_product",
+    "_stack",
+]
+
+
+def _point(columns, human, matrices) -> np.ndarray:
+    """The report's values of every classifier, ``(n_classifiers, n_columns)``,
+    from the float64 matrices of all items: the weighted sums with every
+    weight 1, read by the engine as the report's own sums are."""
+    DT, A, layout = matrices
+    n_cells = _engine.n_cells_of(columns, human)
+    dense = DT.sum(axis=1)[None, :]
+    sparse = np.asarray(A.sum(axis=0))
+    point = np.empty((len(layout), len(columns)))
+    for c, entry in enumerate(layout):
+        num, den, cells = _reconstruct(entry, dense, sparse, n_cells, 1)
+        values = _engine.Sums(
+            columns,
+            num=num[0],
+            den=den[0],
+            cells={key: value[0] for key, value in cells.items()},
+            n_samples=human.n_samples,
+        ).values()
+        point[c] = [values[col.name] for col in columns]
+    return point
+
+
+def _chunk_task(columns, human, sources, blocks, cached, weights, limit_threads):
+    """The weighted sums of a chunk of resamples (a worker's task).
+
+    Run with one BLAS thread: the products are small, a second thread only
+    waits on a busy machine, and the sums then do not depend on the number
+    of threads of the process that computes them.
+    """
+    if not limit_threads:
+        return _chunk_sums(columns, human, sources, blocks, cached, weights)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _chunk_sums(columns, human, sources, blocks, cached, weights)
+
+
+def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
+    """``[(num, den, cells)]`` per classifier: the chunk's weighted sums.
+
+    With a ``helper`` executor the sparse product runs on it while this
+    thread computes the dense one (BLAS and scipy's loop, both without the
+    GIL; two dense products at once would wait on BLAS's lock).
+    """
+    n_res = weights.shape[1]
+    n_cells = _engine.n_cells_of(columns, human)
+    sums = [None] * len(sources)
+    for b, sl in enumerate(blocks):
+        DT, A, layout = (
+            cached[b]
+            if cached is not None
+            else _for_products(_block_matrices(columns, human, sources, sl))
+        )
+        # Arrays that come through pickling (a worker's) may be unaligned,
+        # where numpy's product leaves BLAS for a loop that rounds otherwise:
+        # aligned, every process computes the same bits.
+        DT = np.require(DT, requirements="CA")
+        Wt = np.require(weights[sl], requirements="CA")
+        if helper is None:
+            sparse = _sparse_product(A, Wt)
+        else:
+            pending = helper.submit(_sparse_product, A, Wt)
+        dense = _dense_product(DT, Wt)
+        if helper is not None:
+            sparse = pending.result()
+        for c, entry in enumerate(layout):
+            part = _reconstruct(entry, dense, sparse, n_cells, n_res)
+            sums[c] = part if sums[c] is None else _add(sums[c], part)
+    return sums
+
+
+def _sparse_product(A, Wt) -> np.ndarray:
+    """``(B, n_sparse)`` float64 sums from the float32 product."""
+    return (A.T @ Wt).T.astype(np.float64)
+
+
+def _dense_product(DT, Wt) -> np.ndarray:
+    """``(B, n_dense)`` float64 sums from the float32 product."""
+    return (DT @ Wt).T.astype(np.float64)
+
+
+def _stack(parts) -> list:
+    """The chunks' ``[(num, den, cells)]`` as one, resamples stacked in order."""
+    stacked = []
+    for c in range(len(parts[0])):
+        nums, dens, cells = zip(*(part[c] for part in parts))
+        stacked.append(
+            (
+                np.concatenate(nums),
+                np.concatenate(dens),
+                {k: np.concatenate([p[k] for p in cells]) for k in cells[0]},
+            )
+        )
+    return stacked
+
+
+#: Resamples whose columns are read at once: the groups' terms then work
+#: on arrays of a few hundred KB (a MB or more comes from the system's fresh
+#: pages on every temporary, several times slower).
+_VALUES_BATCH = 128
+
+
+def _replicates(columns, sums, n_samples: int) -> np.ndarray:
+    """The columns of weighted sums: a :class:`~._engine.Sums` with a
+    leading resample axis per classifier, read as the report's own sums,
+    :data:`_VALUES_BATCH` resamples at a time (each is read on its own: the
+    batches change no number)."""
+    n_res = sums[0][0].shape[0]
+    out = np.empty((n_res, len(sums), len(columns)))
+    for c, (num, den, cells) in enumerate(sums):
+        for start in range(0, n_res, _VALUES_BATCH):
+            part = slice(start, start + _VALUES_BATCH)
+            values = _engine.Sums(
+                columns,
+                num=num[part],
+                den=den[part],
+                cells={key: value[part] for key, value in cells.items()},
+                n_samples=float(n_samples),
+            ).values()
+            for j, col in enumerate(columns):
+                out[part, c, j] = values[col.name]
+    return out
+
+
+def _reconstruct(entry, dense, sparse, n_cells, n_res):
+    """``(num, den, {group: sums})`` of one classifier from the products.
+
+    ``num`` and ``den`` of shape ``(B, n_means)``: a plain mean's
+    denominator is the resample's weight of the block (its number of items).
+    """
+    num = dense[:, entry["num"]]
+    den = np.empty((n_res, len(entry["den"])))
+    for m, j in enumerate(entry["den"]):
+        den[:, m] = dense[:, 0 if j is None else j]
+    cells = {}
+    for key, (stats, dominant) in entry["groups"].items():
+        n_slots, width = n_cells[key]
+        T = np.empty((n_res, len(stats), n_slots, width))
+        slots = np.arange(n_slots)
+        for s, (kind, ref, offset) in enumerate(stats):
+            if kind == "alias":
+                T[:, s] = T[:, ref]
+                continue
+            T[:, s] = sparse[:, offset : offset + n_slots * width].reshape(
+                n_res, n_slots, width
+            )
+            if kind == "direct":  # every cell is in the sparse product
+                continue
+            if kind == "const":
+                total = ref * dense[:, :1]  # c times the weight of the block
+            else:
+                total = dense[:, ref : ref + n_slots]
+            # The dominant cell of each slot holds what the others do not.
+            T[:, s, slots, dominant] = total - T[:, s].sum(axis=-1)
+        cells[key] = T.reshape(n_res, len(stats), n_slots * width)
+    return num, den, cells
+
+
+def _add(a, b):
+    return a[0] + b[0], a[1] + b[1], {k: a[2][k] + b[2][k] for k in a[2]}
