@@ -294,6 +294,8 @@ def _terms_from_sums(
     """
     sums = np.asarray(sums, dtype=np.float64)
     batch = sums.shape[:-2]
+    if not batch and not tables:
+        return _scalar_terms(sums, float(n_samples), dispersion)
     N = np.asarray(n_samples, dtype=np.float64)
     n_per_cell = N[..., None]
     count = sums[..., _COUNT, :]
@@ -378,6 +380,68 @@ def _terms_from_sums(
         "cl_bins": cl_bins.reshape(shape),
         "dl_plugin_bins": dl_plugin_bins.reshape(shape),
         "dl_bins": dl_bins.reshape(shape),
+    }
+
+
+def _scalar_terms(sums: np.ndarray, N: float, dispersion: bool) -> dict:
+    """The scalar terms of :func:`_terms_from_sums` for one set of sums.
+
+    The same operations on the same numbers, element by element (so the
+    same bits, tested), in about half the numpy calls: the fixed cost of a
+    metric call at small N is mostly these calls on ``K·B`` cells.
+    """
+    count = sums[_COUNT]
+    safe_count = np.where(count > 0, count, 1.0)
+    means = sums[_SUM_TRUE : _SUM_PRED + 1] / safe_count
+    mean_true, mean_pred = means
+    gap = mean_true - mean_pred
+    gap2 = gap * gap
+    ss_true = np.multiply(mean_true, mean_true, out=means[1])
+    ss_true *= count
+    np.subtract(sums[_SUM_TRUE2], ss_true, out=ss_true)
+    np.maximum(ss_true, 0.0, out=ss_true)
+    multi = count >= 2
+    var_true = np.where(multi, ss_true / np.where(multi, count - 1.0, 1.0), 0.0)
+    bins = np.empty((4 if dispersion else 2, count.shape[0]))
+    # eq. 13 and Prop. 3, as in _terms_from_sums
+    np.divide(count, N, out=bins[0])
+    bins[0] *= gap2
+    np.divide(var_true, N, out=bins[1])
+    np.subtract(bins[0], bins[1], out=bins[1])
+    if dispersion:
+        ss_resid = np.multiply(count, gap2, out=gap2)
+        np.subtract(sums[_SUM_RESID2], ss_resid, out=ss_resid)
+        np.maximum(ss_resid, 0.0, out=ss_resid)
+        np.divide(ss_resid, N, out=bins[2])
+        corrected = multi & (sums[_COUNT_VALID] > 0)
+        correction = np.subtract(sums[_SUM_CORR], var_true, out=var_true)
+        correction /= N
+        np.subtract(bins[2], np.where(corrected, correction, 0.0), out=bins[3])
+    per_bins = bins.sum(axis=-1).tolist()
+    cl_plugin, cl = per_bins[0], per_bins[1]
+    terms = {
+        "cl_plugin": cl_plugin,
+        "cl": cl,
+        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
+        "ce": float(np.sqrt(max(cl, 0.0))),
+    }
+    if not dispersion:
+        return terms
+    totals = sums[[_SUM_TRUE, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR]].sum(axis=-1)
+    sum_true, sum_true2, sum_resid2, sum_corr = totals.tolist()
+    el_plugin = sum_resid2 / N
+    el = el_plugin - sum_corr / N
+    il_plugin = (sum_true - sum_true2) / N
+    sq_loss = el_plugin + il_plugin
+    return {
+        "sq_loss": sq_loss,
+        "el_plugin": el_plugin,
+        "el": el,
+        "il_plugin": il_plugin,
+        "il": sq_loss - el,
+        **terms,
+        "dl_plugin": per_bins[2],
+        "dl": per_bins[3],
     }
 
 

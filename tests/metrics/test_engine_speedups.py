@@ -159,6 +159,35 @@ def test_calibration_terms_alone_equal_all_terms_to_the_bit():
         assert value == full[key], key
 
 
+@pytest.mark.parametrize("dispersion", [True, False])
+def test_scalar_terms_equal_the_batched_terms_to_the_bit(dispersion):
+    # One set of sums takes a shorter path (fewer numpy calls on the cells);
+    # a batch of one takes the general path: the same operations, the same
+    # bits, with empty, singleton and single-annotation cells present.
+    rng = np.random.default_rng(6)
+    for n_items, n_classes, n_bins in [(300, 4, 15), (40, 10, 15), (7, 3, 50)]:
+        n_labels = rng.integers(1, 6, size=n_items)
+        p = rng.dirichlet(np.ones(n_classes), size=n_items)
+        Y = np.array([rng.multinomial(k, q) for k, q in zip(n_labels, p)])
+        n = Y.sum(axis=1).astype(float)
+        P = rng.dirichlet(np.full(n_classes, 0.3), size=n_items)
+        sums = _cell_sums(Y / n[:, None], P, n, n_bins, dispersion=dispersion)
+        one = _terms_from_sums(
+            sums, n_items, n_bins, tables=False, dispersion=dispersion
+        )
+        batch = _terms_from_sums(
+            sums[None],
+            np.array([n_items]),
+            n_bins,
+            tables=False,
+            dispersion=dispersion,
+        )
+        assert set(one) == set(batch)
+        for key, value in one.items():
+            assert value == batch[key][0], key
+            assert isinstance(value, float)
+
+
 def test_report_group_sums_through_the_kernel_equal_the_cells():
     # The class-wise squared-loss group declares sums(): the report reduces
     # it with _cell_sums instead of writing out every entry's statistics.
