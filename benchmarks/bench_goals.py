@@ -189,8 +189,9 @@ def row_vs_plain(n):
     # validation of Y and P -- and the one-pass reduction of the 7
     # statistics (given), against one numpy pass.
     from sklearn_hcal._validation import check_pair
+    from sklearn_hcal.metrics._bins import bin_indices
     from sklearn_hcal.metrics._cells import cell_sums
-    from sklearn_hcal.metrics._mimori_kernels import _cell_values, bin_indices
+    from sklearn_hcal.metrics._mimori_kernels import _cell_values
 
     n_ann = Y.sum(axis=1).astype(np.float64)
     cell, values = _cell_values(p_hat, P, n_ann, 15)

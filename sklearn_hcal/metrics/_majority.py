@@ -16,11 +16,11 @@ import numpy as np
 
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
+from ._bins import bin_index
 from ._cells import cell_sums
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
-from ._mimori_kernels import _cast_cells, edge_values
 
 __all__ = [
     "majority_accuracy_score",
@@ -56,42 +56,6 @@ def _majority_correct_per_item(Y, P, ties="first"):
         top = np.argmax(P, axis=1)
         return Y[np.arange(Y.shape[0]), top] == Y.max(axis=1)
     raise ValueError(f"ties must be 'first', 'last' or 'any', got {ties!r}.")
-
-
-def bin_index(conf, n_bins, slot_width=None, start=0):
-    """Right-closed equal-width bin ``(j/M, (j+1)/M]`` of each confidence.
-
-    The edges are ``np.linspace(0, 1, n_bins + 1)`` and membership is
-    ``lower < conf <= upper`` (Baan et al.'s code), so a confidence exactly on
-    an edge such as 0.3 goes to the bin below it. A confidence of 0 lies in no
-    bin and gets index -1 (and one above 1, possible within the row-sum
-    tolerance, gets ``n_bins``).
-
-    This is ``searchsorted(edges, conf, side="left") - 1``, computed as
-    ``floor(conf * M)``: the two can only differ where ``conf * M`` is within
-    rounding of an integer (an edge, where ``ceil - 1`` and ``floor``
-    differ too), so those confidences -- and only those -- are looked up
-    with the binary search (a search per element is several times slower).
-
-    ``slot_width`` (2-D ``conf``): ``start + l * slot_width`` is added to the
-    bins of column ``l`` (the cells of :func:`_classwise_cells`).
-    """
-    conf = np.asarray(conf, dtype=np.float64)
-    scaled = conf * n_bins
-    near = edge_values(scaled)
-    pos = np.floor(scaled, out=scaled)
-    # below 0: no bin, as the search says; fmax/fmin send NaN to -1, as the
-    # integer cast and clip did
-    np.fmax(pos, -1.0, out=pos)
-    np.fmin(pos, n_bins, out=pos)
-    return _cast_cells(
-        pos,
-        conf,
-        near,
-        slot_width,
-        lambda v: np.searchsorted(np.linspace(0.0, 1.0, n_bins + 1), v) - 1,
-        start,
-    )
 
 
 def _binned_gap_cells(conf, correct, n_bins):

@@ -306,8 +306,7 @@ def test_clean_probability_fast_path_equals_the_scan(case, size, monkeypatch):
 
 
 def test_bins_by_floor_equal_the_binary_search_below_and_above_the_range():
-    from sklearn_hcal.metrics._majority import bin_index
-    from sklearn_hcal.metrics._mimori_kernels import bin_indices
+    from sklearn_hcal.metrics._bins import bin_index, bin_indices
 
     for n_bins in (1, 10, 15):
         edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -327,3 +326,30 @@ def test_bins_by_floor_equal_the_binary_search_below_and_above_the_range():
             bin_index(values, n_bins),
             np.clip(np.searchsorted(edges, values, side="left") - 1, -1, n_bins),
         )
+
+
+@pytest.mark.parametrize("slot_width", [7, 2**21])  # float and integer offsets
+def test_slot_cells_equal_the_bins_plus_the_slot_offsets(slot_width):
+    # The class-wise cells add each column's offset to the float products
+    # before the cast; values near an edge, NaN and values outside [0, 1]
+    # must land where the bins of the column plus its offset say.
+    from sklearn_hcal.metrics._bins import bin_index, bin_indices
+
+    rng = np.random.default_rng(7)
+    n_bins = 5
+    values = rng.uniform(-0.2, 1.2, size=(400, 6))
+    values[::3] = rng.integers(0, n_bins + 1, size=values[::3].shape) / n_bins
+    values[1, 2] = np.nan
+    values[2, 4] = np.nextafter(0.4, 0.0)
+    for start in (0, 1):
+        offsets = start + slot_width * np.arange(values.shape[1])
+        with np.errstate(invalid="ignore"):  # NaN: the reference's cast
+            right = np.where(np.isnan(values), -1, bin_index(values, n_bins))
+        np.testing.assert_array_equal(
+            bin_index(values, n_bins, slot_width=slot_width, start=start),
+            right + offsets,
+        )
+    np.testing.assert_array_equal(
+        bin_indices(values, n_bins, slot_width=slot_width),
+        bin_indices(values, n_bins) + slot_width * np.arange(values.shape[1]),
+    )
