@@ -23,6 +23,7 @@ Exits 0 whether or not a goal is met.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import subprocess
 import sys
@@ -189,7 +190,13 @@ def row_vs_plain(n):
     # validation of Y and P -- and the one-pass reduction of the 7
     # statistics (given), against one numpy pass.
     from sklearn_hcal._validation import check_pair
-    from sklearn_hcal.metrics._bins import bin_indices
+
+    try:
+        from sklearn_hcal.metrics._bins import bin_indices
+    except ImportError:  # before the bins had a module of their own
+        bin_indices = importlib.import_module(
+            "sklearn_hcal.metrics._mimori_kernels"
+        ).bin_indices
     from sklearn_hcal.metrics._cells import cell_sums
     from sklearn_hcal.metrics._mimori_kernels import _cell_values
 
