@@ -353,3 +353,24 @@ def test_slot_cells_equal_the_bins_plus_the_slot_offsets(slot_width):
         bin_indices(values, n_bins, slot_width=slot_width),
         bin_indices(values, n_bins) + slot_width * np.arange(values.shape[1]),
     )
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_log_terms_without_the_zero_guard_equal_the_guarded_ones(squared, monkeypatch):
+    # With q > 0 everywhere the Jensen-Shannon and entropy kernels skip the
+    # guard of log 0 on the q side: the guarded computation gives the same
+    # bits (forced here by declaring q not all positive).
+    from sklearn_hcal.metrics import _distribution_kernels as kernels
+
+    rng = np.random.default_rng(8)
+    Y = rng.multinomial(5, np.ones(10) / 10, size=2000)  # many zero counts
+    p_hat = Y / 5.0
+    P = rng.dirichlet(np.full(10, 0.5), size=2000)
+    assert P.min() > 0
+    fast_jsd = kernels._jsd_per_item(p_hat, P, squared=squared)
+    fast_entropy = kernels._entropy(P, base=2)
+    monkeypatch.setattr(kernels, "_all_positive", lambda P: False)
+    np.testing.assert_array_equal(
+        kernels._jsd_per_item(p_hat, P, squared=squared), fast_jsd
+    )
+    np.testing.assert_array_equal(kernels._entropy(P, base=2), fast_entropy)
