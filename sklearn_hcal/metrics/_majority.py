@@ -17,7 +17,6 @@ import numpy as np
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
 from ._bins import bin_index
-from ._cells import cell_sums
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
@@ -79,7 +78,19 @@ def _binned_gap_sums(conf, correct, n_bins, weights=None) -> np.ndarray:
     ``weights`` are item multiplicities (bootstrap), 1 by default. Partial
     sums of blocks add up to those of the whole data set.
     """
-    return cell_sums(*_binned_gap_cells(conf, correct, n_bins), n_bins + 2, weights)
+    # The sums of cell_sums(*_binned_gap_cells(...)) to the bit, without the
+    # interleaved values: one bincount per statistic, adding the same
+    # products w·value in the same order (integer counts are exact).
+    conf = np.asarray(conf, dtype=np.float64)
+    cell = bin_index(conf, n_bins, start=1)
+    gap = np.subtract(correct, conf, dtype=np.float64)
+    if weights is None:
+        counts = np.bincount(cell, minlength=n_bins + 2).astype(np.float64)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        counts = np.bincount(cell, weights=w, minlength=n_bins + 2)
+        gap *= w
+    return np.stack([np.bincount(cell, weights=gap, minlength=n_bins + 2), counts])
 
 
 def _binned_gap_from_sums(sums):
@@ -368,6 +379,8 @@ _CONFIDENCE_BINS = Stats(
     n_cells=lambda n_classes, n_bins: (1, n_bins + 2),
     finish=lambda sums, n_samples, n_bins: {"ece": _binned_gap_from_sums(sums)},
     params=("n_bins",),
+    # the metric function's reduction of a block (a bincount per statistic)
+    sums=lambda b, n_bins: _binned_gap_sums(*_block_top(b)[1:], n_bins),
 )
 _CLASSWISE_BINS = Stats(
     "classwise_confidence_bins",
@@ -375,6 +388,7 @@ _CLASSWISE_BINS = Stats(
     n_cells=lambda n_classes, n_bins: (n_classes, n_bins + 2),
     finish=_classwise_terms,
     params=("n_bins",),
+    sums=lambda b, n_bins: _block_classwise_sums(b, n_bins).reshape(2, -1),
 )
 
 register(

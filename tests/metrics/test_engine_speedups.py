@@ -374,3 +374,31 @@ def test_log_terms_without_the_zero_guard_equal_the_guarded_ones(squared, monkey
         kernels._jsd_per_item(p_hat, P, squared=squared), fast_jsd
     )
     np.testing.assert_array_equal(kernels._entropy(P, base=2), fast_entropy)
+
+
+def test_report_binned_columns_equal_the_metric_functions_to_the_bit():
+    # The report reduces the ECE, class-wise ECE and class-wise squared-loss
+    # groups with the metric functions' own block reductions (sums hooks):
+    # the same numbers, not merely close ones.
+    import warnings
+
+    import sklearn_hcal.metrics as M
+
+    rng = np.random.default_rng(9)
+    Y = rng.multinomial(5, np.ones(10) / 10, size=30_000)
+    P = rng.dirichlet(np.ones(10), size=len(Y))
+    P[::50] = np.round(P[::50] * 10) / 10  # confidences on bin edges
+    P /= P.sum(axis=1, keepdims=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = M.human_calibration_report(Y, {"m": P}).iloc[0]
+    for column, function in [
+        ("ece", M.expected_calibration_error),
+        ("classwise_ece", M.classwise_expected_calibration_error),
+        ("cl", M.calibration_loss),
+        ("ce", M.calibration_error),
+        ("dl", M.dispersion_loss),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert row[column] == function(Y, P), column
