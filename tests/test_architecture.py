@@ -77,6 +77,7 @@ PUBLIC_PATHS = {
         "jensen_shannon_distance",
         "kl_divergence",
         "krippendorff_alpha",
+        "lewidi_scores",
         "loss_decomposition",
         "majority_accuracy_score",
         "majority_coverage_score",
@@ -118,6 +119,7 @@ PUBLIC_PATHS = {
     ],
     "sklearn_hcal.datasets": [
         "annotations_to_histograms",
+        "combine_lewidi_splits",
         "fetch_chaosnli",
         "fetch_lewidi",
         "get_data_home",
@@ -126,7 +128,9 @@ PUBLIC_PATHS = {
         "load_lewidi",
         "make_label_histograms",
         "make_mixed_digits",
+        "read_lewidi_submission",
         "sample_annotations",
+        "write_lewidi_submission",
     ],
     "sklearn_hcal.model_selection": [
         "AnnotatorKFold",

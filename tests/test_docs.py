@@ -181,8 +181,13 @@ def _run_blocks(page: Path) -> dict:
 
 
 @pytest.mark.parametrize("page", RUNNABLE_PAGES)
-def test_user_guide_code_runs(page):
+def test_user_guide_code_runs(page, monkeypatch):
     pytest.importorskip("torch")  # AlphaCalibrator in estimators.rst
+    if "HCAL_DATA" not in os.environ:
+        # the pages fetch LeWiDi sets (agreement.rst): offline, the data home
+        # is the shared copy, as for the gallery (skip without it, fail in CI)
+        require_data("lewidi/2025")
+        monkeypatch.setenv("HCAL_DATA", str(SHARED_DATA))
     ns = _run_blocks(DOCS / page)
     if page == "estimators.rst":
         # the composed calibrators keep the class probabilities of the scaler

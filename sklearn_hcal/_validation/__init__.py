@@ -8,22 +8,25 @@ maps labels and class names to columns; :mod:`._scan` checks the values of
 histograms and probabilities; :mod:`._pair` validates a (human labels,
 model probabilities) pair for the metrics; :mod:`._annotations`
 reads the long tables of annotations that the aggregators, the
-perspectivist classifier and the annotation splitters take (the part of
+perspectivist classifier and the annotation splitters take, and
+:mod:`._annotation_labels` their labels and classes (the part of
 the estimators' front end every such estimator shares; the targets of the
 other estimators are read in :mod:`sklearn_hcal._frontend`, developer
 guide §estimators); :mod:`._rows` matches the rows of pandas inputs by item.
 """
 
-from ._annotations import (
-    AnnotationTable,
+from ._annotation_labels import (
     annotation_classes,
     annotation_labels,
-    is_missing,
     label_codes,
+    sorted_labels,
+)
+from ._annotations import (
+    AnnotationTable,
+    is_missing,
     read_annotation_table,
     rows_table,
     sorted_codes,
-    sorted_labels,
 )
 from ._core import (
     DISAGREEMENT_TOL,

@@ -14,12 +14,11 @@ the value are named.
   named once, the key columns distinct and present, not empty, no missing
   or blank item or annotator, and (unless allowed) no repeated (item,
   annotator) pair, which is named with both rows;
-* :func:`annotation_labels` -- each row's label, from ``y`` or from a label
-  column: one per row, none missing;
-* :func:`annotation_classes` -- the classes: ``classes=`` checked, or the
-  sorted labels; at least two;
-* :func:`label_codes` -- each label's class, a label outside the classes
-  named by row.
+* :func:`is_missing`, :func:`sorted_codes` -- the column helpers both
+  the table and its labels use.
+
+The table's labels (one per row, the classes, each label's class) are read
+by :mod:`._annotation_labels`, with this table's messages.
 
 What only one family needs stays with it (GLAD's two annotations per
 annotator, the perspectivist's refusal of a label column among its
@@ -34,27 +33,23 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import column_or_1d
-
-from ._labels import check_class_names, frame_names
 
 __all__ = [
+    "SHOW",
     "AnnotationTable",
-    "annotation_classes",
-    "annotation_labels",
+    "check_present",
     "is_missing",
-    "label_codes",
+    "plain",
     "read_annotation_table",
     "rows_table",
     "sorted_codes",
-    "sorted_labels",
 ]
 
-_SHOW = 5  # how many offending values a message lists
+SHOW = 5  # how many offending values a message lists
 _KEYS = ("item", "annotator")
 
 
-def _plain(value):
+def plain(value):
     """A numpy scalar as the Python value it holds (for messages)."""
     return value.item() if isinstance(value, np.generic) else value
 
@@ -162,13 +157,13 @@ class AnnotationTable:
         (with ``keys``) the row's item and annotator where it has them.
         """
         parts = []
-        label = _plain(self.index[position])
+        label = plain(self.index[position])
         if not (isinstance(label, int) and label == position):
             parts.append(f"index {label!r}")
         ids = []
         for name, values in (("item", self.item), ("annotator", self.annotator)):
             if keys and values is not None and not is_missing(values[[position]])[0]:
-                ids.append(f"{name} {_plain(values[position])!r}")
+                ids.append(f"{name} {plain(values[position])!r}")
         if ids:
             parts.append(", ".join(ids))
         return f"row {position} ({'; '.join(parts)})" if parts else f"row {position}"
@@ -200,7 +195,7 @@ def _frame(X, keys: dict, owner: str) -> pd.DataFrame:
             f"{type(X).__name__}."
         )
     if X.columns.duplicated().any():
-        dup = _plain(X.columns[X.columns.duplicated()][0])
+        dup = plain(X.columns[X.columns.duplicated()][0])
         raise ValueError(
             f"{owner}: X has the column {dup!r} twice; a long table names each "
             "column once."
@@ -244,13 +239,13 @@ def _multilabel_hint(X: pd.DataFrame, keys: dict, param: str) -> str:
         return ""
     return (
         f" X looks like multi-label annotations, one 0/1 column per label "
-        f"({[_plain(c) for c in others]}); this estimator takes one label per "
+        f"({[plain(c) for c in others]}); this estimator takes one label per "
         f"annotation: model each label as a yes/no question, e.g. "
-        f"label={_plain(others[0])!r}."
+        f"label={plain(others[0])!r}."
     )
 
 
-def _check_present(
+def check_present(
     table: AnnotationTable, values, source: str, role: str, missing=None
 ) -> None:
     missing = is_missing(values) if missing is None else missing
@@ -258,7 +253,7 @@ def _check_present(
         first = int(np.flatnonzero(missing)[0])
         raise ValueError(
             f"{table.owner}: {source} at {table.row(first)} is missing "
-            f"({_plain(values[first])!r}): every row needs its {role}; "
+            f"({plain(values[first])!r}): every row needs its {role}; "
             f"{int(missing.sum())} row(s) lack one. Drop or fill them first."
         )
 
@@ -272,13 +267,14 @@ def _check_unique_pairs(table: AnnotationTable) -> None:
     order = np.argsort(pair, kind="stable")
     repeated = np.flatnonzero(pair[order][1:] == pair[order][:-1])
     first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-    keys = [table.item_column, table.annotator_column]
     raise ValueError(
-        f"{table.owner}: annotator {_plain(table.annotator[first])!r} labels item "
-        f"{_plain(table.item[first])!r} twice ({table.row(first, keys=False)} and "
+        f"{table.owner}: annotator {plain(table.annotator[first])!r} labels item "
+        f"{plain(table.item[first])!r} twice ({table.row(first, keys=False)} and "
         f"{table.row(second, keys=False)}); {repeated.size} row(s) repeat an "
-        "earlier (item, annotator) pair. One row per annotator and item: keep "
-        f"one, e.g. X.drop_duplicates(subset={keys!r}, keep='last')."
+        "earlier (item, annotator) pair. One row per annotator and item: rows "
+        "of several files (splits) that reuse item ids are different items, "
+        "kept apart by sklearn_hcal.datasets.combine_lewidi_splits; dropping "
+        "the repeats would lose their annotations."
     )
 
 
@@ -327,8 +323,9 @@ def read_annotation_table(
     ...
     ValueError: DawidSkene: annotator 'ann' labels item 'q1' twice (row 0 (index 10) \
 and row 1 (index 11)); 1 row(s) repeat an earlier (item, annotator) pair. One row \
-per annotator and item: keep one, e.g. X.drop_duplicates(subset=['item', \
-'annotator'], keep='last').
+per annotator and item: rows of several files (splits) that reuse item ids are \
+different items, kept apart by sklearn_hcal.datasets.combine_lewidi_splits; \
+dropping the repeats would lose their annotations.
     """
     keys = {"item": item, "annotator": annotator, "label": label}
     X = _frame(X, {"item": item, "annotator": annotator}, owner)
@@ -349,7 +346,7 @@ per annotator and item: keep one, e.g. X.drop_duplicates(subset=['item', \
     for role in _KEYS:
         if values[role] is not None:
             codes, uniques = getattr(table, f"{role}_codes")
-            _check_present(
+            check_present(
                 table,
                 values[role],
                 f"X's column {keys[role]!r}",
@@ -359,168 +356,3 @@ per annotator and item: keep one, e.g. X.drop_duplicates(subset=['item', \
     if unique_pairs and item is not None and annotator is not None:
         _check_unique_pairs(table)
     return table
-
-
-def _as_labels(y) -> np.ndarray:
-    values = y.to_numpy() if hasattr(y, "to_numpy") else y
-    if isinstance(values, (list, tuple)):
-        # scikit-learn's convention: a list of equal-length rows is a matrix;
-        # only ragged rows are label sets, one per row
-        try:
-            array = np.asarray(values)
-        except ValueError:
-            return np.asarray(list(values) + [None], dtype=object)[:-1]
-        kind = pd.api.types.infer_dtype(values, skipna=True)
-        if array.dtype.kind in "US" and kind not in ("string", "bytes"):
-            # numpy turns ["yes", 1] into ["yes", "1"]: keep what was given
-            return np.asarray(list(values) + [None], dtype=object)[:-1]
-        return array
-    values = np.asarray(values)
-    if values.ndim == 2 and values.shape[1] == 1 and frame_names(y, name="y") is None:
-        values = column_or_1d(values, warn=True)  # scikit-learn's column rule
-    return values
-
-
-def annotation_labels(
-    table: AnnotationTable, y=None, *, label=None, matrix: bool = False
-) -> tuple[np.ndarray, str]:
-    """Each row's label and where it came from (``"y"`` or ``X``'s column).
-
-    ``y`` (when given) holds one label per row of ``X`` (an unnamed
-    ``(n, 1)`` column is raveled with scikit-learn's warning; a ragged
-    list is one label set per row); else the labels are ``X``'s ``label``
-    column. ``matrix=True`` also accepts multi-label targets: a 2-D ``y``
-    (a 0/1 indicator) and label sets (tuples, lists, sets), which are
-    refused otherwise, naming the row. A missing label is refused, naming
-    its row.
-
-    Returns
-    -------
-    values : ndarray of shape (n_rows,) or (n_rows, n_labels)
-    source : str
-        ``"y"`` or ``"X's column 'label'"``, for messages.
-    """
-    if y is None:
-        values, source = table.frame[label].to_numpy(), f"X's column {label!r}"
-    else:
-        values, source = _as_labels(y), "y"
-    if values.ndim not in ((1, 2) if matrix else (1,)) or values.shape[0] != len(table):
-        raise ValueError(
-            f"{table.owner}: y must hold one label per row of X ({len(table)} "
-            f"rows), got shape {values.shape}."
-        )
-    if not matrix:
-        _refuse_label_sets(table, values, source)
-    if values.ndim == 1:
-        _check_present(table, values, source, "label")
-    return values, source
-
-
-def _refuse_label_sets(table: AnnotationTable, values, source: str) -> None:
-    """Refuse label sets (a multi-label ``frame``'s tuples) where one label is due.
-
-    ``load_lewidi(...).frame`` of a multi-label data set (VariErrNLI) holds
-    the tuple of labels each annotator chose; read as one label each, the
-    tuples crashed in numpy ("inhomogeneous shape"). The advice is the wide
-    table's (:func:`_multilabel_hint`): one yes/no question per label.
-    """
-    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) != (
-        "mixed"
-    ):
-        return
-    is_set = np.fromiter(
-        (isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values),
-        dtype=bool,
-        count=len(values),
-    )
-    if not is_set.any():
-        return
-    row = int(np.flatnonzero(is_set)[0])
-    first = next(iter(values[row]), "<a label>")
-    raise ValueError(
-        f"{table.owner}: {source} at {table.row(row)} holds the label set "
-        f"{values[row]!r} ({int(is_set.sum())} row(s) hold label sets: a "
-        "multi-label table); this estimator takes one label per annotation. "
-        "Model each label as a yes/no question: fit on the table with one 0/1 "
-        "column per label (load_lewidi(...).annotations) with "
-        f"label={_plain(first)!r}, one fit per label."
-    )
-
-
-def sorted_labels(values, *, owner: str, source: str) -> list:
-    """The distinct ``values`` in scikit-learn's ``classes_`` order."""
-    unique = pd.unique(np.asarray(values).ravel()).tolist()
-    try:
-        return sorted(unique)
-    except TypeError:  # e.g. str and int labels
-        kinds = sorted({type(v).__name__ for v in unique})
-        raise ValueError(
-            f"{owner}: {source} mixes labels of types {kinds} that cannot be "
-            "sorted into classes; give every label one type, or pass classes= "
-            "(the classes in order)."
-        ) from None
-
-
-def annotation_classes(
-    table: AnnotationTable, values, classes=None, *, source: str
-) -> np.ndarray:
-    """The classes: ``classes`` checked (in its order), else the sorted labels.
-
-    Raises unless there are at least two (a class nobody chose must be
-    named by ``classes=``).
-    """
-    owner = table.owner
-    if classes is not None:
-        try:
-            classes = check_class_names(
-                classes, param="classes", of="the predicted distributions"
-            )
-        except ValueError as exc:
-            raise ValueError(f"{owner}: {exc}") from None
-        if len(classes) < 2:
-            raise ValueError(
-                f"{owner}: classes={classes.tolist()} names {len(classes)} "
-                "class(es); at least two are needed (every class of the scale, "
-                "including those nobody chose)."
-            )
-        return classes
-    observed = sorted_labels(values, owner=owner, source=source)
-    if len(observed) < 2:
-        raise ValueError(
-            f"{owner}: {source} holds {len(observed)} class(es) {observed}; at "
-            "least two are needed. Pass classes= naming every class of the "
-            "scale, including those nobody chose."
-        )
-    return np.asarray(observed)
-
-
-def label_codes(
-    table: AnnotationTable,
-    values,
-    classes,
-    *,
-    source: str,
-    rows=None,
-    fitted: bool = False,
-) -> np.ndarray:
-    """The position in ``classes`` of each label; one outside them raises.
-
-    ``rows`` gives each value's row of the table when there are not one
-    per row (the labels of label sets, flattened). ``fitted`` says that
-    ``classes`` are the fitted ``classes_`` rather than ``classes=``.
-    """
-    values = np.asarray(values)
-    codes = pd.Index(classes).get_indexer(values)
-    unknown = codes < 0
-    if unknown.any():
-        first = int(np.flatnonzero(unknown)[0])
-        row = first if rows is None else int(rows[first])
-        shown = list(dict.fromkeys(_plain(v) for v in values[unknown].tolist()))
-        origin = "the fitted classes_" if fitted else "classes="
-        raise ValueError(
-            f"{table.owner}: {source} at {table.row(row)} holds "
-            f"{_plain(values[first])!r}, not among the classes "
-            f"{np.asarray(classes).tolist()} ({origin}); {int(unknown.sum())} "
-            f"label(s) outside them in all: {shown[:_SHOW]}."
-        )
-    return codes.astype(np.intp)

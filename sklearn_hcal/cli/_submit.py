@@ -2,19 +2,27 @@
 
 Trains the default :class:`~sklearn_hcal.perspectivist.PerspectivistClassifier`
 on the annotations of the ``--train`` files, prints its item-grouped
-cross-validated scores on both tracks beside the reference baselines, and
+cross-validated scores on both tracks beside the reference baselines (with
+and without the annotators' explanations, when the files carry them), and
 writes the official 2025 submission files for ``--predict``:
 
 * ``DIR/<stem>_soft.tsv`` -- ``item_id<TAB>[p, ...]``: each item's soft
   label, the mean of its annotators' predicted distributions, in the class
-  order of the data set (numeric scales increasing; VariErrNLI: the
-  probability of each label);
+  order of the data set (numeric scales increasing; VariErrNLI: the pair
+  ``[1 − p, p]`` of each label);
 * ``DIR/<stem>_pe.tsv`` -- ``item_id<TAB>[label, ...]``: one predicted
   label per distinct annotator of the item, in the order of its
   ``annotators`` field (VariErrNLI: each annotator's list of labels) --
   the Bayes decision of the track's score (the median on a Likert scale,
   the mode for a binary one, per-label thresholds for VariErrNLI).
 
+One ``predict_proba`` gives both; the files are written by
+:func:`~sklearn_hcal.datasets.write_lewidi_submission` (byte for byte what
+Python writes), the training files joined by
+:func:`~sklearn_hcal.datasets.combine_lewidi_splits`, and the
+cross-validation scored by :func:`~sklearn_hcal.metrics.lewidi_scores`.
+Before it the command says which columns of ``--predict`` the model reads;
+``--no-explanations`` drops the annotators' explanations everywhere.
 ``hcal evaluate TRUTH.json --pred FILE`` reads both files. The options are
 declared in :mod:`._submit_command`, which imports this module only to run.
 """
@@ -22,9 +30,11 @@ declared in :mod:`._submit_command`, which imports this module only to run.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import re
+import textwrap
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -148,25 +158,18 @@ def _check_not_a_training_file(predict, trains) -> None:
 def _training_table(paths, datasets):
     """One long table of every training file; item ids made unique.
 
-    Item ids may repeat across files (VariErrNLI's train and dev splits
-    share premise ids for different statements); a repeated id is qualified
-    with its file's stem, and the original id stays the cross-validation
-    group, so that items of one premise never sit on both sides of a fold.
+    :func:`~sklearn_hcal.datasets.combine_lewidi_splits` with the files'
+    stems as names: an id repeated across files (VariErrNLI's train and dev
+    splits share premise ids for different statements) is qualified with
+    its file's stem, and the original id stays the cross-validation group.
     """
-    frames, seen = [], set()
-    for path, data in zip(paths, datasets):
-        frame = data.frame.copy()
-        frame["group"] = frame["item"]
-        clash = frame["item"].isin(seen)
-        if clash.any():
-            frame.loc[clash, "item"] = Path(path).stem + ":" + frame.loc[clash, "item"]
-        seen |= set(frame["item"])
-        frames.append(frame)
-    table = pd.concat(frames, ignore_index=True)
-    groups = table.pop("group")
+    from ..datasets import combine_lewidi_splits
+
+    both = combine_lewidi_splits(datasets, names=[Path(p).stem for p in paths])
+    table = both.frame
     y = table.pop("label")
     table = table.drop(columns=[c for c in ("raw_label",) if c in table.columns])
-    return table, y, groups
+    return table, y, both.groups
 
 
 def _check_predict_items(path, data) -> None:
@@ -184,6 +187,8 @@ def _check_predict_items(path, data) -> None:
 # The command
 # --------------------------------------------------------------------------- #
 def run_lewidi(args) -> int:
+    from ..datasets import write_lewidi_submission
+    from ..perspectivist._shared import predict_tracks
     from ..utils._progress import Progress
     from ._folders import prepare_output_dir, writing_to
 
@@ -212,31 +217,79 @@ def run_lewidi(args) -> int:
 
     X, y, groups = _training_table(trains, datasets)
     X_test = _predict_table(test, datasets, trains, X)
+    if not args.explanations:
+        # the explanations never reach the model: not in fit, not in predict
+        X = X.drop(columns=[c for c in EXPLANATION if c in X.columns])
+        X_test = X_test.drop(columns=[c for c in EXPLANATION if c in X_test.columns])
     first = datasets[0]
-    scale = "multi-label" if first.multilabel else "classes"
+    scale = "labels" if first.multilabel else "classes"
+    names = [str(c) for c in first.classes]
+    # a long scale as its ends, so that the line keeps within 80 columns
+    shown = f"{names[0]} .. {names[-1]}" if len(names) > 4 else ", ".join(names)
     prog.message(
         f"{first.task or 'LeWiDi data'}: {X['item'].nunique()} training items, "
-        f"{len(X)} annotations by {X['annotator'].nunique()} annotators; {scale} "
-        f"{[str(c) for c in first.classes]}"
+        f"{len(X)} annotations by {X['annotator'].nunique()} annotators; "
+        f"{scale} {shown}"
     )
+    print(_inputs_statement(X_test, test, predict_path, args.explanations))
     clf = _classifier(first, args.seed)
     if args.folds:
         _print_cross_validation(clf, X, y, groups, args, first, prog)
     prog.message("fitting the model on every training annotation")
     model = clf.fit(X, y)
     prog.message(f"predicting {len(X_test)} annotations of {Path(predict_path).name}")
-    soft = model.predict_soft_labels(X_test)
-    labels = model.predict(X_test)
-    stem = Path(predict_path).stem
+    # one predict_proba for both tracks
+    soft, labels = predict_tracks(model, X_test)
     with writing_to(out, "--out"):
-        soft_path = out / f"{stem}_soft.tsv"
-        pe_path = out / f"{stem}_pe.tsv"
-        _write_soft(soft_path, test, soft, first)
-        _write_perspectivist(pe_path, X_test, labels)
-    prog.message(f"wrote {soft_path} ({len(soft)} items)")
-    prog.message(f"wrote {pe_path} ({len(X_test)} annotations)")
+        paths = write_lewidi_submission(
+            out,
+            test,
+            soft=soft,
+            perspectivist=labels,
+            stem=Path(predict_path).stem,
+        )
+    prog.message(f"wrote {paths['soft']} ({len(soft)} items)")
+    prog.message(f"wrote {paths['perspectivist']} ({len(X_test)} annotations)")
     prog.message(f"done in {time.perf_counter() - start:.1f}s")
     return 0
+
+
+#: The columns that hold the annotator's own explanation of the label.
+EXPLANATION = ("explanation",)
+
+
+def _inputs_statement(X_test, test, predict_path, explanations) -> str:
+    """Which columns of the file to predict the model reads (stdout)."""
+    name = Path(predict_path).name
+    texts = [str(c) for c in test.text.columns if c in X_test.columns]
+    meta = [
+        str(c)
+        for c in X_test.columns
+        if c not in ("item", "annotator", "in_metadata", *texts, *EXPLANATION)
+    ]
+    parts = [f"the item texts {texts}", "the annotator ids"]
+    if meta:
+        parts.append(f"their metadata {meta}")
+    has = X_test["explanation"] if "explanation" in X_test.columns else None
+    written = (
+        0 if has is None else int((has.fillna("").astype(str).str.strip() != "").sum())
+    )
+    if explanations and written:
+        parts.append(
+            f"the annotators' own explanations of {written} of its {len(X_test)} "
+            "rows (written with the label being predicted)"
+        )
+    note = ""
+    if not explanations:
+        note = " The annotators' explanations are not read (--no-explanations)."
+    elif written:
+        note = (
+            " --no-explanations predicts without them, as from the item and the "
+            "annotator alone."
+        )
+    return textwrap.fill(
+        f"Reads from {name}: " + ", ".join(parts) + "." + note, width=WIDTH
+    )
 
 
 def _classifier(data, seed):
@@ -265,84 +318,155 @@ def _predict_table(test, datasets, trains, X):
 
 
 def _print_cross_validation(clf, X, y, groups, args, data, prog) -> None:
+    """Both settings when the training files carry explanations: the model
+    as asked for, and the same model without the explanations."""
+    from .._validation import is_missing
     from ..perspectivist._shared import cross_val_tracks
 
-    n_groups = groups.nunique()
-    folds = min(args.folds, n_groups)
+    folds = min(args.folds, groups.nunique())
     if folds < 2:
         prog.message("too few items to cross-validate; skipped")
         return
-    prog.message(f"item-grouped {folds}-fold cross-validation")
-    scores, _, _ = cross_val_tracks(
-        clf,
-        X,
-        y,
-        groups=groups,
-        n_splits=folds,
-        random_state=args.seed,
-        progress=lambda done, total: prog.update("cross-validation", done, total),
-    )
-    print(_cv_table(scores, folds, data))
+    settings = {"": X}
+    explained = [c for c in EXPLANATION if c in X.columns]
+    if explained and (~is_missing(X[explained[0]])).any():
+        settings[" without the explanations"] = X.drop(columns=explained)
+    runs = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for setting, table in settings.items():
+            prog.message(f"item-grouped {folds}-fold cross-validation{setting}")
+
+            def progress(done, total, setting=setting):
+                prog.message(f"cross-validation{setting}: fold {done}/{total} done")
+
+            runs[setting], _, _ = cross_val_tracks(
+                clf,
+                table,
+                y,
+                groups=groups,
+                n_splits=folds,
+                random_state=args.seed,
+                progress=progress,
+            )
+    _warn_once(caught)
+    without = runs.get(" without the explanations")
+    explanations = args.explanations and bool(explained)
+    print(_cv_table(runs[""], folds, data, explanations, without=without))
 
 
-def _cv_table(scores, folds, data) -> str:
-    from ._output import markdown_table
+def _warn_once(caught) -> None:
+    """Each kind of warning once, however many folds raised it."""
+    seen = {}
+    for w in caught:
+        key = (w.category, re.sub(r"\d+", "#", str(w.message)))
+        seen.setdefault(key, []).append(w)
+    for (category, _), ws in seen.items():
+        text = str(ws[0].message)
+        if len(ws) > 1:
+            text += f" ({len(ws)} times over the folds; the first shown)"
+        warnings.warn(text, category, stacklevel=3)
 
+
+#: Output width of the command (``hcal evaluate``'s).
+WIDTH = 80
+
+#: Short names of the printed metrics: (short, long, what it measures).
+METRIC_NAMES = {
+    "perspectivist_error_rate": ("pe-error", "perspectivist error rate"),
+    "perspectivist_absolute_distance": (
+        "pe-distance",
+        "perspectivist absolute distance / points of the scale",
+    ),
+    "manhattan_distance": ("manhattan", "soft track: Manhattan distance"),
+    "wasserstein_distance": ("wasserstein", "soft track: Wasserstein distance"),
+    "multilabel_manhattan_distance": (
+        "ml-manhattan",
+        "soft track: multi-label Manhattan distance",
+    ),
+}
+
+#: The baselines, as :func:`~sklearn_hcal.perspectivist._shared.cross_val_tracks`
+#: names them, with their column headers.
+BASELINES = {
+    "most frequent label": "A",
+    "annotator's most frequent label": "B",
+    "prior": "C",
+}
+
+
+def _cv_table(scores, folds, data, explanations, without=None) -> str:
+    """The table of the model and the baselines; ``without``: the same
+    model's scores without the explanations, a block of its own."""
     metrics = [c for c in scores.columns if c not in ("fold", "model")]
-    order = ["model", "most frequent label", "annotator's most frequent label", "prior"]
+    order = ["model", *BASELINES]
     mean = scores.groupby("model").mean().reindex(order)
     std = scores.groupby("model").std(ddof=1).reindex(order)
-    cells = pd.DataFrame(
-        {m: [f"{a:.4f} ± {s:.4f}" for a, s in zip(mean[m], std[m])] for m in metrics},
-        index=pd.Index(order, name="prediction"),
-    )
-    lines = [
-        f"Item-grouped {folds}-fold cross-validation on the training files "
-        "(mean ± standard deviation over folds; lower is better):",
-        "",
-        markdown_table(cells),
-    ]
     published = PUBLISHED.get(data.task)
+    track = published["metric"] if published else None
+    heads = ["model", *BASELINES.values()]
+    width = 16
+    lines = [
+        "",
+        f"Item-grouped {folds}-fold cross-validation on the training files",
+        "(mean ± standard deviation over folds; every metric: lower is better):",
+        "",
+        f"{'metric':<13}" + "".join(f"{h:>{width}}" for h in heads),
+    ]
+    for m in metrics:
+        short = METRIC_NAMES.get(m, (m,))[0] + ("*" if m == track else "")
+        cells = [f"{a:.4f} ± {s:.4f}" for a, s in zip(mean[m], std[m])]
+        lines.append(f"{short:<13}" + "".join(f"{c:>{width}}" for c in cells))
+    lines.append("")
+    legend = [
+        "model: the perspectivist model "
+        + ("reading" if explanations else "not reading")
+        + " the annotators' explanations",
+        *(f"{h}: {name} (baseline)" for name, h in BASELINES.items()),
+        *(
+            f"{METRIC_NAMES[m][0]}: {METRIC_NAMES[m][1]}"
+            + (" (* the data set's track metric)" if m == track else "")
+            for m in metrics
+            if m in METRIC_NAMES
+        ),
+    ]
+    lines.extend(textwrap.fill(t, width=WIDTH, subsequent_indent="  ") for t in legend)
+    other = None
+    if without is not None:
+        model = without[without["model"] == "model"]
+        other_mean, other_std = model[metrics].mean(), model[metrics].std(ddof=1)
+        other = other_mean.get(track)
+        lines += [
+            "",
+            "The same model without the explanations (--no-explanations):",
+            f"{'metric':<13}{'model':>{width}}",
+        ]
+        for m in metrics:
+            short = METRIC_NAMES.get(m, (m,))[0] + ("*" if m == track else "")
+            cell = f"{other_mean[m]:.4f} ± {other_std[m]:.4f}"
+            lines.append(f"{short:<13}{cell:>{width}}")
     if published is not None:
-        metric = published["metric"]
-        ours = mean.loc["model", metric]
+        ours = mean.loc["model", track]
+        teams = ", ".join(
+            f"{team} {published[team]:.3f}" for team in ("Opt-ICL", "twinhter")
+        )
+        if other is not None:
+            setting = (
+                f"{ours:.4f} with the explanations of the rows predicted, "
+                f"{other:.4f} without them"
+            )
+        elif explanations:
+            setting = f"{ours:.4f} with the explanations of the rows predicted"
+        else:
+            setting = f"{ours:.4f} without the explanations"
         lines.append("")
         lines.append(
-            f"{metric}: {ours:.4f} in cross-validation; on the official test set "
-            + ", ".join(
-                f"{team} {published[team]:.3f} ({ours - published[team]:+.4f})"
-                for team in ("Opt-ICL", "twinhter")
+            textwrap.fill(
+                f"{METRIC_NAMES[track][0]}, cross-validated here: {setting}. On "
+                f"the official test set: {teams}. Whether the competition's test "
+                "inputs carried the explanations is not stated in the files, so "
+                "these are not measured alike.",
+                width=WIDTH,
             )
         )
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- #
-# The submission files
-# --------------------------------------------------------------------------- #
-def _label_text(value):
-    if isinstance(value, tuple):
-        return [str(v) for v in value]
-    if isinstance(value, (np.integer, int)):
-        return int(value)
-    if isinstance(value, (np.floating, float)) and float(value).is_integer():
-        return int(value)
-    return value if isinstance(value, str) else value.item()
-
-
-def _write_soft(path, test, soft, data) -> None:
-    # the data set's class order, which hcal evaluate reads lists in
-    classes = list(data.classes)
-    lines = []
-    for item in test.item_info.index:
-        row = soft.loc[str(item), classes].to_numpy(dtype=np.float64)
-        lines.append(f"{item}\t[{', '.join(repr(float(p)) for p in row)}]\n")
-    path.write_text("".join(lines), encoding="utf-8")
-
-
-def _write_perspectivist(path, X_test, labels) -> None:
-    per_item = {}
-    for item, value in zip(X_test["item"], labels):
-        per_item.setdefault(item, []).append(_label_text(value))
-    lines = [f"{item}\t{json.dumps(values)}\n" for item, values in per_item.items()]
-    path.write_text("".join(lines), encoding="utf-8")

@@ -6,6 +6,8 @@ numpy, pandas nor scikit-learn (every ``hcal`` command builds every parser).
 
 from __future__ import annotations
 
+import argparse
+
 from ._arguments import positive_int
 
 __all__ = ["add_subcommand"]
@@ -18,12 +20,14 @@ def add_subcommand(sub) -> None:
         help="train a per-annotator model and write a LeWiDi 2025 submission",
         description=(
             "Train the default perspectivist model (TF-IDF of the item's text and "
-            "of the annotator's explanation, how alike the item's two texts are, "
+            "of the annotator's explanation unless --no-explanations, how alike "
+            "the item's two texts are, "
             "one-hot annotator and metadata, "
             "logistic regressions; ordinal on Likert scales, one model per label "
             "for VariErrNLI) on the annotations of the --train files, print its "
             "item-grouped cross-validated scores on both tracks beside the "
-            "baselines, and write DIR/<stem>_soft.tsv and DIR/<stem>_pe.tsv for "
+            "baselines (with and without the explanations), and write "
+            "DIR/<stem>_soft.tsv and DIR/<stem>_pe.tsv for "
             "the --predict file in the official 2025 submission layouts (read by "
             "'hcal evaluate')."
         ),
@@ -48,10 +52,18 @@ def add_subcommand(sub) -> None:
     )
     cmd.add_argument(
         "--folds",
-        type=positive_int,
+        type=_folds,
         default=5,
         help="item-grouped cross-validation folds for the printed scores "
-        "(default 5; 0 skips the cross-validation)",
+        "(default 5, at least 2; 0 skips the cross-validation)",
+    )
+    cmd.add_argument(
+        "--no-explanations",
+        dest="explanations",
+        action="store_false",
+        help="do not read the annotators' own explanations (other_info."
+        "explanations), in training or in the file to predict: the model "
+        "predicts from the item's text and the annotator alone",
     )
     cmd.add_argument(
         "--seed",
@@ -63,6 +75,17 @@ def add_subcommand(sub) -> None:
         "--quiet", action="store_true", help="no progress messages on stderr"
     )
     cmd.set_defaults(handler=_cmd_lewidi)
+
+
+def _folds(text: str) -> int:
+    """``--folds``: 0 (no cross-validation) or at least 2 (argparse type)."""
+    value = positive_int(text)
+    if value == 1:
+        raise argparse.ArgumentTypeError(
+            "1 fold leaves nothing to test on: give at least 2, or 0 to skip the "
+            "cross-validation"
+        )
+    return value
 
 
 def _cmd_lewidi(args) -> int:

@@ -8,12 +8,18 @@ from ._cifar10h import load_cifar10h
 from ._fetch import fetch_chaosnli
 from ._lewidi import load_lewidi
 from ._lewidi_fetch import fetch_lewidi
+from ._lewidi_submission import (
+    combine_lewidi_splits,
+    read_lewidi_submission,
+    write_lewidi_submission,
+)
 from ._mixed_digits import make_mixed_digits
 from ._sampling import sample_annotations
 from ._synthetic import make_label_histograms
 
 __all__ = [
     "annotations_to_histograms",
+    "combine_lewidi_splits",
     "fetch_chaosnli",
     "fetch_lewidi",
     "get_data_home",
@@ -22,5 +28,7 @@ __all__ = [
     "load_lewidi",
     "make_label_histograms",
     "make_mixed_digits",
+    "read_lewidi_submission",
     "sample_annotations",
+    "write_lewidi_submission",
 ]

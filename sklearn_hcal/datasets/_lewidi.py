@@ -420,6 +420,9 @@ def load_lewidi(
             The edition's annotation format (None without annotations).
         task : str or None
             The ``annotation task`` field.
+        path : str
+            The file read (its stem names the submission files,
+            :func:`write_lewidi_submission`).
         DESCR : str
             A one-line description.
 
@@ -616,6 +619,7 @@ def load_lewidi(
         multilabel=multilabel,
         format=fmt,
         task=task,
+        path=str(path),
         DESCR=(
             f"LeWiDi data set {path.name} ({fmt or 'no annotations'} format): "
             f"{len(ids)} items, {len(classes)} {'labels' if multilabel else 'classes'}"

@@ -11,11 +11,17 @@ from ._chaosnli import (
     read_chaosnli_jsonl,
     read_chaosnli_predictions,
 )
+from ._lewidi_submission import (
+    TWO_DECIMALS,
+    class_named,
+)
 from ._sampling import (
     draw_annotation,
 )
 
 __all__ = [
+    "TWO_DECIMALS",
+    "class_named",
     "draw_annotation",
     "read_chaosnli_jsonl",
     "read_chaosnli_predictions",

@@ -83,6 +83,8 @@ _PUBLIC = {
     "perspectivist_error_rate": "._annotators",
     "perspectivist_absolute_distance": "._annotators",
     "annotator_report": "._annotators",
+    # both LeWiDi tracks as the organisers score them
+    "lewidi_scores": "._lewidi",
     # annotator-level predictions on held-out annotations
     "make_annotation_scorer": "._annotation_scorer",
     # prediction sets (conformal prediction, Stutz et al. 2023)

@@ -1,5 +1,8 @@
 """Per-annotator ("perspectivist") evaluation: LeWiDi 2025's second track.
 
+Why one module: the pairing of annotations with predictions and its checks
+(keys, label kinds, label sets refused) serve every metric here alike.
+
 When annotator ids are known, a model can predict the label *each*
 annotator gives each item. LeWiDi 2025 scores those predictions per
 (item, annotator) pair and averages first over the item's annotators, then
@@ -129,6 +132,7 @@ def annotator_pairs(annotations, predictions, item, annotator, label):
                     f"{arr[i, j]:g}."
                 )
     else:
+        _refuse_label_sets(merged, [cols[0], pred_cols[0]], cols[0])
         t = _normalised(merged[cols[0]].to_numpy())
         p = _normalised(merged[pred_cols[0]].to_numpy())
         if t.dtype != p.dtype:
@@ -138,6 +142,28 @@ def annotator_pairs(annotations, predictions, item, annotator, label):
                 "so no label could match."
             )
     return merged[keys], t, p, multilabel
+
+
+_SETS = (list, tuple, set, frozenset, np.ndarray)
+
+
+def _refuse_label_sets(merged, columns, label) -> None:
+    """Label sets compared whole give the exact-set error, not LeWiDi's rate."""
+    for col, name in zip(columns, ("annotations", "predictions")):
+        values = merged[col].to_numpy()
+        sets = (
+            [v for v in values if isinstance(v, _SETS)]
+            if values.dtype == object
+            else []
+        )
+        if sets:
+            raise ValueError(
+                f"{name}' column {label!r} holds label sets (e.g. {sets[0]!r}): "
+                "compared whole they give the exact-set error, not LeWiDi's "
+                "multi-label error rate. Pass one 0/1 column per label (label=[...], "
+                "as in load_lewidi(...).annotations), or use "
+                "sklearn_hcal.metrics.lewidi_scores, which reads label sets."
+            )
 
 
 def annotator_errors(t, p, multilabel):

@@ -16,6 +16,11 @@ from ._hlv_kernels import (
     manhattan_per_item,
     soft_cross_entropy_per_item,
 )
+from ._lewidi import (
+    is_ordinal_scale,
+    lewidi_truth,
+    order_positions,
+)
 from ._majority import top_class
 from ._multilabel import (
     multilabel_manhattan_per_item,
@@ -49,6 +54,9 @@ from ._tables import (
 )
 
 __all__ = [
+    "is_ordinal_scale",
+    "lewidi_truth",
+    "order_positions",
     "CheckedInputs",
     "checked_disagreement",
     "check_sets",

@@ -35,6 +35,7 @@ from ..utils._compat import (
 )
 from ..utils._threads import one_blas_thread
 from ._decisions import median_decision, mode_decision, threshold_decision
+from ._evaluation import perspectivist_loss
 from ._features import make_default_estimator
 from ._input import (
     as_sequence,
@@ -516,9 +517,11 @@ class PerspectivistClassifier(
         X, table = self._check_predict(X)
         truth = check_labels(y, table, classes=self.classes_, fitted=True)
         pred = self.predict(X)
+        if self.multilabel_ and self._label_format == "tuple":
+            pred = _indicators(pred, self.classes_)
+        if sample_weight is None:
+            return 1.0 - perspectivist_loss(self, X, truth.target, pred)
         if self.multilabel_:
-            if self._label_format == "tuple":
-                pred = _indicators(pred, self.classes_)
             loss = np.abs(truth.target - pred).mean(axis=1)
         elif self.ordinal_:
             index = pd.Index(self.classes_)

@@ -15,19 +15,16 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import GroupKFold
 
-from ..metrics import (
-    manhattan_distance,
-    multilabel_manhattan_distance,
-    perspectivist_absolute_distance,
-    perspectivist_error_rate,
-    wasserstein_distance,
-)
+from ..metrics import lewidi_scores
+from ..metrics._shared import lewidi_truth
 from ._decisions import median_decision, mode_decision, threshold_decision
 
 __all__ = [
     "baseline_probabilities",
     "cross_val_tracks",
     "item_distributions",
+    "perspectivist_loss",
+    "predict_tracks",
     "track_scores",
 ]
 
@@ -56,6 +53,24 @@ def decisions(P, classes, decision, threshold=0.5):
     return mode_decision(P, np.asarray(classes))
 
 
+def predict_tracks(model, X):
+    """``(soft, labels)`` of a fitted perspectivist model from one
+    ``predict_proba``: each item's soft label (the mean of its rows, as
+    ``predict_soft_labels``) and each row's Bayes decision (as ``predict``;
+    multi-label: tuples of labels)."""
+    P = model.predict_proba(X)
+    soft = item_distributions(X[model.item], P, model.classes_)
+    soft.columns = pd.Index(model.classes_)
+    soft.index.name = model.item
+    labels = decisions(P, model.classes_, model.decision_, model.threshold)
+    if model.multilabel_:
+        names = list(model.classes_)
+        out = np.empty(len(labels), dtype=object)
+        out[:] = [tuple(names[j] for j in np.flatnonzero(r)) for r in labels]
+        labels = out
+    return soft, labels
+
+
 def track_scores(
     items, annotators, target, P, *, classes, ordinal, multilabel, decision=None
 ) -> dict:
@@ -65,44 +80,65 @@ def track_scores(
     metrics score the rows' decisions (``decision``; by default the Bayes
     decision of the track: threshold, median on an ordinal scale, else
     mode); soft metrics the items' marginals against the share of their
-    annotators' labels.
+    annotators' labels. Scored by :func:`~sklearn_hcal.metrics.lewidi_scores`,
+    as ``hcal evaluate`` scores the submission files.
     """
     if decision is None:
         decision = "threshold" if multilabel else "median" if ordinal else "mode"
-    keys = pd.DataFrame(
-        {"item": np.asarray(items), "annotator": np.asarray(annotators)}
+    truth = lewidi_truth(
+        items, annotators, target, classes=classes, multilabel=multilabel
     )
     pred = decisions(P, classes, decision)
-    labels = [str(c) for c in classes]
+    keys = truth.annotations[["item", "annotator"]]
     if multilabel:
-        truth = pd.concat(
-            [keys, pd.DataFrame(np.asarray(target), columns=labels)], axis=1
+        guess = pd.concat(
+            [keys, pd.DataFrame(pred, columns=[str(c) for c in classes])], axis=1
         )
-        guess = pd.concat([keys, pd.DataFrame(pred, columns=labels)], axis=1)
-        out = {
-            "perspectivist_error_rate": perspectivist_error_rate(
-                truth, guess, label=labels
-            )
-        }
     else:
-        truth = keys.assign(label=list(target))
         guess = keys.assign(label=list(pred))
-        out = {"perspectivist_error_rate": perspectivist_error_rate(truth, guess)}
-        if ordinal:
-            out["perspectivist_absolute_distance"] = perspectivist_absolute_distance(
-                truth, guess, order=list(classes)
-            )
-    human = item_distributions(items, _one_hot(target, classes, multilabel), classes)
-    soft = item_distributions(items, P, classes)
-    if multilabel:
-        out["multilabel_manhattan_distance"] = multilabel_manhattan_distance(
-            human.to_numpy(), soft.to_numpy()
-        )
-        return out
-    out["manhattan_distance"] = manhattan_distance(human, soft)
-    if ordinal:
-        out["wasserstein_distance"] = wasserstein_distance(human, soft)
-    return out
+    return lewidi_scores(
+        truth,
+        soft=item_distributions(truth.annotations["item"], P, classes),
+        perspectivist=guess,
+        order=list(classes) if ordinal else None,
+    )
+
+
+def perspectivist_loss(model, X, target, pred) -> float:
+    """The perspectivist track's metric of a fitted model's decisions ``pred``
+    (multi-label: 0/1 rows) against ``target``, by
+    :func:`~sklearn_hcal.metrics.lewidi_scores`: the absolute distance on an
+    ordinal scale, the error rate otherwise (what ``score`` subtracts from 1).
+    """
+    n = len(pred)
+    keyed = isinstance(X, pd.DataFrame)
+    items = X[model.item].to_numpy() if keyed and model.item is not None else None
+    who = (
+        X[model.annotator].to_numpy() if keyed and model.annotator is not None else None
+    )
+    # rows without keys are told apart by position: each its own item, and
+    # annotators of a pooled model one per row
+    truth = lewidi_truth(
+        np.arange(n) if items is None else items,
+        np.arange(n) if who is None else who,
+        target,
+        classes=model.classes_,
+        multilabel=model.multilabel_,
+    )
+    keys = truth.annotations[["item", "annotator"]]
+    if model.multilabel_:
+        names = [str(c) for c in model.classes_]
+        guess = pd.concat([keys, pd.DataFrame(pred, columns=names)], axis=1)
+    else:
+        guess = keys.assign(label=list(pred))
+    scores = lewidi_scores(
+        truth,
+        perspectivist=guess,
+        order=list(model.classes_) if model.ordinal_ else None,
+    )
+    if model.ordinal_:
+        return scores["perspectivist_absolute_distance"]
+    return scores["perspectivist_error_rate"]
 
 
 def baseline_probabilities(

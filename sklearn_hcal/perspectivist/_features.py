@@ -94,6 +94,10 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         above.
     explanation : str or None, default="explanation"
         The column of the annotator's explanation, if ``X`` has it.
+    explanations : bool, default=True
+        Whether to read the ``explanation`` column at all (False: never, in
+        ``fit`` or ``transform``; LeWiDi 2025's test files ship the label's
+        explanation).
     explanation_weight : float, default=8.0
         Factor on the explanation's TF-IDF block: in a linear model with
         one ``C`` it lets the explanation (very informative where present)
@@ -156,6 +160,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         "categorical_columns": [str, list, tuple, None],
         "numeric_columns": [str, list, tuple, None],
         "explanation": [str, None],
+        "explanations": ["boolean"],
         "explanation_weight": [Interval(Real, 0, None, closed="neither")],
         "ngram_range": [tuple],
         "min_df": [Interval(Real, 0, None, closed="neither")],
@@ -173,6 +178,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         categorical_columns=None,
         numeric_columns=None,
         explanation="explanation",
+        explanations=True,
         explanation_weight=8.0,
         ngram_range=(1, 2),
         min_df=1,
@@ -186,6 +192,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         self.categorical_columns = categorical_columns
         self.numeric_columns = numeric_columns
         self.explanation = explanation
+        self.explanations = explanations
         self.explanation_weight = explanation_weight
         self.ngram_range = ngram_range
         self.min_df = min_df
@@ -231,6 +238,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
                     )
                 explicit[c] = role
         dropped = set(_column_names(self.drop, "drop") or [])
+        dropped |= set() if self.explanations else {self.explanation}
         roles = {}
         for c in X.columns:
             if c in dropped:
@@ -427,6 +435,7 @@ def make_default_estimator(
     n_classes: int | None = None,
     C: float = 1.0,
     random_state=None,
+    explanations: bool = True,
 ):
     """The CPU default of :class:`PerspectivistClassifier`.
 
@@ -459,6 +468,9 @@ def make_default_estimator(
     random_state : int, RandomState instance or None, default=None
         Seed of liblinear's coordinate order (results vary slightly without
         one).
+    explanations : bool, default=True
+        Whether the vectorizer reads the annotators' explanations
+        (:class:`AnnotationVectorizer`'s ``explanations``).
 
     Returns
     -------
@@ -480,9 +492,8 @@ def make_default_estimator(
         last = binary
     else:
         last = LogisticRegression(C=C, max_iter=1000)
-    return Pipeline(
-        [("annotationvectorizer", AnnotationVectorizer()), (_name(last), last)]
-    )
+    vec = AnnotationVectorizer(explanations=explanations)
+    return Pipeline([("annotationvectorizer", vec), (_name(last), last)])
 
 
 def _name(estimator) -> str:

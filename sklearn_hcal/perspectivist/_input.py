@@ -42,6 +42,7 @@ from .._validation import (
     rows_table,
     sorted_labels,
 )
+from ..metrics._shared import is_ordinal_scale
 from ..utils._compat import num_samples
 
 __all__ = [
@@ -220,7 +221,7 @@ def resolve_scale(classes, multilabel: bool, ordinal, decision):
             raise ValueError("ordinal=True does not apply to a multi-label target.")
         is_ordinal = False
     elif ordinal == "auto":
-        is_ordinal = numeric and len(classes) > 2
+        is_ordinal = is_ordinal_scale(classes)
     else:
         is_ordinal = bool(ordinal)
         if is_ordinal and not numeric:

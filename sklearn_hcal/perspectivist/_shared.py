@@ -7,11 +7,13 @@ cross-validates both tracks with these.
 from ._evaluation import (
     baseline_probabilities,
     cross_val_tracks,
+    predict_tracks,
     track_scores,
 )
 
 __all__ = [
     "baseline_probabilities",
     "cross_val_tracks",
+    "predict_tracks",
     "track_scores",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import textwrap
 import time
 from contextvars import ContextVar
 
@@ -71,7 +72,16 @@ class Progress:
         if self._open_bar:
             self._write("\n")
             self._open_bar = False
-        self._write(f"{self._stamp()} {text}\n")
+        stamp = self._stamp()
+        # a long message continues under its text, within 80 columns
+        lines = textwrap.wrap(
+            f"{stamp} {text}",
+            width=80,
+            subsequent_indent=" " * (len(stamp) + 1),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        self._write("\n".join(lines or [stamp]) + "\n")
 
     def update(self, label: str, done: int, total: int, info: str = "") -> None:
         """``done`` of ``total`` steps of ``label`` are finished."""

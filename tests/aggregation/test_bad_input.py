@@ -41,7 +41,9 @@ def test_repeated_item_annotator_pair_names_both_rows(Model):
     ) as e:
         Model().fit(X)
     assert "row 1 (index 11) and row 2 (index 12)" in str(e.value)
-    assert "drop_duplicates" in str(e.value)
+    # no advice to drop rows: repeated ids across splits are different items
+    assert "drop_duplicates" not in str(e.value)
+    assert "combine_lewidi_splits" in str(e.value)
 
 
 @pytest.mark.parametrize("Model", AGGREGATORS)

@@ -22,56 +22,9 @@ import pytest
 from sklearn_hcal.cli import main
 
 from ..conftest import require_data
+from ..metrics import _lewidi_notebook as nb
 
 N_CANDIDATES = 3000  # CSC: about 1 submission in 300 differs
-
-
-# --------------------------------------------------------------------------- #
-# The notebook's functions, written again (5 decimals)
-# --------------------------------------------------------------------------- #
-def nb_average_md(targets, predictions):
-    distances = []
-    for target, prediction in zip(targets, predictions):
-        distance = sum(abs(p - t) for p, t in zip(prediction, target))
-        distances.append(round(distance, 5))
-    return round(sum(distances) / len(distances), 5)
-
-
-def nb_average_ws(targets, predictions):
-    import ot
-
-    distances = []
-    for target, prediction in zip(targets, predictions):
-        t, p = np.array(target, dtype=float), np.array(prediction, dtype=float)
-        k = len(t)
-        cost = np.abs(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(float)
-        distances.append(ot.emd2(t, p, cost))
-    return round(sum(distances) / len(targets), 5)
-
-
-def nb_multilabel_average_md(targets, predictions):
-    scores = [nb_average_md(t, p) for t, p in zip(targets, predictions)]
-    return round(sum(scores) / len(scores), 5)
-
-
-def nb_error_rate(targets, predictions):
-    scores = []
-    for target, prediction in zip(targets, predictions):
-        errors = sum(abs(t - p) for t, p in zip(target, prediction))
-        scores.append(round(1 - ((len(target) - errors) / len(target)), 5))
-    return float(np.mean(scores))
-
-
-def nb_multilabel_error_rate(targets, predictions):
-    return float(np.mean([nb_error_rate(t, p) for t, p in zip(targets, predictions)]))
-
-
-def nb_mean_absolute_distance(targets, predictions, scale):
-    distances = []
-    for target, prediction in zip(targets, predictions):
-        total = sum(abs(t - p) for t, p in zip(target, prediction))
-        distances.append(total / len(target) / scale)
-    return float(np.mean(distances))
 
 
 def uniform_rule(per_item):
@@ -104,12 +57,6 @@ def _first(candidates, differs):
     pytest.fail("no submission where the rules differ among the candidates")
 
 
-def _annotators(record):
-    # the notebook's annotators: the keys of "annotations" (VariErrNLI lists
-    # an annotator who gave two labels twice in "annotators")
-    return list(record["annotations"])
-
-
 # --------------------------------------------------------------------------- #
 # soft track
 # --------------------------------------------------------------------------- #
@@ -134,10 +81,10 @@ def test_csc_wasserstein_rounds_only_the_mean(tmp_path, capsys):
     pred = tmp_path / "csc.tsv"
     pred.write_text("".join(f"{i}\t{row.tolist()}\n" for i, row in zip(ids, P)))
     got = _score(capsys, truth, pred, "--official-rounding")
-    expected = nb_average_ws(targets.tolist(), P.tolist())
+    expected = nb.average_ws(targets.tolist(), P.tolist())
     assert got["wasserstein_distance"] == expected, seed
     assert expected != uniform_rule(wasserstein(P))  # the earlier rule's digit
-    assert got["manhattan_distance"] == nb_average_md(targets.tolist(), P.tolist())
+    assert got["manhattan_distance"] == nb.average_md(targets.tolist(), P.tolist())
 
 
 def test_varierrnli_mamd_rounds_each_label_each_item_and_the_mean(tmp_path, capsys):
@@ -156,7 +103,7 @@ def test_varierrnli_mamd_rounds_each_label_each_item_and_the_mean(tmp_path, caps
         return uniform_rule((2 * np.abs(T - Q)).mean(axis=1))
 
     def mamd_notebook(Q):
-        return nb_multilabel_average_md(
+        return nb.multilabel_average_md(
             targets, [[[1 - q, q] for q in row] for row in Q.tolist()]
         )
 
@@ -183,7 +130,7 @@ def test_mp_manhattan_and_2023_cross_entropy(tmp_path, capsys):
     pred = tmp_path / "mp.json"
     pred.write_text(json.dumps({i: row for i, row in zip(ids, P.tolist())}))
     got = _score(capsys, truth, pred, "--official-rounding")
-    assert got == {"manhattan_distance": nb_average_md(targets, P.tolist())}
+    assert got == {"manhattan_distance": nb.average_md(targets, P.tolist())}
     # 2023: the starting kit's cross_entropy rounds nothing
     path = require_data("lewidi", "2023", "HS-Brexit_train.json")
     records = json.loads(path.read_text(encoding="utf-8"))
@@ -203,7 +150,7 @@ def test_mp_manhattan_and_2023_cross_entropy(tmp_path, capsys):
 # perspectivist track
 # --------------------------------------------------------------------------- #
 def _write_perspectivist(path, records, labels_of):
-    rows = {i: dict(zip(_annotators(r), labels_of(i))) for i, r in records.items()}
+    rows = {i: dict(zip(nb.annotators(r), labels_of(i))) for i, r in records.items()}
     path.write_text(json.dumps(rows))
     return path
 
@@ -212,7 +159,7 @@ def test_mp_error_rate_rounds_each_item_not_the_mean(tmp_path, capsys):
     truth, records = _records("MP_test.json")
     ids = list(records)
     targets = [
-        [int(records[i]["annotations"][a]) for a in _annotators(records[i])]
+        [int(records[i]["annotations"][a]) for a in nb.annotators(records[i])]
         for i in ids
     ]
     rng = np.random.default_rng(4)
@@ -228,14 +175,14 @@ def test_mp_error_rate_rounds_each_item_not_the_mean(tmp_path, capsys):
 
     seed, pred = _first(
         candidates(),
-        lambda pred: uniform_rule(per_item(pred)) != nb_error_rate(targets, pred),
+        lambda pred: uniform_rule(per_item(pred)) != nb.error_rate(targets, pred),
     )
     by_item = dict(zip(ids, pred))
     path = _write_perspectivist(tmp_path / "mp.json", records, by_item.__getitem__)
     got = _score(capsys, truth, path, "--track", "perspectivist", "--official-rounding")
     # the mean is printed unrounded, as the notebook returns it
     assert got["perspectivist_error_rate"] == pytest.approx(
-        nb_error_rate(targets, pred), abs=1e-15
+        nb.error_rate(targets, pred), abs=1e-15
     ), seed
     assert got["perspectivist_error_rate"] != round(got["perspectivist_error_rate"], 5)
 
@@ -246,7 +193,7 @@ def test_varierrnli_error_rate_rounds_each_label_rate(tmp_path, capsys):
     labels = ["contradiction", "entailment", "neutral"]
 
     def vectors(item, chosen):  # the notebook: one 0/1 vector per label
-        who = _annotators(records[item])
+        who = nb.annotators(records[item])
         return [[int(lab in chosen[a]) for a in who] for lab in labels]
 
     truth_sets = {
@@ -261,7 +208,7 @@ def test_varierrnli_error_rate_rounds_each_label_rate(tmp_path, capsys):
             yield {
                 i: {
                     a: {lab for lab in labels if rng.random() < 0.4} or {"neutral"}
-                    for a in _annotators(records[i])
+                    for a in nb.annotators(records[i])
                 }
                 for i in ids
             }
@@ -274,13 +221,13 @@ def test_varierrnli_error_rate_rounds_each_label_rate(tmp_path, capsys):
         return uniform_rule(per_item)
 
     def notebook(pred):
-        return nb_multilabel_error_rate(targets, [vectors(i, pred[i]) for i in ids])
+        return nb.multilabel_error_rate(targets, [vectors(i, pred[i]) for i in ids])
 
     seed, pred = _first(candidates(), lambda p: uniform(p) != notebook(p))
     path = _write_perspectivist(
         tmp_path / "ven.json",
         records,
-        lambda i: [sorted(pred[i][a]) for a in _annotators(records[i])],
+        lambda i: [sorted(pred[i][a]) for a in nb.annotators(records[i])],
     )
     got = _score(capsys, truth, path, "--track", "perspectivist", "--official-rounding")
     assert got["perspectivist_error_rate"] == pytest.approx(
@@ -296,7 +243,7 @@ def test_absolute_distance_rounds_nothing(tmp_path, capsys, name, scale):
     ids = list(records)
     points = [int(k) for k in records[ids[0]]["soft_label"]]
     targets = [
-        [int(records[i]["annotations"][a]) for a in _annotators(records[i])]
+        [int(records[i]["annotations"][a]) for a in nb.annotators(records[i])]
         for i in ids
     ]
     rng = np.random.default_rng(6)
@@ -306,11 +253,11 @@ def test_absolute_distance_rounds_nothing(tmp_path, capsys, name, scale):
         tmp_path / "pe.json", records, lambda i: [str(v) for v in by_item[i]]
     )
     got = _score(capsys, truth, path, "--track", "perspectivist", "--official-rounding")
-    expected = nb_mean_absolute_distance(targets, pred, scale)
+    expected = nb.mean_absolute_distance(targets, pred, scale)
     assert got["perspectivist_absolute_distance"] == pytest.approx(expected, abs=1e-15)
     assert expected != round(expected, 5)
     assert got["perspectivist_error_rate"] == pytest.approx(
-        nb_error_rate(
+        nb.error_rate(
             [[1] * len(t) for t in targets],
             [[int(a == b) for a, b in zip(t, p)] for t, p in zip(targets, pred)],
         ),

@@ -164,14 +164,22 @@ def test_cross_validation_is_printed_with_the_baselines(tmp_path, capsys):
         3,
     )
     assert "Item-grouped 3-fold cross-validation" in out
-    for row in (
-        "| model |",
-        "| most frequent label |",
-        "| prior |",
-        "| annotator's most frequent label |",
+    # every baseline and metric named in the legend, with its direction
+    for line in (
+        "A: most frequent label (baseline)",
+        "B: annotator's most frequent label (baseline)",
+        "C: prior (baseline)",
+        "every metric: lower is better",
+        "pe-distance: perspectivist absolute distance",
     ):
-        assert row in out
+        assert line in out
     assert "Opt-ICL 0.119" in out and "twinhter 0.080" in out
+    # both settings, each named, beside the published results
+    flat = " ".join(out.split())
+    assert "The same model without the explanations (--no-explanations):" in out
+    assert "with the explanations of the rows predicted" in flat
+    assert "without them. On the official test set" in flat
+    assert max(len(line) for line in out.splitlines()) <= 80
 
 
 def test_progress_goes_to_stderr(tmp_path, capsys):
@@ -191,7 +199,9 @@ def test_progress_goes_to_stderr(tmp_path, capsys):
         ]
     )
     out, err = capsys.readouterr()
-    assert code == 0 and out == ""
+    # stdout holds results only: what the model reads, no progress
+    assert code == 0 and out.startswith("Reads from Paraphrase_dev.json:")
+    assert "fitting the model" not in out and "[" not in out.split(":")[0]
     assert "fitting the model" in err and "wrote" in err
 
 
@@ -339,3 +349,107 @@ def test_the_full_files_round_trip(tmp_path, capsys, name):
         assert got["wasserstein_distance"] == pytest.approx(
             wasserstein_distance(data.counts, soft), abs=1e-12
         )
+
+
+# -- one room: the command writes what Python writes ------------------------
+
+
+def test_the_command_writes_the_files_python_writes_byte_for_byte(tmp_path, capsys):
+    from sklearn_hcal.datasets import write_lewidi_submission
+
+    for name, n in (("Paraphrase", 60), ("VariErrNLI", 60)):
+        train = _subset(tmp_path, f"{name}_train.json", n)
+        test = _subset(tmp_path, f"{name}_dev.json", 12)
+        _submit(capsys, train, test, tmp_path / "cli")
+        clf, data, X = _python_model([train], test)
+        paths = write_lewidi_submission(
+            tmp_path,
+            data,
+            soft=clf.predict_soft_labels(X),
+            perspectivist=clf.predict(X),
+        )
+        for path in paths.values():
+            assert (tmp_path / "cli" / path.name).read_bytes() == path.read_bytes()
+
+
+def _with_explanations(path, text):
+    records = json.loads(path.read_text())
+    for record in records.values():
+        info = record.get("other_info") or {}
+        if "explanations" in info:
+            info["explanations"] = [text for _ in info["explanations"]]
+    path.write_text(json.dumps(records))
+
+
+def test_no_explanations_reads_none_of_them(tmp_path, capsys):
+    train = _subset(tmp_path, "Paraphrase_train.json", 60)
+    test = _subset(tmp_path, "Paraphrase_dev.json", 10)
+    outputs = {}
+    for text in ("same question, said otherwise", "different topics entirely"):
+        _with_explanations(test, text)
+        for flag in ([], ["--no-explanations"]):
+            out = tmp_path / f"{text[:4]}{len(flag)}"
+            _run(
+                capsys,
+                *(["--train", train, "--predict", test, "--out", out]),
+                "--folds",
+                0,
+                *flag,
+            )
+            outputs[text, bool(flag)] = [
+                (out / f).read_bytes()
+                for f in ("Paraphrase_dev_soft.tsv", "Paraphrase_dev_pe.tsv")
+            ]
+    # the explanations move the predictions of a model that reads them ...
+    assert (
+        outputs["same question, said otherwise", False]
+        != outputs["different topics entirely", False]
+    )
+    # ... and not one byte of a model that does not
+    assert (
+        outputs["same question, said otherwise", True]
+        == outputs["different topics entirely", True]
+    )
+
+
+def test_the_command_says_which_test_columns_it_reads(tmp_path, capsys):
+    train = _subset(tmp_path, "Paraphrase_train.json", 30)
+    test = _subset(tmp_path, "Paraphrase_dev.json", 5)
+    out, _ = _submit(capsys, train, test, tmp_path / "o")
+    assert "Reads from Paraphrase_dev.json" in out
+    assert "explanations of 20 of its 20" in " ".join(out.split())
+    flags = ["--out", tmp_path, "--folds", 0, "--no-explanations"]
+    out, _ = _run(capsys, "--train", train, "--predict", test, *flags)
+    assert "explanations are not read" in " ".join(out.split())
+
+
+def test_one_fold_is_refused(tmp_path, capsys):
+    code = main(
+        ["lewidi", "--train", "a.json", "--predict", "b.json", "--out"]
+        + [str(tmp_path), "--folds", "1"]
+    )
+    assert code == 2
+    assert "at least 2" in capsys.readouterr().err
+
+
+def test_each_warning_of_the_folds_is_shown_once(tmp_path, capsys):
+    train = _subset(tmp_path, "Paraphrase_train.json", 30)
+    records = json.loads(train.read_text())
+    for k, record in enumerate(records.values()):
+        if k % 2:  # half the items ship no explanations: every fold warns
+            record["other_info"] = {}
+    train.write_text(json.dumps(records))
+    test = _subset(tmp_path, "Paraphrase_dev.json", 4)
+    code = main(
+        ["lewidi", "--train", str(train), "--predict", str(test), "--out"]
+        + [str(tmp_path / "o"), "--folds", "3"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lacking = [line for line in err.splitlines() if "lack ['explanation']" in line]
+    assert len(lacking) == 1, err
+    assert "3 times over the folds" in lacking[0]
+    # progress: every fold, numbered
+    for k in (1, 2, 3):
+        assert f"cross-validation: fold {k}/3 done" in err
+        assert f"cross-validation without the explanations: fold {k}/3 done" in err

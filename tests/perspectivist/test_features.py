@@ -108,3 +108,50 @@ def test_default_estimator_has_the_structure_of_the_scale():
     multinomial = last(ordinal=False, multilabel=False)
     assert multinomial.solver == "lbfgs"
     assert last(ordinal=False, multilabel=False, n_classes=2).solver == "liblinear"
+
+
+def _explained(text):
+    """A small table whose explanations say the label (or ``text``)."""
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 40)
+    X = pd.DataFrame(
+        {
+            "item": np.repeat(np.arange(20), 2).astype(str),
+            "annotator": ["A", "B"] * 20,
+            "q": [f"question number {i} about topic {i % 3} here" for i in range(40)],
+            "explanation": [
+                text if text else ("zzyes same" if y else "zznope different")
+                for y in labels
+            ],
+        }
+    )
+    return X, labels
+
+
+def test_without_explanations_no_explanation_text_reaches_the_features():
+    X, y = _explained(None)
+    vec = AnnotationVectorizer(explanations=False).fit(X.drop(columns="item"))
+    assert "explanation" not in vec.column_roles_
+    names = " ".join(map(str, vec.get_feature_names_out()))
+    assert "zzyes" not in names and "zznope" not in names
+    other, _ = _explained("completely other words entirely")
+    a = vec.transform(X.drop(columns="item")).toarray()
+    b = vec.transform(other.drop(columns="item")).toarray()
+    np.testing.assert_array_equal(a, b)
+    # the default estimator, inside the classifier: predictions that do not
+    # move with the explanations, where a model reading them does move
+    from sklearn_hcal.perspectivist import PerspectivistClassifier
+
+    P = {}
+    for explanations in (True, False):
+        est = make_default_estimator(
+            ordinal=False,
+            multilabel=False,
+            n_classes=2,
+            random_state=0,
+            explanations=explanations,
+        )
+        clf = PerspectivistClassifier(est, optional_columns=None).fit(X, y)
+        P[explanations] = (clf.predict_proba(X), clf.predict_proba(other))
+    np.testing.assert_array_equal(*P[False])
+    assert np.abs(P[True][0] - P[True][1]).max() > 0.05

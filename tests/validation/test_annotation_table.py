@@ -1,5 +1,6 @@
-"""The reader of long annotation tables (``_validation/_annotations.py``):
-what counts as missing, codes that ignore the row order, how rows are named.
+"""The reader of long annotation tables (``_validation/_annotations.py``,
+its labels in ``_annotation_labels.py``): what counts as missing, codes that
+ignore the row order, how rows are named.
 The messages both estimator families share are tested in
 ``tests/frontend/test_one_long_table.py``."""
 

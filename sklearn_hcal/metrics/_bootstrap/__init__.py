@@ -14,7 +14,8 @@ chunk of resamples. One module per concern:
 * :mod:`._resamples` -- the resamples: each chunk of resamples has a
   :class:`numpy.random.PCG64` stream of its own, spawned from
   ``SeedSequence(random_state)``, its multiplicities Poisson counts
-  completed to a multinomial (exact);
+  completed to a multinomial (exact); :func:`resampled_sums` gives any
+  per-item values' sums in each resample (Krippendorff's α's interval);
 * :mod:`._item_matrices` -- the items' contributions as ``D`` dense,
   ``N × d`` (the per-item values of the mean-type metrics, and for each
   binned group the per-slot totals of its statistics) and ``A`` sparse
@@ -45,6 +46,12 @@ from the same per-item matrices in float64, every weight 1
 
 from ._driver import bootstrap
 from ._intervals import bootstrap_intervals
-from ._resamples import resample_weights, seed_sequence
+from ._resamples import resample_weights, resampled_sums, seed_sequence
 
-__all__ = ["bootstrap", "bootstrap_intervals", "resample_weights", "seed_sequence"]
+__all__ = [
+    "bootstrap",
+    "bootstrap_intervals",
+    "resample_weights",
+    "resampled_sums",
+    "seed_sequence",
+]

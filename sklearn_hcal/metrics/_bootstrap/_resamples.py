@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["resample_weights", "seed_sequence"]
+__all__ = ["resample_weights", "resampled_sums", "seed_sequence"]
 
 #: Sizes a chunk of resamples: ``N × B`` counts of 8 bytes (float32 now: half).
 _WEIGHTS_BUDGET = 2**26
@@ -167,8 +167,50 @@ def resample_weights(random_state, n_samples: int, n_resamples: int) -> np.ndarr
     >>> W.shape, W.sum(axis=1).tolist()
     ((3, 5), [5.0, 5.0, 5.0])
     """
+    chunks = _chunks(random_state, n_samples, n_resamples)
+    return np.concatenate([Wt.T for Wt in chunks]).astype(np.float64)
+
+
+def resampled_sums(values: np.ndarray, random_state, n_resamples: int) -> np.ndarray:
+    """Sums over items of per-item ``values`` in each of the report's resamples.
+
+    Row ``b`` is ``w_b @ values`` for the multiplicities ``w_b`` of
+    :func:`resample_weights` with this ``random_state``, computed chunk by
+    chunk of resamples (one ``N × chunk`` weight matrix at a time, never the
+    whole ``B × N``): a statistic that is a function of sums over items (α's
+    observed disagreement and value totals) is read off these sums for every
+    resample at once. The products are float64 (``values`` has a handful of
+    columns).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, n_values)
+        Each item's contributions.
+    random_state : int, RandomState or Generator instance, or None
+        Seeds the resamples (:func:`seed_sequence`).
+    n_resamples : int
+        Number of resamples.
+
+    Returns
+    -------
+    sums : ndarray of shape (n_resamples, n_values)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_hcal.metrics._bootstrap import resampled_sums, resample_weights
+    >>> values = np.arange(10.0).reshape(5, 2)
+    >>> sums = resampled_sums(values, 0, 3)
+    >>> np.allclose(sums, resample_weights(0, 5, 3) @ values)
+    True
+    """
+    chunks = _chunks(random_state, values.shape[0], n_resamples)
+    return np.concatenate([Wt.T.astype(np.float64) @ values for Wt in chunks])
+
+
+def _chunks(random_state, n_samples: int, n_resamples: int):
+    """The ``N × chunk`` float32 weights of each chunk of resamples, in order."""
     sizes = _chunk_sizes(n_samples, n_resamples)
     seeds = seed_sequence(random_state).spawn(len(sizes))
-    return np.concatenate(
-        [_chunk_weights(seed, n_samples, size).T for seed, size in zip(seeds, sizes)]
-    ).astype(np.float64)
+    for seed, size in zip(seeds, sizes):
+        yield _chunk_weights(seed, n_samples, size)

@@ -19,12 +19,13 @@ with the scale's values where the level of measurement needs them.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._validation import (
+from ..._validation import (
     AnnotationTable,
     annotation_labels,
     check_class_names,
@@ -36,8 +37,33 @@ from .._validation import (
     sorted_labels,
     to_array,
 )
+from ...utils._compat import StrOptions
+from .._constraints import OPTIONAL_ARRAY
+from ._kernels import LEVELS
 
-__all__ = ["Ratings", "is_long_table", "read_ratings", "read_label_sets"]
+__all__ = [
+    "ANNOTATOR_PARAMS",
+    "KEYS",
+    "LEVEL",
+    "LONG_KEYS",
+    "Ratings",
+    "is_long_table",
+    "plain",
+    "read_label_sets",
+    "read_ratings",
+    "with_model",
+]
+
+#: The columns of a long table, or None where a counts table is accepted.
+KEYS = {
+    "item": [Hashable, None],
+    "annotator": [Hashable, None],
+    "label": [Hashable, None],
+}
+#: The columns of a long table, where only a long table is accepted.
+LONG_KEYS = {"item": [Hashable], "annotator": [Hashable], "label": [Hashable]}
+#: Krippendorff's level of measurement.
+LEVEL = [StrOptions(set(LEVELS))]
 
 
 @dataclass
@@ -271,3 +297,71 @@ def read_label_sets(table: AnnotationTable, raw, source: str, labels) -> dict:
         name: _from_codes(table, present[:, j], binary, binary.astype(np.float64))
         for j, name in enumerate(names.tolist())
     }
+
+
+def plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+#: The parameters of the per-annotator table and of the model's view.
+ANNOTATOR_PARAMS = {
+    "X": [pd.DataFrame],
+    "y_pred": [pd.Series, None],
+    "level": LEVEL,
+    "labels": OPTIONAL_ARRAY,
+    "model_name": [Hashable],
+    **LONG_KEYS,
+}
+
+
+def with_model(ratings: Ratings, y_pred, *, item, model_name, owner) -> Ratings:
+    """The annotators' :class:`Ratings` with the model's labels as one more
+    annotator's (its last code), without reading the table again."""
+    if isinstance(y_pred.index, pd.RangeIndex):
+        raise ValueError(
+            f"{owner}: y_pred must be indexed by item (the items of X's column "
+            f"{item!r}), got a RangeIndex: its rows cannot be matched to items."
+        )
+    if y_pred.index.duplicated().any():
+        dup = plain(y_pred.index[y_pred.index.duplicated()][0])
+        raise ValueError(f"{owner}: y_pred names item {dup!r} twice.")
+    position = y_pred.index.get_indexer(ratings.items)
+    extra = y_pred.index.difference(ratings.items)
+    if (position < 0).any() or len(extra):
+        missing = ratings.items[position < 0]
+        what = (
+            f"lacks the item {plain(missing[0])!r} ({len(missing)} missing)"
+            if len(missing)
+            else f"holds the item {plain(extra[0])!r} not in X ({len(extra)} extra)"
+        )
+        raise ValueError(f"{owner}: y_pred {what}; it needs one label per item of X.")
+    if model_name in ratings.annotators:
+        raise ValueError(
+            f"{owner}: X already has an annotator named {model_name!r}; pass "
+            "another model_name."
+        )
+    values = y_pred.to_numpy()[position]  # in the order of ratings.items
+    code = pd.Index(ratings.classes).get_indexer(values)
+    if (code < 0).any():
+        first = int(np.flatnonzero(code < 0)[0])
+        raise ValueError(
+            f"{owner}: y_pred holds {plain(values[first])!r} for item "
+            f"{plain(ratings.items[first])!r}, not among the classes "
+            f"{ratings.classes.tolist()} of the annotations."
+        )
+    n_items = len(ratings.items)
+    Y = ratings.Y.copy()
+    Y[np.arange(n_items), code] += 1.0
+    annotators = ratings.annotators.append(pd.Index([model_name]))
+    return Ratings(
+        Y,
+        ratings.classes,
+        ratings.values,
+        ratings.items,
+        ratings.table,
+        np.concatenate([ratings.item, np.arange(n_items)]),
+        np.concatenate([ratings.annotator, np.full(n_items, len(annotators) - 1)]),
+        np.concatenate([ratings.code, code]),
+        annotators,
+    )
