@@ -29,8 +29,8 @@ from .._validation import (
     shape_of,
 )
 from ..utils._warnings import warn_user
+from ._bins import bin_indices
 from ._cells import cell_sums
-from ._mimori_kernels import bin_indices
 
 
 def _mu_rows(Y: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -73,6 +73,12 @@ def _log_or_zero(ratio: np.ndarray) -> np.ndarray:
     return np.log(ratio, out=ratio)
 
 
+def _all_positive(P: np.ndarray) -> bool:
+    """Whether every entry of ``P`` is > 0 (False for NaN and empty arrays):
+    then ``log`` needs no guard against 0. One reduction."""
+    return P.size > 0 and bool(P.min() > 0)
+
+
 # --------------------------------------------------------------------------- #
 # Per-item helpers (validated arrays in, one value per item out)
 # --------------------------------------------------------------------------- #
@@ -85,7 +91,8 @@ def _tvd_per_item(p_hat, P):
 def _entropy(P, base=None):
     """Row entropies ``−Σ_k p_k log p_k`` with ``0·log 0 = 0``."""
     P = np.asarray(P, dtype=np.float64)
-    terms = _log_or_zero(P.copy())
+    # no zero anywhere (a softmax): the guard of log 0 would add nothing
+    terms = np.log(P) if _all_positive(P) else _log_or_zero(P.copy())
     terms *= P
     # 0.0 − x, not −x: a unanimous row's entropy is 0.0, never a printed "-0.0"
     return 0.0 - row_sums(terms) / _log_base(base)
@@ -110,11 +117,16 @@ def _jsd_per_item(p_hat, P, base=None, squared=False):
     """
     p_hat = np.asarray(p_hat, dtype=np.float64)
     P = np.asarray(P, dtype=np.float64)
+    # q > 0 everywhere (a softmax): no total and no ratio of the q side is
+    # 0, so their guards would add nothing (the same bits without them)
+    positive = _all_positive(P)
     total = p_hat + P
-    total += total == 0  # both zero: the ratios below are 0, their terms 0
+    if not positive:
+        total += total == 0  # both zero: the ratios below are 0, their terms 0
     left = _log_or_zero(np.divide(p_hat + p_hat, total))
     left *= p_hat
-    right = _log_or_zero(np.divide(P + P, total, out=total))
+    right = np.divide(P + P, total, out=total)
+    right = np.log(right, out=right) if positive else _log_or_zero(right)
     right *= P
     left += right
     div = 0.5 * row_sums(left)

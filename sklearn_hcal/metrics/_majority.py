@@ -16,11 +16,10 @@ import numpy as np
 
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
-from ._cells import cell_sums
+from ._bins import bin_index
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
-from ._mimori_kernels import edge_values
 
 __all__ = [
     "majority_accuracy_score",
@@ -58,33 +57,6 @@ def _majority_correct_per_item(Y, P, ties="first"):
     raise ValueError(f"ties must be 'first', 'last' or 'any', got {ties!r}.")
 
 
-def bin_index(conf, n_bins):
-    """Right-closed equal-width bin ``(j/M, (j+1)/M]`` of each confidence.
-
-    The edges are ``np.linspace(0, 1, n_bins + 1)`` and membership is
-    ``lower < conf <= upper`` (Baan et al.'s code), so a confidence exactly on
-    an edge such as 0.3 goes to the bin below it. A confidence of 0 lies in no
-    bin and gets index -1 (and one above 1, possible within the row-sum
-    tolerance, gets ``n_bins``).
-
-    This is ``searchsorted(edges, conf, side="left") - 1``, computed as
-    ``floor(conf * M)``: the two can only differ where ``conf * M`` is within
-    rounding of an integer (an edge, where ``ceil - 1`` and ``floor``
-    differ too), so those confidences -- and only those -- are looked up
-    with the binary search (a search per element is several times slower).
-    """
-    conf = np.asarray(conf, dtype=np.float64)
-    scaled = conf * n_bins
-    pos = np.floor(scaled).astype(np.intp)
-    np.maximum(pos, -1, out=pos)  # below 0: no bin, as the search says
-    np.minimum(pos, n_bins, out=pos)
-    near = edge_values(scaled)
-    if near is not None:
-        edges = np.linspace(0.0, 1.0, n_bins + 1)
-        pos[near] = np.searchsorted(edges, conf[near], side="left") - 1
-    return pos
-
-
 def _binned_gap_cells(conf, correct, n_bins):
     """Cells and values of :func:`_binned_gap_sums` (see :mod:`._cells`).
 
@@ -106,7 +78,19 @@ def _binned_gap_sums(conf, correct, n_bins, weights=None) -> np.ndarray:
     ``weights`` are item multiplicities (bootstrap), 1 by default. Partial
     sums of blocks add up to those of the whole data set.
     """
-    return cell_sums(*_binned_gap_cells(conf, correct, n_bins), n_bins + 2, weights)
+    # The sums of cell_sums(*_binned_gap_cells(...)) to the bit, without the
+    # interleaved values: one bincount per statistic, adding the same
+    # products w·value in the same order (integer counts are exact).
+    conf = np.asarray(conf, dtype=np.float64)
+    cell = bin_index(conf, n_bins, start=1)
+    gap = np.subtract(correct, conf, dtype=np.float64)
+    if weights is None:
+        counts = np.bincount(cell, minlength=n_bins + 2).astype(np.float64)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        counts = np.bincount(cell, weights=w, minlength=n_bins + 2)
+        gap *= w
+    return np.stack([np.bincount(cell, weights=gap, minlength=n_bins + 2), counts])
 
 
 def _binned_gap_from_sums(sums):
@@ -162,8 +146,7 @@ def _classwise_cells(majority, P, n_bins):
     P = np.asarray(P, dtype=np.float64)
     n_rows, n_classes = P.shape
     width = n_bins + 2
-    cell = bin_index(P, n_bins)
-    cell += np.arange(1, n_classes * width, width, dtype=cell.dtype)
+    cell = bin_index(P, n_bins, slot_width=width, start=1)
     values = np.empty((n_rows, n_classes, 2))
     np.negative(P, out=values[..., 0])
     values[np.arange(n_rows), majority, 0] += 1.0
@@ -177,9 +160,24 @@ def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
     Shape ``(2, n_classes, n_bins + 2)``, bins laid out as in
     :func:`_binned_gap_sums`.
     """
-    n_classes = np.shape(P)[1]
+    P = np.asarray(P, dtype=np.float64)
+    n_rows, n_classes = P.shape
     width = n_bins + 2
-    sums = cell_sums(*_classwise_cells(majority, P, n_bins), n_classes * width, weights)
+    n_cells = n_classes * width
+    # The sums of cell_sums(*_classwise_cells(...)) to the bit, without the
+    # interleaved values: one bincount per statistic, adding the same
+    # products w·value in the same order (integer counts are exact).
+    flat = bin_index(P, n_bins, slot_width=width, start=1).reshape(-1)
+    gap = np.negative(P)
+    gap[np.arange(n_rows), majority] += 1.0
+    gap = gap.reshape(-1)
+    if weights is None:
+        counts = np.bincount(flat, minlength=n_cells).astype(np.float64)
+    else:
+        w = np.repeat(np.asarray(weights, dtype=np.float64), n_classes)
+        counts = np.bincount(flat, weights=w, minlength=n_cells)
+        gap *= w
+    sums = np.stack([np.bincount(flat, weights=gap, minlength=n_cells), counts])
     return sums.reshape(2, n_classes, width)
 
 
@@ -381,6 +379,8 @@ _CONFIDENCE_BINS = Stats(
     n_cells=lambda n_classes, n_bins: (1, n_bins + 2),
     finish=lambda sums, n_samples, n_bins: {"ece": _binned_gap_from_sums(sums)},
     params=("n_bins",),
+    # the metric function's reduction of a block (a bincount per statistic)
+    sums=lambda b, n_bins: _binned_gap_sums(*_block_top(b)[1:], n_bins),
 )
 _CLASSWISE_BINS = Stats(
     "classwise_confidence_bins",
@@ -388,6 +388,7 @@ _CLASSWISE_BINS = Stats(
     n_cells=lambda n_classes, n_bins: (n_classes, n_bins + 2),
     finish=_classwise_terms,
     params=("n_bins",),
+    sums=lambda b, n_bins: _block_classwise_sums(b, n_bins).reshape(2, -1),
 )
 
 register(

@@ -9,6 +9,7 @@ from ._annotators import (
     annotator_errors,
     annotator_pairs,
 )
+from ._bins import bin_index, bin_indices
 from ._disagreement_kernels import check_disagreement_inputs
 from ._engine import as_prediction_dict
 from ._hlv_kernels import (
@@ -20,11 +21,7 @@ from ._lewidi import (
     lewidi_truth,
     order_positions,
 )
-from ._majority import (
-    bin_index,
-    top_class,
-)
-from ._mimori_kernels import bin_indices
+from ._majority import top_class
 from ._multilabel import (
     multilabel_manhattan_per_item,
 )

@@ -102,6 +102,42 @@ def test_class_wise_sums_equal_the_seven_statistic_cells(weighted):
     np.testing.assert_array_equal(_cell_sums(p_hat, P, n, n_bins, w), expected)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_classwise_ece_sums_equal_its_cells(weighted):
+    # The metric's class-wise ECE sums come from a bincount per statistic;
+    # the bootstrap reads the written-out cells: both must be the same bits.
+    from sklearn_hcal.metrics._majority import _classwise_cells, _classwise_sums
+
+    rng = np.random.default_rng(4)
+    n_items, n_classes, n_bins = 5000, 5, 10
+    P = rng.dirichlet(np.ones(n_classes), size=n_items)
+    P[::7] = np.round(P[::7] * n_bins) / n_bins  # confidences on bin edges
+    P[::13, 0] = 0.0  # unbinned (index -1)
+    P /= P.sum(axis=1, keepdims=True)
+    majority = rng.integers(0, n_classes, size=n_items)
+    w = rng.integers(0, 4, size=n_items).astype(float) if weighted else None
+    expected = cell_sums(
+        *_classwise_cells(majority, P, n_bins), n_classes * (n_bins + 2), w
+    ).reshape(2, n_classes, n_bins + 2)
+    np.testing.assert_array_equal(_classwise_sums(majority, P, n_bins, w), expected)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_calibration_only_sums_equal_the_cells(weighted):
+    # dispersion=False reduces four statistics by bincount: those four rows
+    # are the cells' sums to the bit.
+    rng = np.random.default_rng(5)
+    Y = rng.multinomial(3, np.ones(4) / 4, size=3000)
+    n = Y.sum(axis=1).astype(float)
+    p_hat = Y / n[:, None]
+    P = rng.dirichlet(np.ones(4), size=len(Y))
+    w = rng.integers(0, 4, size=len(Y)).astype(float) if weighted else None
+    expected = cell_sums(*_cell_values(p_hat, P, n, 15), 4 * 15, w)
+    got = _cell_sums(p_hat, P, n, 15, w, dispersion=False)
+    rows = [0, 2, 3, 4]  # the count, Σ p̂, Σ q, Σ p̂²
+    np.testing.assert_array_equal(got[rows], expected[rows])
+
+
 def test_calibration_terms_alone_equal_all_terms_to_the_bit():
     # calibration_loss/error form four of the seven statistics
     # (dispersion=False); the terms they read are the same numbers.
@@ -121,6 +157,35 @@ def test_calibration_terms_alone_equal_all_terms_to_the_bit():
     assert set(part) == {"cl", "cl_plugin", "ce", "ce_plugin"}
     for key, value in part.items():
         assert value == full[key], key
+
+
+@pytest.mark.parametrize("dispersion", [True, False])
+def test_scalar_terms_equal_the_batched_terms_to_the_bit(dispersion):
+    # One set of sums takes a shorter path (fewer numpy calls on the cells);
+    # a batch of one takes the general path: the same operations, the same
+    # bits, with empty, singleton and single-annotation cells present.
+    rng = np.random.default_rng(6)
+    for n_items, n_classes, n_bins in [(300, 4, 15), (40, 10, 15), (7, 3, 50)]:
+        n_labels = rng.integers(1, 6, size=n_items)
+        p = rng.dirichlet(np.ones(n_classes), size=n_items)
+        Y = np.array([rng.multinomial(k, q) for k, q in zip(n_labels, p)])
+        n = Y.sum(axis=1).astype(float)
+        P = rng.dirichlet(np.full(n_classes, 0.3), size=n_items)
+        sums = _cell_sums(Y / n[:, None], P, n, n_bins, dispersion=dispersion)
+        one = _terms_from_sums(
+            sums, n_items, n_bins, tables=False, dispersion=dispersion
+        )
+        batch = _terms_from_sums(
+            sums[None],
+            np.array([n_items]),
+            n_bins,
+            tables=False,
+            dispersion=dispersion,
+        )
+        assert set(one) == set(batch)
+        for key, value in one.items():
+            assert value == batch[key][0], key
+            assert isinstance(value, float)
 
 
 def test_report_group_sums_through_the_kernel_equal_the_cells():
@@ -241,8 +306,7 @@ def test_clean_probability_fast_path_equals_the_scan(case, size, monkeypatch):
 
 
 def test_bins_by_floor_equal_the_binary_search_below_and_above_the_range():
-    from sklearn_hcal.metrics._majority import bin_index
-    from sklearn_hcal.metrics._mimori_kernels import bin_indices
+    from sklearn_hcal.metrics._bins import bin_index, bin_indices
 
     for n_bins in (1, 10, 15):
         edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -262,3 +326,79 @@ def test_bins_by_floor_equal_the_binary_search_below_and_above_the_range():
             bin_index(values, n_bins),
             np.clip(np.searchsorted(edges, values, side="left") - 1, -1, n_bins),
         )
+
+
+@pytest.mark.parametrize("slot_width", [7, 2**21])  # float and integer offsets
+def test_slot_cells_equal_the_bins_plus_the_slot_offsets(slot_width):
+    # The class-wise cells add each column's offset to the float products
+    # before the cast; values near an edge, NaN and values outside [0, 1]
+    # must land where the bins of the column plus its offset say.
+    from sklearn_hcal.metrics._bins import bin_index, bin_indices
+
+    rng = np.random.default_rng(7)
+    n_bins = 5
+    values = rng.uniform(-0.2, 1.2, size=(400, 6))
+    values[::3] = rng.integers(0, n_bins + 1, size=values[::3].shape) / n_bins
+    values[1, 2] = np.nan
+    values[2, 4] = np.nextafter(0.4, 0.0)
+    for start in (0, 1):
+        offsets = start + slot_width * np.arange(values.shape[1])
+        with np.errstate(invalid="ignore"):  # NaN: the reference's cast
+            right = np.where(np.isnan(values), -1, bin_index(values, n_bins))
+        np.testing.assert_array_equal(
+            bin_index(values, n_bins, slot_width=slot_width, start=start),
+            right + offsets,
+        )
+    np.testing.assert_array_equal(
+        bin_indices(values, n_bins, slot_width=slot_width),
+        bin_indices(values, n_bins) + slot_width * np.arange(values.shape[1]),
+    )
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_log_terms_without_the_zero_guard_equal_the_guarded_ones(squared, monkeypatch):
+    # With q > 0 everywhere the Jensen-Shannon and entropy kernels skip the
+    # guard of log 0 on the q side: the guarded computation gives the same
+    # bits (forced here by declaring q not all positive).
+    from sklearn_hcal.metrics import _distribution_kernels as kernels
+
+    rng = np.random.default_rng(8)
+    Y = rng.multinomial(5, np.ones(10) / 10, size=2000)  # many zero counts
+    p_hat = Y / 5.0
+    P = rng.dirichlet(np.full(10, 0.5), size=2000)
+    assert P.min() > 0
+    fast_jsd = kernels._jsd_per_item(p_hat, P, squared=squared)
+    fast_entropy = kernels._entropy(P, base=2)
+    monkeypatch.setattr(kernels, "_all_positive", lambda P: False)
+    np.testing.assert_array_equal(
+        kernels._jsd_per_item(p_hat, P, squared=squared), fast_jsd
+    )
+    np.testing.assert_array_equal(kernels._entropy(P, base=2), fast_entropy)
+
+
+def test_report_binned_columns_equal_the_metric_functions_to_the_bit():
+    # The report reduces the ECE, class-wise ECE and class-wise squared-loss
+    # groups with the metric functions' own block reductions (sums hooks):
+    # the same numbers, not merely close ones.
+    import warnings
+
+    import sklearn_hcal.metrics as M
+
+    rng = np.random.default_rng(9)
+    Y = rng.multinomial(5, np.ones(10) / 10, size=30_000)
+    P = rng.dirichlet(np.ones(10), size=len(Y))
+    P[::50] = np.round(P[::50] * 10) / 10  # confidences on bin edges
+    P /= P.sum(axis=1, keepdims=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = M.human_calibration_report(Y, {"m": P}).iloc[0]
+    for column, function in [
+        ("ece", M.expected_calibration_error),
+        ("classwise_ece", M.classwise_expected_calibration_error),
+        ("cl", M.calibration_loss),
+        ("ce", M.calibration_error),
+        ("dl", M.dispersion_loss),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert row[column] == function(Y, P), column

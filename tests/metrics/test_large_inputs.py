@@ -37,9 +37,8 @@ from sklearn_hcal.metrics import (
     predicted_disagreement,
     ranking_calibration_score,
 )
+from sklearn_hcal.metrics._bins import bin_index, bin_indices
 from sklearn_hcal.metrics._bootstrap import resample_weights
-from sklearn_hcal.metrics._majority import bin_index
-from sklearn_hcal.metrics._mimori_kernels import bin_indices
 from tests.metrics._precision import float32_sums
 from tests.metrics._registered import metric_functions
 

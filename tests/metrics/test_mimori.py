@@ -16,7 +16,8 @@ from sklearn_hcal.metrics import (
     epistemic_loss,
     expected_squared_loss,
 )
-from sklearn_hcal.metrics._mimori_kernels import _binned_calibration_terms, bin_indices
+from sklearn_hcal.metrics._bins import bin_indices
+from sklearn_hcal.metrics._mimori_kernels import _binned_calibration_terms
 
 # Worked example (K = 2, 15 bins, N = 4):
 #   item  Y      n  p̂           q           bin of q0  bin of q1
