@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable
 from numbers import Integral, Real
 from pathlib import Path
@@ -11,6 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from ..._frontend import unseen_rows, warn_fallbacks
 from ...utils._compat import Interval, StrOptions, fit_context, validate_data
 from ...utils._optional import import_optional, resolve_device
 from .._classifier import PerspectivistClassifier
@@ -335,15 +335,19 @@ n_features_in_, feature_names_in_ :
         from ._net import logits
 
         inputs, unseen = self._inputs(X)
-        if unseen.any():
-            first = X[self.annotator].iloc[int(np.flatnonzero(unseen)[0])]
-            warnings.warn(
-                f"{int(unseen.sum())} of {len(X)} rows are of annotators not seen "
-                f"in fit (e.g. {first!r}): predicted with the mean of the learned "
-                "annotator embeddings.",
-                UserWarning,
-                stacklevel=2,
-            )
+        # the one wording of rows predicted by a stand-in (developer guide
+        # §estimators), as the perspectivist classifier and the aggregators say it
+        warn_fallbacks(
+            type(self).__name__,
+            [
+                unseen_rows(
+                    X,
+                    self.annotator,
+                    np.asarray(unseen, dtype=bool),
+                    "the mean of the learned annotator embeddings",
+                )
+            ],
+        )
         return head_probabilities(self.head_, logits(self.net_, inputs))
 
     def __sklearn_tags__(self):
