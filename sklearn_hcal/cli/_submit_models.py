@@ -91,8 +91,10 @@ def build_model(args, data):
     """The unfitted estimator of ``--model`` for the data set ``data``.
 
     The same parameters a Python user passes: ``classes`` (the data set's
-    scale; None for multi-label data), ``random_state=--seed``; without
-    ``--explanations`` the transformer is told not to read them.
+    scale; None for multi-label data), ``random_state=--seed``, the file's
+    text fields as the transformer's ``text_columns`` (in the file's order:
+    ``"text1 [SEP] text2"``); with ``--no-explanations`` the transformer is
+    told not to read them.
     """
     from ..perspectivist import (
         PerspectivistClassifier,
@@ -106,6 +108,7 @@ def build_model(args, data):
         return default
     transformer = TransformerPerspectivistClassifier(
         args.transformer_model,
+        text_columns=[str(c) for c in data.text.columns],
         classes=classes,
         explanation="explanation" if args.explanations else None,
         device=args.device or "cpu",
