@@ -1,5 +1,6 @@
 """``hcal lewidi --model transformer|ensemble``: the text models on the
-command line, on a tiny local BERT (offline, seconds).
+command line, on a tiny local BERT (offline, seconds; the tests that
+train it are ``slow``, as every network fit of the suite).
 
 What the command writes must be what the same estimator fitted in Python
 writes, byte for byte, and the ensemble's distributions the mean of its two
@@ -79,6 +80,7 @@ def _same_files(cli_folder, paths):
         assert (cli_folder / path.name).read_bytes() == path.read_bytes(), path.name
 
 
+@pytest.mark.slow
 def test_transformer_submission_is_the_python_models(tmp_path, capsys, tiny_model_128):
     train, test = _files(tmp_path)
     out = _lewidi(
@@ -103,6 +105,7 @@ def test_transformer_submission_is_the_python_models(tmp_path, capsys, tiny_mode
     ]
 
 
+@pytest.mark.slow
 def test_ensemble_is_the_mean_of_its_two_models(tmp_path, capsys, tiny_model_128):
     train, test = _files(tmp_path)
     _lewidi(
@@ -133,6 +136,7 @@ def test_ensemble_is_the_mean_of_its_two_models(tmp_path, capsys, tiny_model_128
     _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, ens, X_test))
 
 
+@pytest.mark.slow
 def test_no_explanations_reach_the_transformer(tmp_path, capsys, tiny_model_128):
     train, test = _files(tmp_path, 12, 3)
     _lewidi(
@@ -148,6 +152,7 @@ def test_no_explanations_reach_the_transformer(tmp_path, capsys, tiny_model_128)
     _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, clf, X_test))
 
 
+@pytest.mark.slow
 def test_transformer_cross_validation_when_asked(tmp_path, capsys, tiny_model_128):
     train, test = _files(tmp_path, 12, 3)
     out = _lewidi(
