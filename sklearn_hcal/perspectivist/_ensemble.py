@@ -6,13 +6,17 @@ from collections.abc import Hashable
 from numbers import Real
 
 import numpy as np
-import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._compat import Interval, StrOptions, fit_context
 from ._classifier import PerspectivistClassifier
-from ._input import check_labels, check_table, resolve_scale
+from ._input import (
+    check_labels,
+    check_table,
+    require_frame,
+    seen_annotators,
+)
 
 __all__ = ["PerspectivistEnsemble"]
 
@@ -47,7 +51,8 @@ class PerspectivistEnsemble(PerspectivistClassifier):
     item, annotator : hashable, default="item", "annotator"
         The key columns of ``X``, as the members read them.
     decision : {"auto", "mode", "median", "threshold"}, default="auto"
-        As in :class:`PerspectivistClassifier`.
+        As in :class:`PerspectivistClassifier`; ``"auto"`` reads the scale
+        as the first member does (its ``ordinal_``).
     threshold : float, default=0.5
         As in :class:`PerspectivistClassifier`.
 
@@ -120,11 +125,7 @@ n_features_in_, feature_names_in_ :
         -------
         self : PerspectivistEnsemble
         """
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(
-                f"X must be a DataFrame (the long table of annotations), got "
-                f"{type(X).__name__}."
-            )
+        require_frame(X)
         if not len(self.estimators):
             raise ValueError("estimators is empty: give at least one estimator.")
         table = check_table(X, item=self.item, annotator=self.annotator, y=y)
@@ -138,23 +139,12 @@ n_features_in_, feature_names_in_ :
                     f"{np.asarray(est.classes_).tolist()}, estimators[0] "
                     f"{first.tolist()}: give every member the same classes=."
                 )
-        self.classes_ = first
-        self.multilabel_ = target.multilabel
-        self._label_format = target.label_format
-        self.ordinal_, self.decision_ = resolve_scale(
-            self.classes_, self.multilabel_, "auto", self.decision
-        )
-        # the members' own scale (ordinal=...) wins over the guess above
-        self.ordinal_ = bool(getattr(self.estimators_[0], "ordinal_", self.ordinal_))
-        if self.decision == "auto":
-            self.decision_ = getattr(self.estimators_[0], "decision_", self.decision_)
+        # the scale is the first member's (its ordinal=), the decision ours
+        ordinal = getattr(self.estimators_[0], "ordinal_", "auto")
+        self._take_scale(target, ordinal, classes=first)
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.n_features_in_ = X.shape[1]
-        self.annotators_ = (
-            None
-            if self.annotator is None
-            else np.asarray(pd.unique(X[self.annotator]), dtype=object)
-        )
+        self.annotators_ = seen_annotators(X, self.annotator)
         # a column any member may do without may be absent at prediction
         self.optional_columns_ = sorted(
             {c for est in self.estimators_ for c in est.optional_columns_}, key=str
