@@ -200,3 +200,17 @@ def test_a_missing_extra_is_named(tmp_path, capsys, monkeypatch, tiny_model, mod
     assert err.count("\n") == 1
     assert f"needs {module}, which is not installed" in err
     assert 'pip install "sklearn-hcal[torch,nlp]"' in err
+
+
+def test_cuda_without_a_gpu_is_refused_before_reading(tmp_path, capsys, tiny_model):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    err = _error(
+        capsys,
+        *_args(tmp_path),
+        *("--model", "transformer", "--transformer-model", tiny_model),
+        *("--device", "cuda"),
+    )
+    assert err.startswith("hcal: error: --device cuda:")
+    assert "CUDA is not available" in err
