@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._tiny_model import tiny_bert
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(
     os.environ.get("HCAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")
@@ -72,3 +74,19 @@ def chaosnli_dir() -> Path:
 def _matplotlib_agg(monkeypatch):
     # Plots must never try to open a window in tests.
     monkeypatch.setenv("MPLBACKEND", "Agg")
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory):
+    """A tiny randomly initialised BERT folder (model and tokenizer), shared by
+    the encoder, transformer and ``hcal lewidi --model`` tests."""
+    pytest.importorskip("transformers")
+    return tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_model_128(tmp_path_factory):
+    """The tiny BERT reading 128 tokens: LeWiDi rows at the transformer's
+    default ``max_length``."""
+    pytest.importorskip("transformers")
+    return tiny_bert(tmp_path_factory.mktemp("tiny_bert_128"), max_positions=128)

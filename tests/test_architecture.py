@@ -149,6 +149,7 @@ PUBLIC_PATHS = {
         "AnnotationVectorizer",
         "OrdinalClassifier",
         "PerspectivistClassifier",
+        "PerspectivistEnsemble",
         "SentenceEncoder",
         "TransformerPerspectivistClassifier",
         "make_default_estimator",

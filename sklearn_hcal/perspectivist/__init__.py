@@ -8,7 +8,8 @@ scores, and each item's soft label as the mean over its annotators.
 :func:`make_default_estimator` make up its CPU default;
 :class:`SentenceEncoder` adds a pretrained sentence encoder's vectors to it;
 :class:`TransformerPerspectivistClassifier` fine-tunes a pretrained
-transformer with an embedding per annotator (skorch).
+transformer with an embedding per annotator (skorch);
+:class:`PerspectivistEnsemble` averages several such models' distributions.
 """
 
 from .._lazy import attach
@@ -17,6 +18,7 @@ _PUBLIC = {
     "AnnotationVectorizer": "._features",
     "OrdinalClassifier": "._ordinal",
     "PerspectivistClassifier": "._classifier",
+    "PerspectivistEnsemble": "._ensemble",
     "SentenceEncoder": "._encoders",
     "TransformerPerspectivistClassifier": "._transformer",
     "make_default_estimator": "._features",

@@ -43,6 +43,7 @@ from ._input import (
     check_predict_table,
     check_table,
     resolve_scale,
+    seen_annotators,
 )
 
 __all__ = ["PerspectivistClassifier"]
@@ -267,12 +268,7 @@ class PerspectivistClassifier(
         if isinstance(X, pd.DataFrame):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
             self.n_features_in_ = X.shape[1]
-        self.classes_ = target.classes
-        self.multilabel_ = target.multilabel
-        self._label_format = target.label_format
-        self.ordinal_, self.decision_ = resolve_scale(
-            self.classes_, self.multilabel_, self.ordinal, self.decision
-        )
+        self._take_scale(target, self.ordinal)
         base = self.estimator
         if base is None:
             base = make_default_estimator(
@@ -288,8 +284,7 @@ class PerspectivistClassifier(
         self.fallback_estimators_ = {}
         if not isinstance(X, pd.DataFrame):
             return self
-        if self.annotator is not None:
-            self.annotators_ = np.asarray(pd.unique(X[self.annotator]), dtype=object)
+        self.annotators_ = seen_annotators(X, self.annotator)
         optional = [
             c
             for c in as_sequence(self.optional_columns)
@@ -312,6 +307,16 @@ class PerspectivistClassifier(
                 ) from exc
             self.fallback_estimators_[dropped] = fitted
         return self
+
+    def _take_scale(self, target, ordinal, classes=None) -> None:
+        """``classes_`` (``target``'s unless given), ``multilabel_``, the
+        label format, ``ordinal_`` and the ``decision_`` of ``predict``."""
+        self.classes_ = target.classes if classes is None else classes
+        self.multilabel_ = target.multilabel
+        self._label_format = target.label_format
+        self.ordinal_, self.decision_ = resolve_scale(
+            self.classes_, self.multilabel_, ordinal, self.decision
+        )
 
     def _array_mode(self, X) -> bool:
         """A plain feature matrix: no keys, every row its own item."""

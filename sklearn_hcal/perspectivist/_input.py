@@ -51,7 +51,9 @@ __all__ = [
     "check_labels",
     "check_predict_table",
     "check_table",
+    "require_frame",
     "resolve_scale",
+    "seen_annotators",
 ]
 
 #: Columns of :func:`~sklearn_hcal.datasets.load_lewidi`'s ``frame`` that
@@ -81,6 +83,24 @@ def check_table(X, *, item, annotator, y=None) -> AnnotationTable:
             f"would leak the label. Drop it: X = frame.drop(columns={leaked[:1]!r})."
         )
     return table
+
+
+def require_frame(X) -> None:
+    """A ``TypeError`` unless ``X`` is a DataFrame (the estimators that read
+    columns by name: the transformer, the ensemble)."""
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(
+            f"X must be a DataFrame (the long table of annotations), got "
+            f"{type(X).__name__}."
+        )
+
+
+def seen_annotators(X: pd.DataFrame, annotator) -> np.ndarray | None:
+    """The annotators of ``X`` in order of appearance (``annotators_``);
+    None without an annotator column."""
+    if annotator is None:
+        return None
+    return np.asarray(pd.unique(X[annotator]), dtype=object)
 
 
 @dataclass

@@ -16,7 +16,12 @@ from ...utils._optional import import_optional, resolve_device
 from .._classifier import PerspectivistClassifier
 from .._encoders import resolve_model_path
 from .._features import _infer_role
-from .._input import check_labels, check_table, resolve_scale
+from .._input import (
+    check_labels,
+    check_table,
+    require_frame,
+    seen_annotators,
+)
 from ._inputs import head_kind, head_probabilities, head_targets, n_outputs, row_texts
 
 __all__ = ["TransformerPerspectivistClassifier"]
@@ -211,20 +216,11 @@ n_features_in_, feature_names_in_ :
         -------
         self : TransformerPerspectivistClassifier
         """
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(
-                f"X must be a DataFrame (the long table of annotations), got "
-                f"{type(X).__name__}."
-            )
+        require_frame(X)
         table = check_table(X, item=self.item, annotator=self.annotator, y=y)
         target = check_labels(y, table, classes=self.classes)
         validate_data(self, X, reset=True, skip_check_array=True)
-        self.classes_ = target.classes
-        self.multilabel_ = target.multilabel
-        self._label_format = target.label_format
-        self.ordinal_, self.decision_ = resolve_scale(
-            self.classes_, self.multilabel_, self.ordinal, self.decision
-        )
+        self._take_scale(target, self.ordinal)
         self.text_columns_ = self._text_columns(X)
         self.explanation_ = self.explanation if self.explanation in X.columns else None
         self.optional_columns_ = [self.explanation_] if self.explanation_ else []
@@ -232,11 +228,7 @@ n_features_in_, feature_names_in_ :
         self.model_path_ = resolve_model_path(self.model)
         device = resolve_device(self.device)
         self.head_ = head_kind(self.multilabel_, self.ordinal_)
-        self.annotators_ = (
-            None
-            if self.annotator is None
-            else np.asarray(pd.unique(X[self.annotator]), dtype=object)
-        )
+        self.annotators_ = seen_annotators(X, self.annotator)
         transformers = import_optional("transformers")
         self.tokenizer_ = transformers.AutoTokenizer.from_pretrained(
             self.model_path_, local_files_only=True

@@ -2,8 +2,9 @@
 
 Two layers of width 16 over a word vocabulary of the test tables: a real
 Hugging Face model folder (``config.json``, weights, tokenizer) that the
-encoders and the transformer classifier load with ``local_files_only``,
-in a fraction of a second.
+encoders, the transformer classifier and ``hcal lewidi --model transformer``
+load with ``local_files_only``, in a fraction of a second. The
+``tiny_model`` fixture of ``tests/conftest.py`` builds one per session.
 """
 
 from pathlib import Path
@@ -14,8 +15,12 @@ WORDS = (
 ).split()
 
 
-def tiny_bert(folder: Path, seed: int = 0) -> Path:
-    """Save a tiny BERT (model and tokenizer) in ``folder``; return it."""
+def tiny_bert(folder: Path, seed: int = 0, max_positions: int = 64) -> Path:
+    """Save a tiny BERT (model and tokenizer) in ``folder``; return it.
+
+    ``max_positions``: the longest token sequence it reads (LeWiDi rows,
+    read at the transformer's default 128 tokens, need 128).
+    """
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
@@ -30,7 +35,7 @@ def tiny_bert(folder: Path, seed: int = 0) -> Path:
         num_hidden_layers=2,
         num_attention_heads=2,
         intermediate_size=32,
-        max_position_embeddings=64,
+        max_position_embeddings=max_positions,
     )
     torch.manual_seed(seed)
     BertModel(config).save_pretrained(folder)

@@ -1,0 +1,216 @@
+"""``hcal lewidi --model transformer|ensemble``: the text models on the
+command line, on a tiny local BERT (offline, seconds; the tests that
+train it are ``slow``, as every network fit of the suite).
+
+What the command writes must be what the same estimator fitted in Python
+writes, byte for byte, and the ensemble's distributions the mean of its two
+models' fitted apart.
+"""
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_hcal.cli import main
+from sklearn_hcal.datasets import load_lewidi, write_lewidi_submission
+from sklearn_hcal.perspectivist import (
+    PerspectivistClassifier,
+    PerspectivistEnsemble,
+    TransformerPerspectivistClassifier,
+)
+
+from .test_lewidi_submit import _error, _subset
+
+pytest.importorskip("skorch")
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """One intra-op thread: the tiny model's batches only wait for a busy
+    second core (the command leaves torch's default; see the user guide)."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _files(tmp_path, train_items=16, test_items=4):
+    train = _subset(tmp_path, "Paraphrase_train.json", train_items)
+    test = _subset(tmp_path, "Paraphrase_dev.json", test_items)
+    return train, test
+
+
+def _lewidi(capsys, *args):
+    code = main(["lewidi", *map(str, args), "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def _tables(train, test):
+    """The command's training table and the table of the file to predict."""
+    table = load_lewidi(train).frame
+    y = table.pop("label")
+    data = load_lewidi(test)
+    return table, y, data, data.frame.drop(columns=["label"])
+
+
+def _transformer(model, classes, **params):
+    return TransformerPerspectivistClassifier(
+        str(model),
+        text_columns=["Question1", "Question2"],
+        classes=classes,
+        random_state=0,
+        **params,
+    )
+
+
+def _python_files(folder, data, clf, X):
+    return write_lewidi_submission(
+        folder, data, soft=clf.predict_soft_labels(X), perspectivist=clf.predict(X)
+    )
+
+
+def _same_files(cli_folder, paths):
+    for path in paths.values():
+        assert (cli_folder / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+@pytest.mark.slow
+def test_transformer_submission_is_the_python_models(tmp_path, capsys, tiny_model_128):
+    train, test = _files(tmp_path)
+    out = _lewidi(
+        capsys,
+        *("--train", train, "--predict", test, "--out", tmp_path / "cli"),
+        *("--model", "transformer", "--transformer-model", tiny_model_128),
+    )
+    # no --folds: a transformer's cross-validation is opt-in, and said so
+    assert "no cross-validation by default" in out
+    assert "cross-validation on the training files" not in out
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == ["Paraphrase_dev_pe.tsv", "Paraphrase_dev_soft.tsv"]
+    X, y, data, X_test = _tables(train, test)
+    classes = list(load_lewidi(train).classes)
+    clf = _transformer(tiny_model_128, classes).fit(X, y)
+    paths = _python_files(tmp_path / "py", data, clf, X_test)
+    _same_files(tmp_path / "cli", paths)
+    # the official layout: every item once, one label per listed annotator
+    lines = (tmp_path / "cli" / "Paraphrase_dev_pe.tsv").read_text().splitlines()
+    assert [line.split("\t")[0] for line in lines] == [
+        str(i) for i in data.item_info.index
+    ]
+
+
+@pytest.mark.slow
+def test_ensemble_is_the_mean_of_its_two_models(tmp_path, capsys, tiny_model_128):
+    train, test = _files(tmp_path)
+    _lewidi(
+        capsys,
+        *("--train", train, "--predict", test, "--out", tmp_path / "cli"),
+        *("--model", "ensemble", "--transformer-model", tiny_model_128),
+        *("--folds", 0),
+    )
+    X, y, data, X_test = _tables(train, test)
+    classes = list(load_lewidi(train).classes)
+    default = PerspectivistClassifier(classes=classes, random_state=0).fit(X, y)
+    transformer = _transformer(tiny_model_128, classes).fit(X, y)
+    mean = (default.predict_proba(X_test) + transformer.predict_proba(X_test)) / 2
+    ens = PerspectivistEnsemble(
+        [
+            PerspectivistClassifier(classes=classes, random_state=0),
+            _transformer(tiny_model_128, classes),
+        ]
+    ).fit(X, y)
+    np.testing.assert_allclose(ens.predict_proba(X_test), mean, rtol=0, atol=1e-15)
+    # Paraphrase's Likert scale: the median of the mean, as the classifier
+    cdf = np.cumsum(mean, axis=1)
+    median = np.asarray(classes)[np.argmax(cdf >= 0.5 - 1e-12, axis=1)]
+    np.testing.assert_array_equal(ens.predict(X_test), median)
+    soft = pd.DataFrame(mean, columns=classes).groupby(X_test["item"].to_numpy()).mean()
+    got = ens.predict_soft_labels(X_test)
+    np.testing.assert_allclose(got.loc[soft.index].to_numpy(), soft.to_numpy())
+    _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, ens, X_test))
+
+
+@pytest.mark.slow
+def test_no_explanations_reach_the_transformer(tmp_path, capsys, tiny_model_128):
+    train, test = _files(tmp_path, 12, 3)
+    _lewidi(
+        capsys,
+        *("--train", train, "--predict", test, "--out", tmp_path / "cli"),
+        *("--model", "transformer", "--transformer-model", tiny_model_128),
+        "--no-explanations",
+    )
+    X, y, data, X_test = _tables(train, test)
+    classes = list(load_lewidi(train).classes)
+    clf = _transformer(tiny_model_128, classes, explanation=None).fit(X, y)
+    assert clf.explanation_ is None
+    _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, clf, X_test))
+
+
+@pytest.mark.slow
+def test_transformer_cross_validation_when_asked(tmp_path, capsys, tiny_model_128):
+    train, test = _files(tmp_path, 12, 3)
+    out = _lewidi(
+        capsys,
+        *("--train", train, "--predict", test, "--out", tmp_path / "cli"),
+        *("--model", "transformer", "--transformer-model", tiny_model_128),
+        *("--folds", 2, "--no-explanations"),
+    )
+    assert "no cross-validation by default" not in out
+    assert "Item-grouped 2-fold cross-validation" in out
+    assert "--model transformer" in out
+
+
+def _args(tmp_path):
+    train, test = _files(tmp_path, 4, 2)
+    return ["--train", train, "--predict", test, "--out", tmp_path / "o"]
+
+
+@pytest.mark.parametrize("option", ["--transformer-model", "--device"])
+def test_transformer_options_need_a_transformer(tmp_path, capsys, option):
+    value = "cpu" if option == "--device" else tmp_path
+    err = _error(capsys, *_args(tmp_path), option, value)
+    assert f"{option} applies to --model transformer or ensemble" in err
+
+
+def test_a_model_folder_that_is_not_one(tmp_path, capsys):
+    err = _error(
+        capsys,
+        *_args(tmp_path),
+        *("--model", "transformer", "--transformer-model", tmp_path / "nowhere"),
+    )
+    assert err.startswith("hcal: error: --transformer-model:")
+    assert "not a local model folder" in err
+
+
+@pytest.mark.parametrize("module", ["torch", "skorch", "transformers"])
+def test_a_missing_extra_is_named(tmp_path, capsys, monkeypatch, tiny_model, module):
+    # None in sys.modules makes ``import module`` fail as if not installed
+    monkeypatch.setitem(sys.modules, module, None)
+    err = _error(
+        capsys,
+        *_args(tmp_path),
+        *("--model", "ensemble", "--transformer-model", tiny_model),
+    )
+    assert err.count("\n") == 1
+    assert f"needs {module}, which is not installed" in err
+    assert 'pip install "sklearn-hcal[torch,nlp]"' in err
+
+
+def test_cuda_without_a_gpu_is_refused_before_reading(tmp_path, capsys, tiny_model):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    err = _error(
+        capsys,
+        *_args(tmp_path),
+        *("--model", "transformer", "--transformer-model", tiny_model),
+        *("--device", "cuda"),
+    )
+    assert err.startswith("hcal: error: --device cuda:")
+    assert "CUDA is not available" in err
