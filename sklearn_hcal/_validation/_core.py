@@ -94,24 +94,46 @@ def is_histogram_target(y) -> bool:
     return len(shape) == 2 and shape[1] > 1
 
 
-def non_binary_cell(values: np.ndarray) -> tuple[int, int] | None:
-    """``(row, column)`` of the first entry of a 2-D array that is not 0 or 1.
+def check_binary(values: np.ndarray, where, raw=None) -> None:
+    """Refuse a 2-D array with an entry that is not 0 or 1.
 
     The one check of 0/1 indicator matrices (conformal sets, multi-label
-    targets); None when every entry is 0 or 1.
+    targets and held-out labels): the error names the first such entry
+    (in row-major order) through ``where`` and its value.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows, n_columns)
+        The numbers checked.
+    where : callable
+        ``where(row, column) -> str``: the array and the cell, the start
+        of the message ``"<where>: <value> is not 0 or 1."``.
+    raw : ndarray of shape (n_rows, n_columns), default=None
+        The user's values, quoted in the message (default: ``values``).
+
+    Raises
+    ------
+    ValueError
+        At the first entry that is not 0 or 1.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_hcal._validation import non_binary_cell
-    >>> non_binary_cell(np.array([[0, 1], [1, 2]]))
-    (1, 1)
+    >>> from sklearn_hcal._validation import check_binary
+    >>> check_binary(np.array([[0, 1], [1, 0]]), "y at row {}, column {}".format)
+    >>> check_binary(np.array([[0, 1], [1, 2]]), "y at row {}, column {}".format)
+    Traceback (most recent call last):
+    ...
+    ValueError: y at row 1, column 1: 2 is not 0 or 1.
     """
     bad = np.flatnonzero(~np.isin(values, (0, 1)))
     if not bad.size:
-        return None
+        return
     row, col = divmod(int(bad[0]), values.shape[1])
-    return row, col
+    value = (values if raw is None else raw)[row, col]
+    if isinstance(value, np.generic):
+        value = value.item()
+    raise ValueError(f"{where(row, col)}: {value!r} is not 0 or 1.")
 
 
 def looks_like_probabilities(X) -> bool:

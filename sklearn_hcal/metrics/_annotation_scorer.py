@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import PROBA_FLOOR, check_probabilities, non_binary_cell
+from .._validation import PROBA_FLOOR, check_binary, check_probabilities
 from ..utils._compat import Scorer
 from ..utils._pipeline import final_estimator, get_method
 
@@ -89,13 +89,13 @@ def held_out_label_sets(X, y, *, label, classes, owner: str) -> np.ndarray:
                 f"columns but the estimator has {len(names)} labels {names}."
             )
         target = pd.DataFrame(values).to_numpy(dtype=np.float64, na_value=np.nan)
-        cell = non_binary_cell(target)
-        if cell is not None:
-            row, col = cell
-            raise ValueError(
+        check_binary(
+            target,
+            lambda row, col: (
                 f"{owner}: the held-out labels ({source}) at row {row}, label "
-                f"{names[col]!r}: {float(target[row, col])!r} is not 0 or 1."
-            )
+                f"{names[col]!r}"
+            ),
+        )
         return target
     is_set = np.fromiter(
         (isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values),
