@@ -1,7 +1,8 @@
 """Docstring blocks written once and substituted where they are used.
 
 The metric functions, report functions and Displays share the description of
-their data arguments (``y_true``, ``y_prob``, ``counts``, ``labels``). Each
+their data arguments (``y_true``, ``y_prob``, ``counts``, ``labels``), and the
+transformers what ``get_feature_names_out`` takes. Each
 block is written once here; a docstring names it with a ``%(name)s`` token on
 a line of its own, and :func:`fill_doc` replaces the token with the block,
 indented like the token. Only these tokens are replaced, so a literal ``%``
@@ -85,6 +86,15 @@ posteriors_ : DataFrame of shape (n_items, n_classes)
 class_prior_ : ndarray of shape (n_classes,)
     The truth's distribution for an item without annotations (the
     posterior of items unseen in ``fit``).""",
+    "names_out_ignored": """\
+Parameters
+----------
+input_features : None
+    Ignored.
+
+Returns
+-------
+names : ndarray of str""",
     "labels": """\
 labels : array-like of shape (n_classes,), default=None
     The class of each column of ``y_prob`` (default: a DataFrame's column
