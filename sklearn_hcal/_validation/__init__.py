@@ -36,7 +36,6 @@ from ._core import (
     ROW_SUM_TOL,
     all_finite,
     as_array,
-    check_binary,
     check_disagreement,
     check_logits,
     is_histogram_target,
@@ -66,6 +65,7 @@ from ._pair import (
     check_labels,
     check_pair,
 )
+from ._refuse import check_binary, refuse_first
 from ._rows import item_index, match_rows
 from ._scan import (
     check_finite,
@@ -120,6 +120,7 @@ __all__ = [
     "normalised_block",
     "probabilities_to_logits",
     "read_annotation_table",
+    "refuse_first",
     "row_blocks",
     "row_sum_tolerance",
     "row_sums",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import PROBA_FLOOR, check_binary, check_probabilities
+from .._validation import PROBA_FLOOR, check_binary, check_probabilities, refuse_first
 from ..utils._compat import Scorer
 from ..utils._pipeline import final_estimator, get_method
 
@@ -246,14 +246,14 @@ class _AnnotationScorer(Scorer):
                 f"labels, but its predictions have shape {proba.shape}."
             )
         _check_rows(owner, len(target), proba)
-        outside = ~((proba >= 0.0) & (proba <= 1.0))
-        if outside.any():
-            row, col = np.argwhere(outside)[0]
-            raise ValueError(
+        refuse_first(
+            ~((proba >= 0.0) & (proba <= 1.0)),
+            lambda row, col: (
                 f"{owner}: the predicted probability of label "
                 f"{np.asarray(classes).tolist()[col]!r} at row {row} is "
-                f"{proba[row, col]!r}, not in [0, 1]."
-            )
+                f"{proba[row, col].item()!r}, not in [0, 1]."
+            ),
+        )
         return multilabel_annotation_loss(target, proba, self._metric)
 
     def __repr__(self):
