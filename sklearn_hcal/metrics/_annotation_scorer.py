@@ -102,23 +102,25 @@ def held_out_label_sets(X, y, *, label, classes, owner: str) -> np.ndarray:
         dtype=bool,
         count=len(values),
     )
-    if not is_set.all():
-        row = int(np.flatnonzero(~is_set)[0])
-        raise ValueError(
+    refuse_first(
+        ~is_set,
+        lambda row: (
             f"{owner}: the estimator is multi-label (its classes_ {names} are "
             "labels an annotation chooses or not), so the held-out labels "
             f"({source}) must be label sets or a 0/1 matrix; row {row} holds "
             f"{values[row]!r}."
-        )
+        ),
+    )
     flat = pd.Series(values, dtype=object).explode().dropna()
     codes = pd.Index(classes).get_indexer(flat.to_numpy())
-    if (codes < 0).any():
-        first = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(
+    refuse_first(
+        codes < 0,
+        lambda first: (
             f"{owner}: held-out label {flat.iloc[first]!r} at row "
             f"{int(flat.index[first])} ({source}) is not among the estimator's "
             f"labels {names}."
-        )
+        ),
+    )
     target = np.zeros((len(values), len(names)))
     target[flat.index.to_numpy(dtype=np.intp), codes] = 1.0
     return target

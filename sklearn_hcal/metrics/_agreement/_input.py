@@ -346,13 +346,14 @@ def with_model(ratings: Ratings, y_pred, *, item, model_name, owner) -> Ratings:
         )
     values = y_pred.to_numpy()[position]  # in the order of ratings.items
     code = pd.Index(ratings.classes).get_indexer(values)
-    if (code < 0).any():
-        first = int(np.flatnonzero(code < 0)[0])
-        raise ValueError(
+    refuse_first(
+        code < 0,
+        lambda first: (
             f"{owner}: y_pred holds {plain(values[first])!r} for item "
             f"{plain(ratings.items[first])!r}, not among the classes "
             f"{ratings.classes.tolist()} of the annotations."
-        )
+        ),
+    )
     n_items = len(ratings.items)
     Y = ratings.Y.copy()
     Y[np.arange(n_items), code] += 1.0
