@@ -101,6 +101,23 @@ labels : array-like of shape (n_classes,), default=None
     names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.""",
 }
 
+#: The data arguments of the metrics on an ordered scale (``_ordinal``).
+DOC_BLOCKS["ordinal_data"] = "\n".join(
+    [
+        """\
+y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+    Label histograms, rows of human probabilities or 1-D labels; the
+    columns are the scale, in order (see ``order``).""",
+        DOC_BLOCKS["y_prob"],
+        DOC_BLOCKS["counts"],
+        DOC_BLOCKS["labels"],
+        """\
+order : array-like of shape (n_classes,), default=None
+    The class names in scale order; columns are matched to it by name.
+    None: the column order is the scale order.""",
+    ]
+)
+
 _TOKEN = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.M)
 
 
