@@ -42,7 +42,6 @@ from ._core import (
     looks_like_probabilities,
     map_row_blocks,
     negative_tolerance,
-    non_binary_cell,
     probabilities_to_logits,
     row_blocks,
     row_sum_tolerance,
@@ -66,6 +65,7 @@ from ._pair import (
     check_labels,
     check_pair,
 )
+from ._refuse import check_binary, refuse_first
 from ._rows import item_index, match_rows
 from ._scan import (
     check_finite,
@@ -93,6 +93,7 @@ __all__ = [
     "annotation_classes",
     "annotation_labels",
     "as_array",
+    "check_binary",
     "check_class_names",
     "check_disagreement",
     "check_finite",
@@ -116,10 +117,10 @@ __all__ = [
     "map_row_blocks",
     "match_rows",
     "negative_tolerance",
-    "non_binary_cell",
     "normalised_block",
     "probabilities_to_logits",
     "read_annotation_table",
+    "refuse_first",
     "row_blocks",
     "row_sum_tolerance",
     "row_sums",

@@ -34,6 +34,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ._refuse import refuse_first
+
 __all__ = [
     "SHOW",
     "AnnotationTable",
@@ -249,13 +251,14 @@ def check_present(
     table: AnnotationTable, values, source: str, role: str, missing=None
 ) -> None:
     missing = is_missing(values) if missing is None else missing
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        raise ValueError(
+    refuse_first(
+        missing,
+        lambda first: (
             f"{table.owner}: {source} at {table.row(first)} is missing "
             f"({plain(values[first])!r}): every row needs its {role}; "
             f"{int(missing.sum())} row(s) lack one. Drop or fill them first."
-        )
+        ),
+    )
 
 
 def _check_unique_pairs(table: AnnotationTable) -> None:

@@ -31,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._refuse import refuse_first
+
 #: Tolerance on ``|row sum - 1|`` for probability rows computed in float64
 #: (float32 rows get ``1e-5``).
 ROW_SUM_TOL = 1e-6
@@ -92,26 +94,6 @@ def is_histogram_target(y) -> bool:
         except ValueError:  # ragged nested lists
             return False
     return len(shape) == 2 and shape[1] > 1
-
-
-def non_binary_cell(values: np.ndarray) -> tuple[int, int] | None:
-    """``(row, column)`` of the first entry of a 2-D array that is not 0 or 1.
-
-    The one check of 0/1 indicator matrices (conformal sets, multi-label
-    targets); None when every entry is 0 or 1.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_hcal._validation import non_binary_cell
-    >>> non_binary_cell(np.array([[0, 1], [1, 2]]))
-    (1, 1)
-    """
-    bad = np.flatnonzero(~np.isin(values, (0, 1)))
-    if not bad.size:
-        return None
-    row, col = divmod(int(bad[0]), values.shape[1])
-    return row, col
 
 
 def looks_like_probabilities(X) -> bool:
@@ -452,20 +434,19 @@ row 1 is -0.001 (values within 1e-08 of [0, 1] are clipped as rounding errors).
         raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}.") from exc
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: at least one sample is required.")
-    finite = np.isfinite(arr)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        raise ValueError(
+    refuse_first(
+        ~np.isfinite(arr),
+        lambda row: (
             f"{name} contains NaN or infinity "
             f"(row {row + row_offset}: {float(arr[row])!r})."
-        )
-    outside = (arr < -DISAGREEMENT_TOL) | (arr > 1.0 + DISAGREEMENT_TOL)
-    if outside.any():
-        row = int(np.flatnonzero(outside)[0])
-        raise ValueError(
+        ),
+    )
+    refuse_first(
+        (arr < -DISAGREEMENT_TOL) | (arr > 1.0 + DISAGREEMENT_TOL),
+        lambda row: (
             f"{name} must hold disagreement probabilities in [0, 1]; row "
-            f"{row + row_offset} is "
-            f"{float(arr[row])!r} (values within {DISAGREEMENT_TOL:g} of [0, 1] "
-            "are clipped as rounding errors)."
-        )
+            f"{row + row_offset} is {float(arr[row])!r} (values within "
+            f"{DISAGREEMENT_TOL:g} of [0, 1] are clipped as rounding errors)."
+        ),
+    )
     return np.clip(arr, 0.0, 1.0, out=arr)

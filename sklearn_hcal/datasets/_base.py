@@ -41,6 +41,57 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     return path
 
 
+def local_file(path, folder: str, fname: str, *, what: str, how: str) -> Path:
+    """The data file ``fname`` a loader reads: given, in a folder, or cached.
+
+    ``path`` is the file itself or the folder holding ``fname``; None: the
+    ``folder`` of :func:`get_data_home`. One rule for every loader of a
+    file the user (or a fetcher) put on disk.
+
+    Parameters
+    ----------
+    path : str, path-like or None
+        The file or its folder.
+    folder : str
+        The data set's folder under the data home.
+    fname : str
+        The file's name inside a folder.
+    what : str
+        The data set, for the error message (``"ChaosNLI"``).
+    how : str
+        How to get the file, the end of the error message.
+
+    Returns
+    -------
+    file : pathlib.Path
+        An existing file.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the file, where it was looked for, and ``how``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sklearn_hcal.datasets._base import local_file
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "a.txt").write_text("x")
+    ...     print(local_file(tmp, "demo", "a.txt", what="Demo", how="").name)
+    a.txt
+    """
+    if path is None:
+        path = get_data_home() / folder
+    path = Path(path).expanduser()
+    file = path / fname if path.is_dir() else path
+    if not file.is_file():
+        raise FileNotFoundError(
+            f"{what} file {fname!r} not found at {str(path)!r}. {how}"
+        )
+    return file
+
+
 class RepeatedKeyError(ValueError):
     """A JSON object repeats a key (raised by :func:`unique_keys`)."""
 

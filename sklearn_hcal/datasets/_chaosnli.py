@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ._base import get_data_home, read_json
+from ._base import local_file, read_json
 
 #: subset name -> (file name, classes in ``label_count`` order, text fields)
 CHAOSNLI_SUBSETS = {
@@ -41,21 +41,6 @@ def _canonical_subset(subset: str) -> str:
             f"{sorted(_ALIASES)}), got {subset!r}."
         )
     return key
-
-
-def _resolve_file(subset: str, path) -> Path:
-    fname = CHAOSNLI_SUBSETS[subset][0]
-    if path is None:
-        path = get_data_home() / CHAOSNLI_FOLDER
-    path = Path(path).expanduser()
-    candidate = path / fname if path.is_dir() else path
-    if not candidate.is_file():
-        raise FileNotFoundError(
-            f"ChaosNLI file {fname!r} not found at {str(path)!r}. Pass path= to the "
-            "folder holding the official chaosNLI_*.jsonl files, or use "
-            "sklearn_hcal.datasets.fetch_chaosnli to download them."
-        )
-    return candidate
 
 
 def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None):
@@ -91,7 +76,14 @@ def load_chaosnli(subset: str = "snli", *, path: str | os.PathLike | None = None
     (1514, 3)
     """
     subset = _canonical_subset(subset)
-    file = _resolve_file(subset, path)
+    file = local_file(
+        path,
+        CHAOSNLI_FOLDER,
+        CHAOSNLI_SUBSETS[subset][0],
+        what="ChaosNLI",
+        how="Pass path= to the folder holding the official chaosNLI_*.jsonl "
+        "files, or use sklearn_hcal.datasets.fetch_chaosnli to download them.",
+    )
     _, classes, fields = CHAOSNLI_SUBSETS[subset]
     parsed = read_chaosnli_jsonl(file)
     records, counts = parsed.records, parsed.counts

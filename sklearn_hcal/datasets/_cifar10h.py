@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
 
 from ..utils._compat import validate_params
-from ._base import get_data_home
+from ._base import local_file
 
 #: The CIFAR-10 classes in the order of the dataset's label indices (and of
 #: the columns of ``cifar10h-counts.npy``).
@@ -28,22 +27,6 @@ CIFAR10_CLASSES = (
 CIFAR10H_FOLDER = "cifar10h"
 CIFAR10H_COUNTS_FILE = "cifar10h-counts.npy"
 CIFAR10H_N_IMAGES = 10_000
-
-
-def _resolve(path) -> Path:
-    if path is None:
-        path = get_data_home() / CIFAR10H_FOLDER
-    path = Path(path).expanduser()
-    file = path / CIFAR10H_COUNTS_FILE if path.is_dir() else path
-    if not file.is_file():
-        raise FileNotFoundError(
-            f"CIFAR-10H counts file {CIFAR10H_COUNTS_FILE!r} not found at "
-            f"{str(path)!r}. Download it from "
-            "https://github.com/jcpeterson/cifar-10h (data/cifar10h-counts.npy) "
-            "and pass path= to it or to its folder, or put it in "
-            f"<data home>/{CIFAR10H_FOLDER}."
-        )
-    return file
 
 
 @validate_params(
@@ -92,7 +75,15 @@ def load_cifar10h(path: str | os.PathLike | None = None) -> Bunch:
     >>> data.counts.shape, data.classes[3]  # doctest: +SKIP
     ((10000, 10), 'cat')
     """
-    file = _resolve(path)
+    file = local_file(
+        path,
+        CIFAR10H_FOLDER,
+        CIFAR10H_COUNTS_FILE,
+        what="CIFAR-10H counts",
+        how="Download it from https://github.com/jcpeterson/cifar-10h "
+        "(data/cifar10h-counts.npy) and pass path= to it or to its folder, or "
+        f"put it in <data home>/{CIFAR10H_FOLDER}.",
+    )
     try:
         raw = np.load(file, allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import PROBA_FLOOR, check_probabilities, non_binary_cell
+from .._validation import PROBA_FLOOR, check_binary, check_probabilities, refuse_first
 from ..utils._compat import Scorer
 from ..utils._pipeline import final_estimator, get_method
 
@@ -89,36 +89,38 @@ def held_out_label_sets(X, y, *, label, classes, owner: str) -> np.ndarray:
                 f"columns but the estimator has {len(names)} labels {names}."
             )
         target = pd.DataFrame(values).to_numpy(dtype=np.float64, na_value=np.nan)
-        cell = non_binary_cell(target)
-        if cell is not None:
-            row, col = cell
-            raise ValueError(
+        check_binary(
+            target,
+            lambda row, col: (
                 f"{owner}: the held-out labels ({source}) at row {row}, label "
-                f"{names[col]!r}: {float(target[row, col])!r} is not 0 or 1."
-            )
+                f"{names[col]!r}"
+            ),
+        )
         return target
     is_set = np.fromiter(
         (isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values),
         dtype=bool,
         count=len(values),
     )
-    if not is_set.all():
-        row = int(np.flatnonzero(~is_set)[0])
-        raise ValueError(
+    refuse_first(
+        ~is_set,
+        lambda row: (
             f"{owner}: the estimator is multi-label (its classes_ {names} are "
             "labels an annotation chooses or not), so the held-out labels "
             f"({source}) must be label sets or a 0/1 matrix; row {row} holds "
             f"{values[row]!r}."
-        )
+        ),
+    )
     flat = pd.Series(values, dtype=object).explode().dropna()
     codes = pd.Index(classes).get_indexer(flat.to_numpy())
-    if (codes < 0).any():
-        first = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(
+    refuse_first(
+        codes < 0,
+        lambda first: (
             f"{owner}: held-out label {flat.iloc[first]!r} at row "
             f"{int(flat.index[first])} ({source}) is not among the estimator's "
             f"labels {names}."
-        )
+        ),
+    )
     target = np.zeros((len(values), len(names)))
     target[flat.index.to_numpy(dtype=np.intp), codes] = 1.0
     return target
@@ -246,14 +248,14 @@ class _AnnotationScorer(Scorer):
                 f"labels, but its predictions have shape {proba.shape}."
             )
         _check_rows(owner, len(target), proba)
-        outside = ~((proba >= 0.0) & (proba <= 1.0))
-        if outside.any():
-            row, col = np.argwhere(outside)[0]
-            raise ValueError(
+        refuse_first(
+            ~((proba >= 0.0) & (proba <= 1.0)),
+            lambda row, col: (
                 f"{owner}: the predicted probability of label "
                 f"{np.asarray(classes).tolist()[col]!r} at row {row} is "
-                f"{proba[row, col]!r}, not in [0, 1]."
-            )
+                f"{proba[row, col].item()!r}, not in [0, 1]."
+            ),
+        )
         return multilabel_annotation_loss(target, proba, self._metric)
 
     def __repr__(self):

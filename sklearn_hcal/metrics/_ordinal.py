@@ -210,15 +210,7 @@ def wasserstein_distance(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels; the
-        columns are the scale, in order (see ``order``).
-    %(y_prob)s
-    %(counts)s
-    %(labels)s
-    order : array-like of shape (n_classes,), default=None
-        The class names in scale order; columns are matched to it by name.
-        None: the column order is the scale order.
+    %(ordinal_data)s
     values : array-like of shape (n_classes,) or "classes", default=None
         Position of each class on the scale, in scale order (strictly
         monotone); ``"classes"`` uses the numeric class names. None: unit
@@ -280,14 +272,7 @@ def ranked_probability_score_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Label histograms, rows of human probabilities or 1-D labels; the
-        columns are the scale, in order (see ``order``).
-    %(y_prob)s
-    %(counts)s
-    %(labels)s
-    order : array-like of shape (n_classes,), default=None
-        The class names in scale order; None: the column order.
+    %(ordinal_data)s
     annotations : bool, default=False
         Score the individual annotations (see above) instead of the human
         distribution.

@@ -29,11 +29,11 @@ import pandas as pd
 
 from .._frontend import check_target, resolve_targets, select_target
 from .._validation import (
+    check_binary,
     check_class_names,
     check_positional_classes,
     frame_names,
     match_rows,
-    non_binary_cell,
 )
 from ..utils._compat import StrOptions, validate_params
 from ..utils._docstrings import fill_doc
@@ -70,13 +70,12 @@ def check_sets(y_set, *, name: str = "y_set") -> tuple[np.ndarray, object]:
     if S.dtype != bool:
         if not np.issubdtype(S.dtype, np.number):
             raise ValueError(f"{name} must be boolean (or 0/1), got dtype {S.dtype}.")
-        cell = non_binary_cell(S)
-        if cell is not None:
-            row, col = cell
-            raise ValueError(
-                f"{name} must be boolean (or 0/1); row {row}, column {col} is "
-                f"{S[row, col]!r}."
-            )
+        check_binary(
+            S,
+            lambda row, col: (
+                f"{name} must be boolean (or 0/1); row {row}, column {col}"
+            ),
+        )
         S = S.astype(bool)
     return S, names
 

@@ -33,6 +33,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._compat import HasMethods, Interval, fit_context, validate_data
+from ..utils._docstrings import fill_doc
 from ._encoders import encode_texts
 from ._ordinal import OrdinalClassifier
 from ._similarity import TOKEN_PATTERN, TextPairSimilarity
@@ -498,19 +499,13 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
             shape=(Xt.shape[0], d * len(self.interaction_annotators_)),
         )
 
+    @fill_doc
     def get_feature_names_out(self, input_features=None):
         """Names of the output features (``<role><j>__<feature>``).
 
         A per-annotator copy is prefixed ``<annotator column>=<annotator>__``.
 
-        Parameters
-        ----------
-        input_features : None
-            Ignored.
-
-        Returns
-        -------
-        names : ndarray of str
+        %(names_out_ignored)s
         """
         check_is_fitted(self)
         shared = self.transformer_.get_feature_names_out()

@@ -35,9 +35,9 @@ from .._validation import (
     AnnotationTable,
     annotation_classes,
     annotation_labels,
+    check_binary,
     frame_names,
     label_codes,
-    non_binary_cell,
     read_annotation_table,
     rows_table,
     sorted_labels,
@@ -185,13 +185,13 @@ def _indicator_target(values, names, classes, table) -> FitInput:
             f"{OWNER}: a 2-D y is a multi-label indicator matrix (one 0/1 column "
             f"per label); it holds non-numbers, e.g. {values.ravel()[0]!r}."
         ) from None
-    cell = non_binary_cell(target)
-    if cell is not None:
-        pos, col = cell
-        raise ValueError(
-            f"{OWNER}: y at {table.row(int(pos))}, column {col}: "
-            f"{values[pos, col]!r} is not 0 or 1 (a multi-label indicator)."
-        )
+    check_binary(
+        target,
+        lambda pos, col: (
+            f"{OWNER}: y (a multi-label indicator) at {table.row(pos)}, column {col}"
+        ),
+        raw=values,
+    )
     labels = list(range(target.shape[1])) if names is None else list(names)
     if classes is not None:
         given = list(np.asarray(classes, dtype=object).ravel())

@@ -20,6 +20,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import fill_doc
+
 __all__ = ["TextPairSimilarity"]
 
 #: The word tokens of every text block of the package's vectorizer: keeps
@@ -102,17 +104,11 @@ class TextPairSimilarity(TransformerMixin, BaseEstimator):
         out[:, 2] = np.divide(both, union, out=np.zeros(len(both)), where=union > 0)
         return out[codes]
 
+    @fill_doc
     def get_feature_names_out(self, input_features=None):
         """``word_cosine``, ``char_cosine``, ``word_jaccard``.
 
-        Parameters
-        ----------
-        input_features : None
-            Ignored.
-
-        Returns
-        -------
-        names : ndarray of str
+        %(names_out_ignored)s
         """
         check_is_fitted(self)
         return _NAMES.copy()

@@ -1,7 +1,8 @@
 """Docstring blocks written once and substituted where they are used.
 
 The metric functions, report functions and Displays share the description of
-their data arguments (``y_true``, ``y_prob``, ``counts``, ``labels``). Each
+their data arguments (``y_true``, ``y_prob``, ``counts``, ``labels``), and the
+transformers what ``get_feature_names_out`` takes. Each
 block is written once here; a docstring names it with a ``%(name)s`` token on
 a line of its own, and :func:`fill_doc` replaces the token with the block,
 indented like the token. Only these tokens are replaced, so a literal ``%``
@@ -85,11 +86,37 @@ posteriors_ : DataFrame of shape (n_items, n_classes)
 class_prior_ : ndarray of shape (n_classes,)
     The truth's distribution for an item without annotations (the
     posterior of items unseen in ``fit``).""",
+    "names_out_ignored": """\
+Parameters
+----------
+input_features : None
+    Ignored.
+
+Returns
+-------
+names : ndarray of str""",
     "labels": """\
 labels : array-like of shape (n_classes,), default=None
     The class of each column of ``y_prob`` (default: a DataFrame's column
     names, else positional); see "Classes" in :mod:`sklearn_hcal.metrics`.""",
 }
+
+#: The data arguments of the metrics on an ordered scale (``_ordinal``).
+DOC_BLOCKS["ordinal_data"] = "\n".join(
+    [
+        """\
+y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+    Label histograms, rows of human probabilities or 1-D labels; the
+    columns are the scale, in order (see ``order``).""",
+        DOC_BLOCKS["y_prob"],
+        DOC_BLOCKS["counts"],
+        DOC_BLOCKS["labels"],
+        """\
+order : array-like of shape (n_classes,), default=None
+    The class names in scale order; columns are matched to it by name.
+    None: the column order is the scale order.""",
+    ]
+)
 
 _TOKEN = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.M)
 

@@ -198,3 +198,18 @@ def test_ratings_written_as_text_are_not_ordered_as_text():
     # numbers, and text whose order is the numbers' order, are taken
     assert OrdinalClassifier().fit(X, y.astype(int)).classes_.tolist() == [1, 2, 10]
     assert OrdinalClassifier().fit(X, np.array(["1", "2", "3"] * 10)).classes_.size == 3
+
+
+def test_indicator_y_names_the_row_column_and_value():
+    # a multi-label indicator entry that is not 0 or 1 is refused at the
+    # user's row (with its item and annotator), its column and its value
+    X, y = multilabel_table(n_items=5)
+    labels = ["contradiction", "entailment", "neutral"]
+    indicator = np.array([[int(c in s) for c in labels] for s in y])
+    indicator[7, 2] = 2
+    with pytest.raises(
+        ValueError,
+        match=r"y \(a multi-label indicator\) at row 7 \(item 'i2', annotator 'B'\), "
+        r"column 2: 2 is not 0 or 1\.",
+    ):
+        PerspectivistClassifier().fit(X, indicator)

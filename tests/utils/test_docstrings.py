@@ -52,3 +52,15 @@ def test_fill_doc_indents_like_the_token_and_names_unknown_blocks():
 
     with pytest.raises(KeyError, match="nope"):
         fill_doc(g)
+
+
+def test_perspectivist_transformers_feature_names_doc_is_filled():
+    # get_feature_names_out of both transformers documents input_features
+    # from the one block (fill_doc on a method, not a metric function)
+    from sklearn_hcal.perspectivist import AnnotationVectorizer
+    from sklearn_hcal.perspectivist._similarity import TextPairSimilarity
+
+    for cls in (AnnotationVectorizer, TextPairSimilarity):
+        doc = inspect.getdoc(cls.get_feature_names_out)
+        assert "%(" not in doc
+        assert "input_features : None\n    Ignored." in doc

@@ -34,6 +34,7 @@ from ..._validation import (
     frame_names,
     label_codes,
     read_annotation_table,
+    refuse_first,
     sorted_labels,
     to_array,
 )
@@ -166,20 +167,22 @@ def _counts(y, labels, owner: str):
     else:
         classes, ordered = np.arange(arr.shape[1]), True
     Y = np.asarray(arr, dtype=np.float64)
-    if Y.min() < 0:
-        row, col = np.argwhere(Y < 0)[0]
-        raise ValueError(
-            f"{owner}: y must hold non-negative label counts; row {row} holds "
-            f"{arr[row, col].item()!r} (class {np.asarray(classes)[col].item()!r})."
-        )
-    fractional = np.floor(Y) != Y
-    if fractional.any():
-        row, col = np.argwhere(fractional)[0]
-        raise ValueError(
+
+    def holds(row, col):
+        value, name = arr[row, col].item(), np.asarray(classes)[col].item()
+        return f"row {row} holds {value!r} (class {name!r})."
+
+    refuse_first(
+        Y < 0,
+        lambda *cell: f"{owner}: y must hold non-negative label counts; {holds(*cell)}",
+    )
+    refuse_first(
+        np.floor(Y) != Y,
+        lambda *cell: (
             f"{owner}: y must hold integer label counts (the coefficients count "
-            f"pairs of annotations); row {row} holds {arr[row, col].item()!r} "
-            f"(class {np.asarray(classes)[col].item()!r})."
-        )
+            f"pairs of annotations); {holds(*cell)}"
+        ),
+    )
     return Y, np.asarray(classes), items, ordered
 
 
@@ -343,13 +346,14 @@ def with_model(ratings: Ratings, y_pred, *, item, model_name, owner) -> Ratings:
         )
     values = y_pred.to_numpy()[position]  # in the order of ratings.items
     code = pd.Index(ratings.classes).get_indexer(values)
-    if (code < 0).any():
-        first = int(np.flatnonzero(code < 0)[0])
-        raise ValueError(
+    refuse_first(
+        code < 0,
+        lambda first: (
             f"{owner}: y_pred holds {plain(values[first])!r} for item "
             f"{plain(ratings.items[first])!r}, not among the classes "
             f"{ratings.classes.tolist()} of the annotations."
-        )
+        ),
+    )
     n_items = len(ratings.items)
     Y = ratings.Y.copy()
     Y[np.arange(n_items), code] += 1.0
