@@ -449,6 +449,44 @@ def load_lewidi(
     >>> data.counts.head(2)  # doctest: +SKIP
     """
     path = Path(path).expanduser()
+    ids, records = _read_records(path)
+    multilabel = _is_multilabel(records)
+    rows, fmt, soft = _parse_fields(path, ids, records, multilabel)
+    long, classes = _long_table(rows, soft, multilabel, label_map)
+    counts, classes = _counts(path, ids, long, soft, classes, multilabel)
+    n_annotators = long.groupby("item", sort=False)["annotator"].nunique()
+    n_annotators = n_annotators.reindex(ids, fill_value=0)
+    gap = _soft_label_gap(path, counts, soft, n_annotators, multilabel)
+    if soft is not None and not multilabel:
+        annotated = n_annotators.to_numpy() > 0 if counts is not None else None
+        soft = _renormalise_soft_only(path, soft, annotated)
+    text = _text_table(ids, records)
+    item_info = _item_info(ids, records, long, n_annotators, gap, multilabel)
+    annotators, n_unknown = _annotator_table(path, annotators_meta, long)
+    try:
+        frame = lewidi_frame(path.name, ids, records, long, text, annotators)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+    return _bunch(
+        path,
+        ids,
+        records,
+        fmt,
+        multilabel,
+        classes,
+        counts=counts,
+        soft_labels=soft,
+        annotations=_wide_annotations(long, classes, multilabel),
+        frame=frame,
+        annotators=annotators,
+        text=text,
+        item_info=item_info,
+        n_unknown=n_unknown,
+    )
+
+
+def _read_records(path: Path):
+    """Read the file: ``(item ids, records)``, each record a JSON object."""
     if not path.is_file():
         raise FileNotFoundError(
             f"LeWiDi file {str(path)!r} not found. Pass the path of a harmonised "
@@ -464,12 +502,20 @@ def load_lewidi(
                 f"{type(record).__name__}); every item must be a JSON object of "
                 "fields (text, annotators, annotations, soft_label, ...)."
             )
-    multilabel = any(
+    return ids, records
+
+
+def _is_multilabel(records) -> bool:
+    """Whether a soft label gives a label a distribution of its own (VariErrNLI)."""
+    return any(
         isinstance(r.get("soft_label"), dict)
         and any(isinstance(v, dict) for v in r["soft_label"].values())
         for r in records
     )
 
+
+def _parse_fields(path, ids, records, multilabel):
+    """Parse each record's annotations and soft label: ``(rows, format, soft)``."""
     formats, rows = {}, []
     try:
         for item_id, record in zip(ids, records):
@@ -488,91 +534,125 @@ def load_lewidi(
             f"string (2023), item {formats['2025']!r} as an object "
             "{annotator: label} (2025)."
         )
-    fmt = next(iter(formats)) if formats else None
-    ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    return rows, (next(iter(formats)) if formats else None), soft
 
-    raw_by_item = None
+
+def _long_table(rows, soft, multilabel, label_map):
+    """The one long table of the annotations: ``(table, classes so far)``.
+
+    Columns ``item``, ``annotator``, ``label`` -- a class key after
+    ``label_map`` (then ``raw_label`` beside it), or for multi-label data
+    the tuple of the labels chosen, in the order of the classes.
+    """
+    long = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    classes = list(soft.columns) if soft is not None else []
     if multilabel:
-        labels = list(soft.columns) if soft is not None else []
-        labels += sorted({lab for row in ann["label"] for lab in row} - set(labels))
-        rank = {lab: j for j, lab in enumerate(labels)}
-        chosen = [
-            tuple(sorted(dict.fromkeys(row), key=rank.__getitem__))
-            for row in ann["label"]
-        ]
-        labels_by_item = _by_item(ann["item"], ann["annotator"], chosen)
-        indicators = pd.DataFrame(
-            [[int(lab in row) for lab in labels] for row in ann["label"]],
-            columns=labels,
-            dtype=np.int64,
+        classes += sorted({lab for row in long["label"] for lab in row} - set(classes))
+        rank = {lab: j for j, lab in enumerate(classes)}
+        long["label"] = pd.Series(
+            [
+                tuple(sorted(dict.fromkeys(row), key=rank.__getitem__))
+                for row in long["label"]
+            ],
+            dtype=object,
         )
-        ann = pd.concat([ann[["item", "annotator"]], indicators], axis=1)
-        classes = labels
-        counts = ann.groupby("item", sort=False)[labels].sum() if len(ann) else None
+        return long, classes
+    raw = long["label"].map(_class_key)
+    long["label"] = _apply_label_map(raw, label_map)
+    if label_map is not None:
+        long["raw_label"] = raw
+    return long, classes
+
+
+def _counts(path, ids, long, soft, classes, multilabel):
+    """Histograms of the long table per item: ``(counts or None, classes)``."""
+    counts = None
+    if multilabel:
+        if len(long):
+            counts = (
+                _wide_annotations(long, classes, True)
+                .groupby("item", sort=False)[classes]
+                .sum()
+            )
     else:
-        raw = ann["label"].map(_class_key)
-        ann["label"] = _apply_label_map(raw, label_map)
-        if label_map is not None:
-            ann["raw_label"] = raw
-            raw_by_item = _by_item(ann["item"], ann["annotator"], raw)
-        labels_by_item = _by_item(ann["item"], ann["annotator"], ann["label"])
-        classes = list(soft.columns) if soft is not None else []
-        extra = [c for c in pd.unique(ann["label"]) if c not in set(classes)]
-        counts = None
+        extra = [c for c in pd.unique(long["label"]) if c not in set(classes)]
         if extra and soft is not None:
             warn_user(
                 f"{path.name}: the annotations hold labels {extra[:5]} that are not "
                 f"soft-label classes {classes}; counts is None. Pass label_map= to "
                 "map annotations onto the classes (hcal evaluate: --label-map)."
             )
-        else:
-            classes = _sorted_classes(classes + extra)
-            if len(ann):
-                counts = annotations_to_histograms(
-                    ann, annotator="annotator", classes=classes, duplicates="keep"
-                )
+            return None, classes
+        classes = _sorted_classes(classes + extra)
+        if len(long):
+            counts = annotations_to_histograms(
+                long, annotator="annotator", classes=classes, duplicates="keep"
+            )
     if counts is not None:
         counts = counts.reindex(pd.Index(ids, name="item"), fill_value=0)
         counts.columns = pd.Index(classes)
         counts = counts.astype(np.int64)
+    return counts, classes
 
-    n_annotators = ann.groupby("item", sort=False)["annotator"].nunique()
-    n_annotators = n_annotators.reindex(ids, fill_value=0)
-    gap = None
-    if counts is not None and soft is not None:
-        denom = n_annotators if multilabel else counts.sum(axis=1)
-        share = counts.div(denom.replace(0, np.nan), axis=0).fillna(0.0)
-        gap = (share - soft.reindex(columns=counts.columns, fill_value=0.0)).abs()
-        # items without annotations have no share to compare with
-        gap = gap.max(axis=1).where(denom > 0)
-        bad = gap > SOFT_LABEL_TOL
-        if bad.any():
-            warn_user(
-                f"{path.name}: for {int(bad.sum())} items the soft label differs "
-                f"from the share of annotations by more than {SOFT_LABEL_TOL} "
-                f"(first: item {bad.index[bad.to_numpy()][0]!r})."
-            )
 
-    if soft is not None and not multilabel:
-        annotated = n_annotators.to_numpy() > 0 if counts is not None else None
-        soft = _renormalise_soft_only(path, soft, annotated)
+def _wide_annotations(long, classes, multilabel) -> pd.DataFrame:
+    """The ``annotations`` table: multi-label tuples as one 0/1 column per label."""
+    if not multilabel:
+        return long
+    chosen = long["label"].explode().dropna()
+    rank = {lab: j for j, lab in enumerate(classes)}
+    indicators = np.zeros((len(long), len(classes)), dtype=np.int64)
+    indicators[chosen.index.to_numpy(), chosen.map(rank).to_numpy(dtype=int)] = 1
+    return pd.concat(
+        [
+            long[["item", "annotator"]],
+            pd.DataFrame(indicators, columns=classes, index=long.index),
+        ],
+        axis=1,
+    )
 
+
+def _soft_label_gap(path, counts, soft, n_annotators, multilabel):
+    """Per item, the largest |soft label - share of annotations| (None without both)."""
+    if counts is None or soft is None:
+        return None
+    denom = n_annotators if multilabel else counts.sum(axis=1)
+    share = counts.div(denom.replace(0, np.nan), axis=0).fillna(0.0)
+    gap = (share - soft.reindex(columns=counts.columns, fill_value=0.0)).abs()
+    # items without annotations have no share to compare with
+    gap = gap.max(axis=1).where(denom > 0)
+    bad = gap > SOFT_LABEL_TOL
+    if bad.any():
+        warn_user(
+            f"{path.name}: for {int(bad.sum())} items the soft label differs "
+            f"from the share of annotations by more than {SOFT_LABEL_TOL} "
+            f"(first: item {bad.index[bad.to_numpy()][0]!r})."
+        )
+    return gap
+
+
+def _text_table(ids, records) -> pd.DataFrame:
+    """The text fields of each item (2023: one ``text`` column)."""
     texts = [r.get("text") for r in records]
     if all(isinstance(t, dict) for t in texts):
-        text = pd.DataFrame.from_records(texts, index=pd.Index(ids, name="item"))
+        return pd.DataFrame.from_records(texts, index=pd.Index(ids, name="item"))
+    return pd.DataFrame({"text": texts}, index=pd.Index(ids, name="item"))
+
+
+def _item_info(ids, records, long, n_annotators, gap, multilabel) -> pd.DataFrame:
+    """Per item: split, lang, annotators, annotations, soft-label gap, hard label."""
+    if multilabel:  # labels given, an annotator may give several
+        n_annotations = [_n_annotations(r) for r in records]
     else:
-        text = pd.DataFrame({"text": texts}, index=pd.Index(ids, name="item"))
+        n_annotations = (
+            long.groupby("item", sort=False).size().reindex(ids, fill_value=0)
+        ).to_numpy()
     item_info = pd.DataFrame(
         {
             "split": [r.get("split") for r in records],
             "lang": [r.get("lang") for r in records],
             "n_annotators": n_annotators.to_numpy(),
-            "n_annotations": ann.groupby("item", sort=False)
-            .size()
-            .reindex(ids, fill_value=0)
-            .to_numpy()
-            if not multilabel
-            else [_n_annotations(r) for r in records],
+            "n_annotations": n_annotations,
         },
         index=pd.Index(ids, name="item"),
     )
@@ -583,34 +663,32 @@ def load_lewidi(
             None if r.get("hard_label") is None else _class_key(r["hard_label"])
             for r in records
         ]
+    return item_info
+
+
+def _annotator_table(path, annotators_meta, long):
+    """Attach the annotator metadata: ``(table or None, how many were unknown)``."""
     meta = _meta_path(path, annotators_meta)
-    annotators = None if meta is None else _read_meta(meta, ann["annotator"].unique())
-    n_unknown = 0
-    if annotators is not None:
-        annotators, n_unknown = _with_unknown(annotators, ann["annotator"].unique())
-    try:
-        frame = lewidi_frame(
-            path.name,
-            ids,
-            records,
-            labels_by_item,
-            text,
-            annotators,
-            raw_by_item=raw_by_item,
-        )
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from exc
+    if meta is None:
+        return None, 0
+    who = long["annotator"].unique()
+    return _with_unknown(_read_meta(meta, who), who)
+
+
+def _bunch(path, ids, records, fmt, multilabel, classes, *, n_unknown, **tables):
+    """The returned Bunch: the tables, ``other_info``, the task and a description."""
     tasks = {r.get("annotation task") for r in records} - {None}
     task = tasks.pop() if len(tasks) == 1 else None
+    n_annotators = tables["annotations"]["annotator"].nunique()
     return Bunch(
-        counts=counts,
-        soft_labels=soft,
+        counts=tables["counts"],
+        soft_labels=tables["soft_labels"],
         classes=np.array(classes, dtype=object),
-        annotations=ann,
-        frame=frame,
-        annotators=annotators,
-        text=text,
-        item_info=item_info,
+        annotations=tables["annotations"],
+        frame=tables["frame"],
+        annotators=tables["annotators"],
+        text=tables["text"],
+        item_info=tables["item_info"],
         other_info=pd.Series(
             [r.get("other_info") for r in records],
             index=pd.Index(ids, name="item"),
@@ -623,7 +701,7 @@ def load_lewidi(
         DESCR=(
             f"LeWiDi data set {path.name} ({fmt or 'no annotations'} format): "
             f"{len(ids)} items, {len(classes)} {'labels' if multilabel else 'classes'}"
-            f", {ann['annotator'].nunique()} annotators"
+            f", {n_annotators} annotators"
             + (
                 f" ({n_unknown} not in the annotator metadata: group {UNKNOWN_GROUP!r})"
                 if n_unknown
@@ -633,14 +711,6 @@ def load_lewidi(
             + "."
         ),
     )
-
-
-def _by_item(items, annotators, labels) -> dict:
-    """``{item: {annotator: label}}`` in the table's order."""
-    out: dict = {}
-    for item, who, label in zip(items, annotators, labels):
-        out.setdefault(item, {})[who] = label
-    return out
 
 
 def _n_annotations(record) -> int:

@@ -96,22 +96,32 @@ def _free_name(name, taken, prefix):
     return name
 
 
+def _by_item(items, annotators, labels) -> dict:
+    """``{item: {annotator: label}}`` in the table's order."""
+    out: dict = {}
+    for item, who, label in zip(items, annotators, labels):
+        out.setdefault(item, {})[who] = label
+    return out
+
+
 def lewidi_frame(
     path_name,
     ids,
     records,
-    labels_by_item,
+    annotations: pd.DataFrame,
     text: pd.DataFrame,
     annotators: pd.DataFrame | None,
-    *,
-    raw_by_item=None,
 ) -> pd.DataFrame:
     """The long table of one file (see the module docstring).
 
-    ``labels_by_item`` maps each item id to ``{annotator: label}`` as the
-    loader read them (labels final: class keys, mapped, multi-label tuples);
-    ``raw_by_item`` the same before ``label_map``.
+    ``annotations`` is the loader's one long table of the annotations read:
+    ``item``, ``annotator``, ``label`` (final: class keys, mapped,
+    multi-label tuples) and, with ``label_map``, ``raw_label``.
     """
+    keys = annotations["item"], annotations["annotator"]
+    labels_by_item = _by_item(*keys, annotations["label"])
+    has_raw = "raw_label" in annotations
+    raw_by_item = _by_item(*keys, annotations["raw_label"]) if has_raw else None
     rows_item, rows_who, rows_label, rows_raw, rows_expl = [], [], [], [], []
     any_explanations = False
     for item_id, record in zip(ids, records):
