@@ -27,16 +27,27 @@ judgement of one item:
   group (and ``in_metadata`` False) for annotators the metadata lacks.
 
 A text or metadata field whose name is taken (``label``, ``item``, ...) is
-prefixed (``text_``, ``annotator_``).
+prefixed (``text_``, ``annotator_``). The annotator metadata table itself
+(``<Set>_annotators_meta.json``, :func:`annotator_table`) is read here too.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pandas as pd
 
 from ..utils._warnings import warn_user
+from ._base import read_json
 
-__all__ = ["lewidi_frame", "split_ids"]
+__all__ = [
+    "UNKNOWN_GROUP",
+    "annotator_table",
+    "lewidi_frame",
+    "shown",
+    "split_ids",
+]
 
 #: The columns the long table always starts with, and the explanation's.
 KEY_COLUMNS = ("item", "annotator", "label")
@@ -96,22 +107,32 @@ def _free_name(name, taken, prefix):
     return name
 
 
+def _by_item(items, annotators, labels) -> dict:
+    """``{item: {annotator: label}}`` in the table's order."""
+    out: dict = {}
+    for item, who, label in zip(items, annotators, labels):
+        out.setdefault(item, {})[who] = label
+    return out
+
+
 def lewidi_frame(
     path_name,
     ids,
     records,
-    labels_by_item,
+    annotations: pd.DataFrame,
     text: pd.DataFrame,
     annotators: pd.DataFrame | None,
-    *,
-    raw_by_item=None,
 ) -> pd.DataFrame:
     """The long table of one file (see the module docstring).
 
-    ``labels_by_item`` maps each item id to ``{annotator: label}`` as the
-    loader read them (labels final: class keys, mapped, multi-label tuples);
-    ``raw_by_item`` the same before ``label_map``.
+    ``annotations`` is the loader's one long table of the annotations read:
+    ``item``, ``annotator``, ``label`` (final: class keys, mapped,
+    multi-label tuples) and, with ``label_map``, ``raw_label``.
     """
+    keys = annotations["item"], annotations["annotator"]
+    labels_by_item = _by_item(*keys, annotations["label"])
+    has_raw = "raw_label" in annotations
+    raw_by_item = _by_item(*keys, annotations["raw_label"]) if has_raw else None
     rows_item, rows_who, rows_label, rows_raw, rows_expl = [], [], [], [], []
     any_explanations = False
     for item_id, record in zip(ids, records):
@@ -145,3 +166,91 @@ def lewidi_frame(
         meta = {c: _free_name(str(c), taken, "annotator_") for c in annotators.columns}
         frame = frame.join(annotators.rename(columns=meta), on="annotator")
     return frame
+
+
+#: The metadata value of annotators that are missing from the metadata file
+#: (CSC's lacks 32 of the annotators of its data): an explicit group, so that
+#: a report by a metadata field shows how many there are.
+UNKNOWN_GROUP = "unknown"
+
+
+def shown(value, limit=60) -> str:
+    """``repr(value)``, cut to ``limit`` characters for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _meta_path(path: Path, annotators_meta):
+    """The metadata file to read (None: none), ``"auto"`` looking beside ``path``."""
+    if annotators_meta is None:
+        return None
+    if isinstance(annotators_meta, str) and annotators_meta == "auto":
+        stem = path.stem.rsplit("_", 1)[0]
+        candidate = path.with_name(f"{stem}_annotators_meta.json")
+        return candidate if candidate.is_file() else None
+    meta = Path(annotators_meta).expanduser()
+    if not meta.is_file():
+        raise FileNotFoundError(f"annotators_meta file {str(meta)!r} not found.")
+    return meta
+
+
+def _read_meta(path: Path, annotator_ids) -> pd.DataFrame:
+    """The metadata file as a table indexed by the data's annotator ids."""
+    data = read_json(path, repeats="an annotator given twice", trailing_commas=True)
+    if not isinstance(data, dict) or not data:
+        raise ValueError(
+            f"{path} is not a LeWiDi annotator-metadata file: expected a non-empty "
+            "JSON object mapping annotator ids to objects of their fields "
+            f'({{"Ann1": {{"Gender": ..., "Age": ...}}, ...}}), got {shown(data)} '
+            f"(a JSON {type(data).__name__})."
+        )
+    for who, fields in data.items():
+        if not isinstance(fields, dict):
+            raise ValueError(
+                f"{path}: annotator {who!r} is {shown(fields)}; every annotator's "
+                "metadata must be a JSON object of fields."
+            )
+    frame = pd.DataFrame.from_dict(data, orient="index")
+    frame.index = [str(i).strip() for i in frame.index]
+    known = set(annotator_ids)
+    # MP's metadata says "0" where its data says "Ann0".
+    if known and not known & set(frame.index):
+        prefixed = [f"Ann{i}" for i in frame.index]
+        if known <= set(prefixed):
+            frame.index = prefixed
+    frame.index.name = "annotator"
+    return frame
+
+
+def _with_unknown(frame: pd.DataFrame, annotator_ids):
+    """``(frame with the missing annotators added, how many were missing)``.
+
+    The added rows hold :data:`UNKNOWN_GROUP` in text columns and NaN in
+    numeric ones (an age cannot be "unknown"); the column ``in_metadata``
+    says which rows the file gave.
+    """
+    missing = [a for a in annotator_ids if a not in set(frame.index)]
+    frame = frame.copy()
+    frame["in_metadata"] = True
+    if not missing:
+        return frame, 0
+    fill = {
+        col: (np.nan if pd.api.types.is_numeric_dtype(frame[col]) else UNKNOWN_GROUP)
+        for col in frame.columns
+        if col != "in_metadata"
+    }
+    extra = pd.DataFrame(
+        {**fill, "in_metadata": False}, index=pd.Index(missing, name=frame.index.name)
+    )
+    out = pd.concat([frame, extra.astype({"in_metadata": bool})])
+    out.index.name = frame.index.name
+    return out, len(missing)
+
+
+def annotator_table(path, annotators_meta, long):
+    """Attach the annotator metadata: ``(table or None, how many were unknown)``."""
+    meta = _meta_path(path, annotators_meta)
+    if meta is None:
+        return None, 0
+    who = long["annotator"].unique()
+    return _with_unknown(_read_meta(meta, who), who)

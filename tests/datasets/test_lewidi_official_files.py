@@ -170,3 +170,35 @@ def test_counts_share_is_the_truth_and_the_shipped_soft_labels_stay_beside():
     assert np.allclose(data.item_info["soft_label_gap"], gap, atol=1e-15)
     assert 0 < gap.max() < 0.01
     assert isinstance(data.soft_labels, pd.DataFrame)
+
+
+@pytest.mark.parametrize("name", ["2025/VariErrNLI_train.json"])
+def test_wide_annotations_and_frame_tuples_are_the_same_annotations(name):
+    # Both multi-label encodings come from one long table: each (item,
+    # annotator) 0/1 row of ``annotations`` marks exactly the labels of the
+    # frame's tuple, and both equal the file's own comma-separated sets.
+    path = _path(name)
+    data = load_lewidi(path)
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    shipped = {
+        (item, who.strip()): {x.strip() for x in str(v).split(",") if x.strip()}
+        for item, record in raw.items()
+        for who, v in record["annotations"].items()
+    }
+    labels = data.classes.tolist()
+    wide = {
+        (item, who): {lab for lab, on in zip(labels, row) if on}
+        for item, who, *row in data.annotations.itertuples(index=False)
+    }
+    annotated = data.frame[data.frame["label"].notna()]
+    tuples = {
+        (item, who): label
+        for item, who, label in annotated[["item", "annotator", "label"]].itertuples(
+            index=False
+        )
+    }
+    assert wide == shipped
+    assert {key: set(t) for key, t in tuples.items()} == shipped
+    # a tuple lists its labels once each, in the order of ``classes``
+    assert all(list(t) == sorted(t, key=labels.index) for t in tuples.values())
