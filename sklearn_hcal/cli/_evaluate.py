@@ -216,9 +216,10 @@ def add_subcommand(sub) -> None:
         "--track",
         kinds=LEWIDI,
         choices=["soft", "perspectivist"],
-        default="soft",
-        help="with a LeWiDi .json truth: score soft labels (default) or "
-        "per-annotator labels",
+        default=None,
+        help="with a LeWiDi .json truth: score soft labels or per-annotator "
+        "labels (default: by the prediction files' names, X_pe.tsv "
+        "per-annotator, any other soft)",
     )
     options.add(
         "--official-rounding",

@@ -6,14 +6,14 @@ and every prediction file is keyed by item id. The printed metrics are the
 track's official ones (LeWiDi 2025 evaluation notebook, LeWiDi 2023
 starting kit):
 
-* soft track (``--track soft``, the default): Manhattan distance; the
-  Wasserstein distance for ordinal sets (numeric scales of more than two
+* soft track (``--track soft``, or a file not named ``*_pe``): Manhattan
+  distance; the Wasserstein distance for ordinal sets (numeric scales of more than two
   points: Paraphrase −5..5, CSC 1..6, or any set given ``--order``); the
   soft cross-entropy for files in the 2023 format; for multi-label sets
   (VariErrNLI) the multi-label Manhattan distance;
-* perspectivist track (``--track perspectivist``): the error rate and, for
-  ordinal sets, the normalised absolute distance (divided by the number of
-  points of the scale).
+* perspectivist track (``--track perspectivist``, or ``X_pe.tsv``): the
+  error rate and, for ordinal sets, the normalised absolute distance
+  (divided by the number of points of the scale).
 
 The truth of an item is the share of its annotations (the counts); an item
 without annotations (a test split) uses its shipped soft label. With
@@ -138,9 +138,8 @@ def lewidi_report(args) -> pd.DataFrame:
         if data.multilabel:
             raise InputError("--order does not apply to a multi-label file.")
         order_positions([str(c) for c in data.classes], order, args.counts)
-    if args.track == "perspectivist" and (
-        data.counts is None or not len(data.annotations)
-    ):
+    track = _track(args)
+    if track == "perspectivist" and (data.counts is None or not len(data.annotations)):
         raise InputError(f"{args.counts}: no annotations, so no per-annotator truth.")
     rows = {}
     for name, path in args.preds:
@@ -148,13 +147,13 @@ def lewidi_report(args) -> pd.DataFrame:
             raise InputError(f"--pred {name}={path}: the name {name!r} is used twice.")
         try:
             pred = read_lewidi_submission(
-                path, data, track=args.track, id_column=args.id_column
+                path, data, track=track, id_column=args.id_column
             )
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 rows[name] = lewidi_scores(
                     data,
-                    **{args.track: pred},
+                    **{track: pred},
                     official_rounding=args.official_rounding,
                     order=order,
                     renormalize=args.renormalize,
@@ -166,6 +165,24 @@ def lewidi_report(args) -> pd.DataFrame:
     report = pd.DataFrame.from_dict(rows, orient="index")
     report.index.name = "prediction"
     return report
+
+
+def _track(args) -> str:
+    """``--track``, else the one track the prediction files' names say
+    (``X_pe.tsv``: per-annotator labels); files of both tracks are refused,
+    since their scores are other metrics."""
+    from ..datasets._shared import submission_track
+
+    if args.track is not None:
+        return args.track
+    tracks = {path: submission_track(path) for _, path in args.preds}
+    if len(set(tracks.values())) > 1:
+        named = ", ".join(f"{path} ({track})" for path, track in tracks.items())
+        raise InputError(
+            f"--pred: files of both tracks ({named}); score each track in a run "
+            "of its own, or pass --track."
+        )
+    return next(iter(tracks.values()), "soft")
 
 
 def _with_file(exc, path) -> str:

@@ -492,6 +492,16 @@ def _label_set(value) -> tuple:
     return tuple(str(x).strip() for x in parts if str(x).strip())
 
 
+def submission_track(path: str | os.PathLike) -> str:
+    """The track of a submission file by its official name: ``"perspectivist"``
+    for a stem ending ``_pe`` (``X_pe.tsv``), else ``"soft"``.
+
+    >>> submission_track("out/Paraphrase_test_pe.tsv"), submission_track("a.tsv")
+    ('perspectivist', 'soft')
+    """
+    return "perspectivist" if Path(path).stem.endswith("_pe") else "soft"
+
+
 def read_lewidi_submission(
     path: str | os.PathLike,
     test,
@@ -549,7 +559,7 @@ def read_lewidi_submission(
     if not p.is_file():
         raise ValueError(f"{path}: no such file.")
     if track is None:
-        track = "perspectivist" if p.stem.endswith("_pe") else "soft"
+        track = submission_track(p)
     if track == "soft":
         return _read_soft(p, test, id_column)
     if track == "perspectivist":

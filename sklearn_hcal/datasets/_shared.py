@@ -14,6 +14,7 @@ from ._chaosnli import (
 from ._lewidi_submission import (
     TWO_DECIMALS,
     class_named,
+    submission_track,
 )
 from ._sampling import (
     draw_annotation,
@@ -26,4 +27,5 @@ __all__ = [
     "read_chaosnli_jsonl",
     "read_chaosnli_predictions",
     "read_json",
+    "submission_track",
 ]

@@ -152,6 +152,31 @@ def test_perspectivist_track_on_csc_and_mp(tmp_path, capsys):
     }
 
 
+def test_the_track_follows_the_official_file_names(tmp_path, capsys):
+    # hcal lewidi writes X_pe.tsv beside X_soft.tsv: without --track, the
+    # per-annotator file was read as soft labels and refused as malformed
+    mp = require_data("lewidi", "2025", "MP_test.json")
+    data = load_lewidi(mp, annotators_meta=None)
+    rng = np.random.default_rng(5)
+    pred = data.annotations.assign(label=rng.integers(0, 2, len(data.annotations)))
+    lists = pred.groupby("item", sort=False)["label"].agg(list)
+    pe = tmp_path / "MP_test_pe.tsv"
+    pe.write_text("".join(f"{i}\t{v}\n" for i, v in lists.items()))
+    by_name = _run(capsys, mp, "--pred", f"m={pe}")["m"]
+    assert (
+        by_name
+        == _run(capsys, mp, "--pred", f"m={pe}", "--track", "perspectivist")["m"]
+    )
+    assert by_name["perspectivist_error_rate"] == pytest.approx(
+        perspectivist_error_rate(data.annotations, pred), abs=1e-12
+    )
+    # one run scores one track: files of both are refused, each named
+    soft = tmp_path / "MP_test_soft.tsv"
+    soft.write_text("".join(f"{i}\t[0.5, 0.5]\n" for i in lists.index))
+    err = _error(capsys, mp, "--pred", f"a={pe}", "--pred", f"b={soft}")
+    assert "files of both tracks" in err and "MP_test_soft.tsv (soft)" in err
+
+
 def test_lewidi_truth_errors_name_the_item(tmp_path, capsys):
     truth_file = require_data("lewidi", "2025", "CSC_dev.json")
     data = load_lewidi(truth_file, annotators_meta=None)
