@@ -251,6 +251,11 @@ def load_lewidi(
 
 def _read_records(path: Path):
     """Read the file: ``(item ids, records)``, each record a JSON object."""
+    if path.is_dir():
+        raise ValueError(
+            f"path {str(path)!r} is a folder; pass one harmonised JSON file of it "
+            "(e.g. Paraphrase_train.json)."
+        )
     if not path.is_file():
         raise FileNotFoundError(
             f"LeWiDi file {str(path)!r} not found. Pass the path of a harmonised "
@@ -266,6 +271,12 @@ def _read_records(path: Path):
                 f"{type(record).__name__}); every item must be a JSON object of "
                 "fields (text, annotators, annotations, soft_label, ...)."
             )
+    if not any("annotations" in r or "soft_label" in r for r in records):
+        raise ValueError(
+            f"{path} is not a LeWiDi harmonised file: no item has annotations or "
+            f"a soft_label (item {ids[0]!r} holds the fields {sorted(records[0])}); "
+            "an annotator-metadata file is passed as annotators_meta=."
+        )
     return ids, records
 
 
