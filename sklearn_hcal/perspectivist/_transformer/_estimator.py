@@ -15,7 +15,7 @@ from ...utils._compat import Interval, StrOptions, fit_context, validate_data
 from ...utils._optional import import_optional, resolve_device
 from .._classifier import PerspectivistClassifier
 from .._encoders import resolve_model_path
-from .._features import _infer_role
+from .._features import _infer_role, check_explanation
 from .._input import (
     check_labels,
     check_table,
@@ -222,6 +222,7 @@ n_features_in_, feature_names_in_ :
         validate_data(self, X, reset=True, skip_check_array=True)
         self._take_scale(target, self.ordinal)
         self.text_columns_ = self._text_columns(X)
+        check_explanation(X, self.explanation)
         self.explanation_ = self.explanation if self.explanation in X.columns else None
         self.optional_columns_ = [self.explanation_] if self.explanation_ else []
         self.fallback_estimators_ = {}
