@@ -65,9 +65,7 @@ def _check_table(df, name, columns):
     if na.any():
         row, col = np.argwhere(na)[0]
         first = sub.iloc[row]
-        where = ", ".join(
-            f"{c} {first[c]!r}" for c in columns[:2] if c != columns[col]
-        )
+        where = ", ".join(f"{c} {first[c]!r}" for c in columns[:2] if c != columns[col])
         raise ValueError(
             f"{name} has {int(na.any(axis=1).sum())} rows with missing values in "
             f"{columns}; the first is row {int(row)} (index {df.index[row]!r}; "
