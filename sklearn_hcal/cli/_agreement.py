@@ -82,7 +82,9 @@ def add_subcommand(sub) -> None:
         default=0.95,
         help="the intervals' confidence level (default: 0.95)",
     )
-    cmd.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    cmd.add_argument(
+        "--seed", type=positive_int, default=0, help="bootstrap seed (default 0)"
+    )
     cmd.add_argument(
         "--by-annotator",
         action="store_true",

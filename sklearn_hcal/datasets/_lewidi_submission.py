@@ -634,6 +634,8 @@ def read_lewidi_submission(
     1    7         B      0
     """
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{path}: is a folder; pass one submission file of it.")
     if not p.is_file():
         raise ValueError(f"{path}: no such file.")
     if track is None:
