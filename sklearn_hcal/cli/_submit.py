@@ -222,6 +222,14 @@ def run_lewidi(args) -> int:
     out = prepare_output_dir(args.out, "--out")
 
     X, y, groups = _training_table(trains, datasets)
+    n_groups = groups.nunique()
+    if args.folds is not None and args.folds > n_groups:
+        # not silently one fit per item (hours with a transformer)
+        raise InputError(
+            f"--folds {args.folds}: the training files hold {n_groups} items "
+            f"(item groups), so at most {n_groups} folds; give fewer, or 0 to "
+            "skip the cross-validation."
+        )
     X_test = _predict_table(test, datasets, trains, X)
     if not args.explanations:
         # the explanations never reach the model: not in fit, not in predict
