@@ -271,10 +271,11 @@ def _read_records(path: Path):
                 f"{type(record).__name__}); every item must be a JSON object of "
                 "fields (text, annotators, annotations, soft_label, ...)."
             )
-    if not any("annotations" in r or "soft_label" in r for r in records):
-        raise ValueError(
-            f"{path} is not a LeWiDi harmonised file: no item has annotations or "
-            f"a soft_label (item {ids[0]!r} holds the fields {sorted(records[0])}); "
+    fields = {"annotations", "soft_label", "annotators", "text"}
+    if not any(fields & r.keys() for r in records):  # an unlabelled test split
+        raise ValueError(  # has its annotators and texts
+            f"{path} is not a LeWiDi harmonised file: no item has any of the "
+            f"fields {sorted(fields)} (item {ids[0]!r} holds {sorted(records[0])}); "
             "an annotator-metadata file is passed as annotators_meta=."
         )
     return ids, records

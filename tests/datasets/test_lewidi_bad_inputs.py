@@ -347,7 +347,7 @@ def test_load_names_a_folder_and_a_metadata_file_passed_as_data(tmp_path):
     meta = _write(tmp_path / "CSC_annotators_meta.json", {"A": {"Age": "30"}})
     with pytest.raises(ValueError, match="is a folder; pass one harmonised JSON file"):
         load_lewidi(tmp_path)
-    with pytest.raises(ValueError, match="no item has annotations or a soft_label"):
+    with pytest.raises(ValueError, match="no item has any of the fields"):
         load_lewidi(meta)
     with pytest.raises(ValueError, match="annotators_meta .* is a folder"):
         load_lewidi(test_path, annotators_meta=tmp_path)
