@@ -110,6 +110,11 @@ def _lewidi_2025(items: dict) -> str:
     return json.dumps(records)
 
 
+def _lewidi_run(train: str, predict: str, *more: str) -> list:
+    """``hcal lewidi`` training on ``train``, predicting ``predict``."""
+    return ["lewidi", "--train", train, "--predict", predict, "--out", "o", *more]
+
+
 # i1: shares [.5, .25, .25], i2: [0, .25, .75] on the scale 1 < 2 < 3
 LEWIDI = {
     "t.json": _lewidi_2025(
@@ -874,7 +879,7 @@ CASES = [
         # was "no such file" for a folder that exists
         "lewidi_train_is_a_folder",
         {"p.json": LEWIDI["t.json"]},
-        ["lewidi", "--train", ".", "--predict", "p.json", "--out", "o"],
+        _lewidi_run(".", "p.json"),
         2,
         r"^hcal: error: \.: is a directory, expected a file\.$",
         "a folder for a file",
@@ -882,7 +887,7 @@ CASES = [
     Case(
         "lewidi_predict_is_a_folder",
         {"train.json": LEWIDI["t.json"]},
-        ["lewidi", "--train", "train.json", "--predict", ".", "--out", "o"],
+        _lewidi_run("train.json", "."),
         2,
         r"^hcal: error: --predict \.: is a directory, expected a file\.$",
         "a folder for a file",
@@ -891,8 +896,7 @@ CASES = [
         # was refused by the estimator only once training had begun
         "lewidi_negative_seed",
         {"train.json": LEWIDI["t.json"]},
-        ["lewidi", "--train", "train.json", "--predict", "p.json", "--out", "o"]
-        + ["--seed", "-1"],
+        _lewidi_run("train.json", "p.json", "--seed", "-1"),
         2,
         r"^hcal: error: argument --seed: expected a non-negative integer, got -1",
     ),
@@ -903,8 +907,7 @@ CASES = [
             "train.json": LEWIDI["t.json"],
             "p.json": _lewidi_2025({"j1": {"A1": "1", "A2": "2"}}),
         },
-        ["lewidi", "--train", "train.json", "--predict", "p.json", "--out", "o"]
-        + ["--folds", "50"],
+        _lewidi_run("train.json", "p.json", "--folds", "50"),
         2,
         r"^hcal: error: --folds 50: the training files hold 2 items .* at most 2",
     ),

@@ -347,19 +347,15 @@ def test_the_ordinal_rule_is_one_rule():
 
 def _ordinal_truth(tmp_path):
     """Items 7 and 8 of a 1..3 scale, annotated by A and B."""
+    given = {"7": ["1", "3"], "8": ["2", "2"]}
     records = {
-        "7": {
+        item: {
             "annotators": "A,B",
-            "annotations": {"A": "1", "B": "3"},
-            "soft_label": {"1": 0.5, "2": 0.0, "3": 0.5},
+            "annotations": dict(zip("AB", labels)),
+            "soft_label": {c: labels.count(c) / 2 for c in "123"},
             "text": "t",
-        },
-        "8": {
-            "annotators": "A,B",
-            "annotations": {"A": "2", "B": "2"},
-            "soft_label": {"1": 0.0, "2": 1.0, "3": 0.0},
-            "text": "t",
-        },
+        }
+        for item, labels in given.items()
     }
     path = tmp_path / "toy_dev.json"
     path.write_text(json.dumps(records), encoding="utf-8")
