@@ -40,6 +40,8 @@ LONG = pd.DataFrame(
         ([[2, -1], [3, 0]], "non-negative label counts; row 0 holds -1"),
         ([[0.5, 0.5], [0.2, 0.8]], "integer label counts .* row 0 holds 0.5"),
         ([1, 2, 3], "counts table .* or a long table"),
+        # was "y must be 1-D or 2-D", though 1-D is refused as well
+        (np.ones((2, 2, 2)), r"counts table .* got an array of shape \(2, 2, 2\)"),
         (LONG.assign(annotator="a"), "annotator 'a' labels item 1 twice"),
         # a label typed as text among numbers: its row, not only the types
         (

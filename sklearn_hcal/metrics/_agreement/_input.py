@@ -199,12 +199,16 @@ def _counts_array(y, labels):
     """The counts as an array in the order of ``labels`` (if given), with
     the DataFrame's class names and the checked ``labels``."""
     names = frame_names(y, name="y")
-    arr, _ = to_array(y, name="y", allow_1d=True, keep_int=True)
-    if arr.ndim != 2:
+    # a 3-D array's shape is named as a 1-D one's, before it is read
+    shape = np.shape(y) if getattr(y, "ndim", 2) not in (1, 2) else None
+    if shape is None:
+        arr, _ = to_array(y, name="y", allow_1d=True, keep_int=True)
+        shape = None if arr.ndim == 2 else arr.shape
+    if shape is not None:
         raise ValueError(
             "y must be a counts table (n_items, n_classes) or a long table (a "
             "DataFrame with item and label columns, as load_lewidi(...).frame), "
-            f"got an array of shape {arr.shape}."
+            f"got an array of shape {shape}."
         )
     check_finite(arr, name="y")
     if labels is not None:
