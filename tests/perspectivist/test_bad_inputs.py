@@ -256,3 +256,17 @@ def test_an_ensemble_member_that_is_not_perspectivist_is_named(table):
         match=r"estimators\[1\] is DummyClassifier\(\), not a perspectivist model",
     ):
         ens.fit(X, y)
+
+
+def test_a_row_longer_than_the_model_reads_is_named(tiny_model):
+    # was torch's "The expanded size of the tensor (167) must match the
+    # existing size (64)": the tiny model reads 64 token positions
+    X, y = ordinal_table(n_items=2)
+    X["question"] = " ".join(["what is the thing"] * 40)
+    clf = TransformerPerspectivistClassifier(
+        str(tiny_model), text_columns=["question"], max_epochs=1, max_length=256
+    )
+    with pytest.raises(
+        ValueError, match=r"X at row 0 is \d+ tokens long, more than the 64"
+    ):
+        clf.fit(X, y)

@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..._frontend import unseen_rows, warn_fallbacks
+from ..._validation import refuse_first
 from ...utils._compat import Interval, StrOptions, fit_context, validate_data
 from ...utils._optional import import_optional, resolve_device
 from .._classifier import PerspectivistClassifier
@@ -104,6 +105,9 @@ class TransformerPerspectivistClassifier(PerspectivistClassifier):
     net_ : skorch.NeuralNet
         The trained net.
     tokenizer_ : transformers tokenizer
+    n_positions_ : int or None
+        The token positions the model reads (its ``max_position_embeddings``):
+        a row tokenized longer is refused, naming it.
     head_ : {"categorical", "ordinal", "multilabel"}
     text_columns_ : list
         The text fields read, in order.
@@ -234,6 +238,14 @@ n_features_in_, feature_names_in_ :
         self.tokenizer_ = transformers.AutoTokenizer.from_pretrained(
             self.model_path_, local_files_only=True
         )
+        # longer token rows would fail in torch with a tensor-size error
+        self.n_positions_ = getattr(
+            transformers.AutoConfig.from_pretrained(
+                self.model_path_, local_files_only=True
+            ),
+            "max_position_embeddings",
+            None,
+        )
         torch = import_optional("torch")
         from ._net import build_net  # torch, skorch, transformers
 
@@ -296,6 +308,18 @@ n_features_in_, feature_names_in_ :
             padding="longest",
             return_tensors="np",
         )
+        positions = getattr(self, "n_positions_", None)
+        lengths = tokens["attention_mask"].sum(axis=1)
+        if positions is not None:
+            refuse_first(
+                lengths > positions,
+                lambda row: (
+                    f"X at row {row} is {int(lengths[row])} tokens long, more than "
+                    f"the {positions} token positions of the model "
+                    f"{self.model_path_}; give max_length={positions} or less "
+                    f"(it is {self.max_length})."
+                ),
+            )
         if self.annotators_ is None:
             codes = np.zeros(len(X), dtype=np.int64)
         else:
