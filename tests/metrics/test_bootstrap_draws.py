@@ -185,3 +185,46 @@ def test_items_in_several_blocks_give_the_same_replicates(monkeypatch):
         (1024, 2048),
         (2048, 3000),
     }
+
+
+def _whole_chunk_weights(seed, n_samples, n_resamples):
+    """The draws as first written: one table lookup of the whole chunk, the
+    straddling cells refined in C order, the kept columns cut afterwards."""
+    bits = np.random.PCG64(seed)
+    refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
+    table, cdf = B._poisson_cells(n_samples)
+    chunk = max(B._chunk_size(n_samples), n_resamples)
+    size = chunk * n_samples
+    raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
+    cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
+    X = table[cells.astype(np.intp)]
+    straddle = np.flatnonzero(X == B._STRADDLE)
+    u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / B._N_CELLS
+    X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
+    Wt = X[:, :n_resamples].astype(np.float64)
+    total = Wt.sum(axis=0).astype(np.int64)
+    for b in np.flatnonzero(total > n_samples):
+        Wt[:, b] = np.bincount(plain.integers(0, n_samples, size=n_samples))
+        total[b] = n_samples
+    missing = n_samples - total
+    idx = extra.integers(0, n_samples, size=int(missing.sum()))
+    cols = np.repeat(np.arange(n_resamples), missing)
+    np.add.at(Wt, (idx, cols), 1.0)
+    return Wt
+
+
+@pytest.mark.parametrize(
+    "n, n_resamples", [(5, 3), (17, 40), (3000, 64), (4500, 7), (10_000, 200)]
+)
+def test_block_lookup_draws_the_same_counts_as_one_whole_chunk_lookup(
+    n, n_resamples, monkeypatch
+):
+    # the lookup goes block by block of items (no whole-chunk index array):
+    # the same counts, to the last resample, as the lookup of the whole chunk
+    # (blocks smaller than N here, and a last chunk shorter than the others)
+    monkeypatch.setattr(B, "_LOOKUP_ROWS", 1000)
+    sizes = B._chunk_sizes(n, n_resamples)
+    seeds = B.seed_sequence(7).spawn(len(sizes))
+    for seed, size in zip(seeds, sizes):
+        expected = _whole_chunk_weights(seed, n, size)
+        np.testing.assert_array_equal(B._chunk_weights(seed, n, size), expected)

@@ -89,19 +89,21 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
     size = chunk * n_samples
     raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
     cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
-    X = table.take(cells)
-    straddle = np.flatnonzero(X == _STRADDLE)
+    Wt = _table_values(table, cells, n_resamples)
+    # the straddling cells in the order of the whole chunk (C order)
+    straddle = np.flatnonzero(Wt == _STRADDLE) if chunk == n_resamples else None
+    if straddle is None:
+        straddle = _straddles(table, cells)
     if straddle.size:
         u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / _N_CELLS
-        X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
-    if n_resamples < chunk:
-        X = X[:, :n_resamples]
-    Wt = X.astype(np.float32, order="C")
+        row, col = np.divmod(straddle, chunk)
+        kept = col < n_resamples
+        Wt[row[kept], col[kept]] = np.searchsorted(cdf, u[kept], side="right")
     # The totals' partial sums are integers: exact in float32 below 2**24.
     if n_samples < 2**23:
         total = Wt.sum(axis=0).astype(np.int64)
     else:
-        total = np.add.reduce(X, axis=0, dtype=np.int64)
+        total = np.add.reduce(Wt, axis=0, dtype=np.int64)
     over = np.flatnonzero(total > n_samples)
     for b in over:
         idx = plain.integers(0, n_samples, size=n_samples)
@@ -115,6 +117,35 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
         idx += np.repeat(np.arange(n_resamples), missing)
         np.add.at(Wt.reshape(-1), idx, np.float32(1))
     return Wt
+
+
+#: Items whose table values are looked up at once: ``table.take`` makes an
+#: index array 8 times the size of the cells, which for a whole chunk (a few
+#: MB) comes from fresh pages every time; for a block it stays in the cache.
+_LOOKUP_ROWS = 2048
+
+
+def _table_values(table, cells, n_resamples: int) -> np.ndarray:
+    """``table[cells]`` of the first ``n_resamples`` columns, float32, C order,
+    looked up block by block of :data:`_LOOKUP_ROWS` items (the same values
+    as one ``table.take(cells)``, without its whole-chunk index array)."""
+    n_samples = cells.shape[0]
+    Wt = np.empty((n_samples, n_resamples), np.float32)
+    for start in range(0, n_samples, _LOOKUP_ROWS):
+        rows = slice(start, start + _LOOKUP_ROWS)
+        Wt[rows] = table.take(cells[rows, :n_resamples])
+    return Wt
+
+
+def _straddles(table, cells) -> np.ndarray:
+    """Flat (C order) positions of the straddling cells of the whole chunk."""
+    chunk = cells.shape[1]
+    found = [
+        np.flatnonzero(table.take(cells[start : start + _LOOKUP_ROWS]) == _STRADDLE)
+        + start * chunk
+        for start in range(0, cells.shape[0], _LOOKUP_ROWS)
+    ]
+    return np.concatenate(found)
 
 
 #: The cells of the Poisson table: the top 16 bits of a uniform.
