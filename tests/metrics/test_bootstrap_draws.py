@@ -228,3 +228,35 @@ def test_block_lookup_draws_the_same_counts_as_one_whole_chunk_lookup(
     for seed, size in zip(seeds, sizes):
         expected = _whole_chunk_weights(seed, n, size)
         np.testing.assert_array_equal(B._chunk_weights(seed, n, size), expected)
+
+
+def test_a_spare_matrix_is_written_over_with_the_same_counts():
+    # the drawing thread reuses the matrices of chunks whose products are
+    # done: whatever they held, the counts are the chunk's own
+    from collections import deque
+
+    n, size = 500, B._chunk_size(500)
+    seed = B.seed_sequence(11).spawn(1)[0]
+    garbage = np.full((n, size), np.nan, dtype=np.float32)
+    spare = deque([garbage])
+    W = B._chunk_weights(seed, n, size, spare)
+    assert W is garbage and not spare
+    np.testing.assert_array_equal(W, _whole_chunk_weights(seed, n, size))
+    # a spare of another shape (a last, shorter chunk) is not written over
+    spare = deque([np.zeros((n, size + 1), np.float32)])
+    np.testing.assert_array_equal(
+        B._chunk_weights(seed, n, size, spare), _whole_chunk_weights(seed, n, size)
+    )
+
+
+def test_recycled_weights_give_the_replicates_of_the_workers():
+    # 1,000 resamples of 300 items: 16 chunks, drawn 8 ahead, so the driver
+    # draws the later ones into recycled matrices; joblib's workers get
+    # fresh ones. Every replicate must be the same number.
+    _, Y, F = make_label_histograms(300, 4, 5, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kwargs = dict(n_bootstrap=1000, random_state=5, return_bootstrap=True)
+        _, driver = human_calibration_report(Y, {"m": F}, n_jobs=1, **kwargs)
+        _, workers = human_calibration_report(Y, {"m": F}, n_jobs=2, **kwargs)
+    np.testing.assert_array_equal(driver.to_numpy(), workers.to_numpy())

@@ -53,8 +53,12 @@ def _chunk_sizes(n_samples: int, n_resamples: int) -> list[int]:
     return [min(chunk, n_resamples - start) for start in range(0, n_resamples, chunk)]
 
 
-def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
+def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.ndarray:
     """Item multiplicities of a chunk of resamples, an ``N × B`` float32 matrix.
+
+    ``spare`` (a ``collections.deque``, optional) holds matrices whose chunk
+    is done: one of the right shape is written over instead of a new one
+    (whose fresh pages cost as much as the lookup that fills them).
 
     ``seed`` is the chunk's own ``SeedSequence``. Each resample's counts are
     multinomial (``N`` draws, equal probabilities), drawn without ``N``
@@ -89,7 +93,7 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
     size = chunk * n_samples
     raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
     cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
-    Wt = _table_values(table, cells, n_resamples)
+    Wt = _table_values(table, cells, n_resamples, _spare_matrix(spare))
     # the straddling cells in the order of the whole chunk (C order)
     straddle = np.flatnonzero(Wt == _STRADDLE) if chunk == n_resamples else None
     if straddle is None:
@@ -125,12 +129,23 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
 _LOOKUP_ROWS = 2048
 
 
-def _table_values(table, cells, n_resamples: int) -> np.ndarray:
+def _spare_matrix(spare):
+    """A matrix from ``spare`` (None when there is none), taken out of it."""
+    try:
+        return None if spare is None else spare.pop()
+    except IndexError:  # empty (deque.pop is atomic: no check-then-pop race)
+        return None
+
+
+def _table_values(table, cells, n_resamples: int, out=None) -> np.ndarray:
     """``table[cells]`` of the first ``n_resamples`` columns, float32, C order,
     looked up block by block of :data:`_LOOKUP_ROWS` items (the same values
-    as one ``table.take(cells)``, without its whole-chunk index array)."""
+    as one ``table.take(cells)``, without its whole-chunk index array), into
+    ``out`` when it has the shape."""
     n_samples = cells.shape[0]
-    Wt = np.empty((n_samples, n_resamples), np.float32)
+    Wt = out
+    if Wt is None or Wt.shape != (n_samples, n_resamples):
+        Wt = np.empty((n_samples, n_resamples), np.float32)
     for start in range(0, n_samples, _LOOKUP_ROWS):
         rows = slice(start, start + _LOOKUP_ROWS)
         Wt[rows] = table.take(cells[rows, :n_resamples])
