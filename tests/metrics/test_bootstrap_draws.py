@@ -214,15 +214,19 @@ def _whole_chunk_weights(seed, n_samples, n_resamples):
 
 
 @pytest.mark.parametrize(
-    "n, n_resamples", [(5, 3), (17, 40), (3000, 64), (4500, 7), (10_000, 200)]
+    "n, n_resamples",
+    [(5, 3), (17, 40), (3000, 64), (4500, 7), (10_000, 200), (200_003, 30)],
 )
 def test_block_lookup_draws_the_same_counts_as_one_whole_chunk_lookup(
     n, n_resamples, monkeypatch
 ):
-    # the lookup goes block by block of items (no whole-chunk index array):
-    # the same counts, to the last resample, as the lookup of the whole chunk
-    # (blocks smaller than N here, and a last chunk shorter than the others)
+    # the cells are drawn and looked up block by block of items: the same
+    # counts, to the last resample, as the whole chunk's draw and lookup
+    # (blocks smaller than N here, a last block and a last chunk shorter than
+    # the others, and at 200,003 items chunks of 41 resamples: blocks of an
+    # odd number of cells per item)
     monkeypatch.setattr(B, "_LOOKUP_ROWS", 1000)
+    assert B._chunk_size(200_003) == 41
     sizes = B._chunk_sizes(n, n_resamples)
     seeds = B.seed_sequence(7).spawn(len(sizes))
     for seed, size in zip(seeds, sizes):

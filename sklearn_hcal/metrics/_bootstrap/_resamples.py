@@ -90,16 +90,11 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.nda
     refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
     table, cdf = _poisson_cells(n_samples)
     chunk = max(_chunk_size(n_samples), n_resamples)
-    size = chunk * n_samples
-    raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
-    cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
-    Wt = _table_values(table, cells, n_resamples, _spare_matrix(spare))
-    # the straddling cells in the order of the whole chunk (C order)
-    straddle = np.flatnonzero(Wt == _STRADDLE) if chunk == n_resamples else None
-    if straddle is None:
-        straddle = _straddles(table, cells)
+    Wt, straddle, cells = _table_values(
+        bits, table, n_samples, chunk, n_resamples, _spare_matrix(spare)
+    )
     if straddle.size:
-        u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / _N_CELLS
+        u = (cells + refine.random(straddle.size)) / _N_CELLS
         row, col = np.divmod(straddle, chunk)
         kept = col < n_resamples
         Wt[row[kept], col[kept]] = np.searchsorted(cdf, u[kept], side="right")
@@ -123,9 +118,10 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.nda
     return Wt
 
 
-#: Items whose table values are looked up at once: ``table.take`` makes an
-#: index array 8 times the size of the cells, which for a whole chunk (a few
-#: MB) comes from fresh pages every time; for a block it stays in the cache.
+#: Items whose cells are drawn and looked up at once (a multiple of 4: a
+#: block's cells are whole 64-bit draws). Whole-chunk arrays of a few MB
+#: (the draws, and ``table.take``'s index array 8 times the size of the
+#: cells) came from fresh pages every time; a block's stay in the cache.
 _LOOKUP_ROWS = 2048
 
 
@@ -137,30 +133,36 @@ def _spare_matrix(spare):
         return None
 
 
-def _table_values(table, cells, n_resamples: int, out=None) -> np.ndarray:
-    """``table[cells]`` of the first ``n_resamples`` columns, float32, C order,
-    looked up block by block of :data:`_LOOKUP_ROWS` items (the same values
-    as one ``table.take(cells)``, without its whole-chunk index array), into
-    ``out`` when it has the shape."""
-    n_samples = cells.shape[0]
+def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out):
+    """``(Wt, straddle, cells)``: the table's value of each of the chunk's
+    ``N × chunk`` cells (16 bits of ``bits``' draws, item-major), float32, of
+    the first ``n_resamples`` columns (into ``out`` when it has the shape);
+    the flat (C order) positions of the chunk's straddling cells and their
+    cells.
+
+    Drawn and looked up block by block of :data:`_LOOKUP_ROWS` items: the
+    generator's draws in consecutive pieces are its draws in one (the last
+    piece rounded up to a whole draw, as the chunk's), so the cells, the
+    values and the straddling cells are those of the whole chunk at once.
+    """
     Wt = out
     if Wt is None or Wt.shape != (n_samples, n_resamples):
         Wt = np.empty((n_samples, n_resamples), np.float32)
+    straddles, straddle_cells = [], []
     for start in range(0, n_samples, _LOOKUP_ROWS):
-        rows = slice(start, start + _LOOKUP_ROWS)
-        Wt[rows] = table.take(cells[rows, :n_resamples])
-    return Wt
-
-
-def _straddles(table, cells) -> np.ndarray:
-    """Flat (C order) positions of the straddling cells of the whole chunk."""
-    chunk = cells.shape[1]
-    found = [
-        np.flatnonzero(table.take(cells[start : start + _LOOKUP_ROWS]) == _STRADDLE)
-        + start * chunk
-        for start in range(0, cells.shape[0], _LOOKUP_ROWS)
-    ]
-    return np.concatenate(found)
+        stop = min(start + _LOOKUP_ROWS, n_samples)
+        size = (stop - start) * chunk
+        raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
+        cells = raw.view("<u2")[:size]
+        X = table.take(cells)
+        found = np.flatnonzero(X == _STRADDLE)
+        if found.size:
+            straddles.append(found + start * chunk)
+            straddle_cells.append(cells[found])
+        Wt[start:stop] = X.reshape(stop - start, chunk)[:, :n_resamples]
+    if not straddles:
+        return Wt, np.empty(0, np.intp), np.empty(0, np.uint16)
+    return Wt, np.concatenate(straddles), np.concatenate(straddle_cells)
 
 
 #: The cells of the Poisson table: the top 16 bits of a uniform.
