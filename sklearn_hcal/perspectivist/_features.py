@@ -57,6 +57,7 @@ _MISSING = "<missing>"
 ENCODER_NAME = "minilm"
 ENCODER_COMPONENTS = 24
 ENCODER_WEIGHT = 8.0
+ENCODER_SIMILARITY_WEIGHT = 4.0
 
 
 def _column_names(columns, param):
@@ -166,6 +167,15 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         has it). On Paraphrase it brought the item-grouped CV distance from
         0.080 to 0.078 (all-MiniLM-L6-v2 reduced to 32 dimensions by PCA,
         ``encoder_weight=6``).
+    encoder_similarity_weight : float or None, default=None
+        With an encoder and exactly two text columns: one more column, the
+        cosine of the two texts' sentence vectors times this weight (not
+        times ``encoder_weight``). The vectors are those of the encoder's
+        first step when it is a :class:`~sklearn.pipeline.Pipeline` (the
+        sentence encoder before a reduction: a PCA centres the vectors and
+        keeps few of their dimensions, which distorts their cosine), the
+        encoder's own otherwise. A linear model cannot form the cosine from
+        ``u ⊙ v`` once the vectors are reduced. None: no such column.
 
     Attributes
     ----------
@@ -219,6 +229,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         "encoder": [HasMethods(["transform"]), callable, None],
         "encoder_weight": [Interval(Real, 0, None, closed="neither")],
         "encode_explanation": ["boolean"],
+        "encoder_similarity_weight": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def __init__(
@@ -240,6 +251,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         encoder=None,
         encoder_weight=1.0,
         encode_explanation=True,
+        encoder_similarity_weight=None,
     ):
         self.text_columns = text_columns
         self.categorical_columns = categorical_columns
@@ -257,6 +269,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         self.encoder = encoder
         self.encoder_weight = encoder_weight
         self.encode_explanation = encode_explanation
+        self.encoder_similarity_weight = encoder_similarity_weight
 
     def _frame(self, X) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):
@@ -409,7 +422,31 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
             product = u.multiply(v) if sp.issparse(u) else u * v
             parts[2:2] = [abs(u - v), product]
         block = sp.hstack(parts) if sp.issparse(rows) else np.hstack(parts)
-        return sp.csr_matrix(block * float(self.encoder_weight))
+        block = sp.csr_matrix(block * float(self.encoder_weight))
+        if not self._encoded_similarity():
+            return block
+        cosine = self._cosine(prepared[cols[0]], prepared[cols[1]])
+        weighted = sp.csr_matrix(
+            cosine[:, None] * float(self.encoder_similarity_weight)
+        )
+        return sp.hstack([block, weighted], format="csr")
+
+    def _encoded_similarity(self) -> bool:
+        """Whether the encoded block ends with the two texts' cosine."""
+        return self.encoder_similarity_weight is not None and self._encoded_pair()
+
+    def _cosine(self, first, second) -> np.ndarray:
+        """The cosine of each row's two texts (0 where a vector is 0)."""
+        encoder = self.encoder_
+        if isinstance(encoder, Pipeline):
+            encoder = encoder[0]
+        n = len(first)
+        rows = encode_texts(encoder, np.concatenate([first, second]))
+        rows = rows.toarray() if sp.issparse(rows) else rows.astype(np.float64)
+        u, v = rows[:n], rows[n:]
+        norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
+        dots = np.einsum("ij,ij->i", u, v)
+        return np.divide(dots, norms, out=np.zeros(n), where=norms > 0)
 
     def _transformer(self) -> ColumnTransformer:
         parts, weights = [], {}
@@ -536,10 +573,10 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         cols = [str(c) for c in self.encoded_columns_]
         if self._encoded_pair():
             cols[2:2] = ["absdiff", "product"]
-        width = self.n_encoded_features_ // len(cols)
-        return np.array(
-            [f"encoder__{c}{k}" for c in cols for k in range(width)], dtype=object
-        )
+        similarity = ["encoder__cosine"] if self._encoded_similarity() else []
+        width = (self.n_encoded_features_ - len(similarity)) // len(cols)
+        names = [f"encoder__{c}{k}" for c in cols for k in range(width)]
+        return np.array(names + similarity, dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -618,10 +655,12 @@ def make_default_estimator(
         guide, "Encoders in the default features") -- all-MiniLM-L6-v2 as
         packaged by the ``nlp`` extra (:class:`SentenceEncoder`), reduced
         by a PCA to 24 dimensions fitted on the distinct training texts,
-        the block weighted 8×; the path of a local sentence-transformers
-        or Hugging Face model folder: the same with that model. Nothing is
-        downloaded. A callable or transformer is passed on as it is (the
-        vectorizer's ``encoder_weight`` stays 1).
+        the block weighted 8×, and the cosine of an item's two texts'
+        MiniLM vectors weighted 4× (``encoder_similarity_weight``); the
+        path of a local sentence-transformers or Hugging Face model folder:
+        the same with that model. Nothing is downloaded. A callable or
+        transformer is passed on as it is (the vectorizer's
+        ``encoder_weight`` stays 1, no cosine).
 
     Returns
     -------
@@ -637,6 +676,8 @@ def make_default_estimator(
     >>> vec = est.named_steps["annotationvectorizer"]
     >>> [name for name, _ in vec.encoder.steps], vec.encoder_weight
     (['sentenceencoder', 'pca'], 8.0)
+    >>> vec.encoder_similarity_weight
+    4.0
     """
     binary = LogisticRegression(C=C, solver="liblinear", random_state=random_state)
     if multilabel:
@@ -652,6 +693,7 @@ def make_default_estimator(
         vec.set_params(
             encoder=_sentence_encoder(encoder, random_state),
             encoder_weight=ENCODER_WEIGHT,
+            encoder_similarity_weight=ENCODER_SIMILARITY_WEIGHT,
         )
     return Pipeline([("annotationvectorizer", vec), (_name(last), last)])
 

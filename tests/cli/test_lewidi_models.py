@@ -191,8 +191,9 @@ def test_encoder_submission_is_the_python_model(tmp_path, capsys, tiny_model_wid
     X, y, data, X_test = _tables(train, test)
     classes = list(load_lewidi(train).classes)
     clf = _encoded_default(tiny_model_wide, classes).fit(X, y)
-    # [u, v, |u - v|, u * v] and the explanation's vector, 24 numbers each
-    assert clf.estimator_[0].n_encoded_features_ == 5 * 24
+    # [u, v, |u - v|, u * v] and the explanation's vector, 24 numbers each,
+    # and the cosine of u and v
+    assert clf.estimator_[0].n_encoded_features_ == 5 * 24 + 1
     _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, clf, X_test))
     # the encoder changed what was predicted: the soft labels differ
     soft = "Paraphrase_dev_soft.tsv"

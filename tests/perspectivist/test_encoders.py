@@ -78,6 +78,54 @@ def test_pair_block_is_u_v_absdiff_product_weighted():
     assert names[-1] == "encoder__product2"
 
 
+def _cosines(u, v):
+    return (u * v).sum(1) / np.linalg.norm(u, axis=1) / np.linalg.norm(v, axis=1)
+
+
+def test_similarity_column_is_the_weighted_cosine_of_the_pair():
+    X = _pairs(n_items=8)
+    vec = AnnotationVectorizer(
+        text_columns=["q1", "q2"],
+        encoder=CountingEncoder(),
+        encoder_weight=2.0,
+        encoder_similarity_weight=3.0,
+    )
+    Xt = vec.fit_transform(X).toarray()
+    u = CountingEncoder()(X["q1"].tolist())
+    v = CountingEncoder()(X["q2"].tolist())
+    np.testing.assert_allclose(Xt[:, -1], 3.0 * _cosines(u, v))
+    # the pair's block before it, weighted as without it
+    np.testing.assert_allclose(
+        Xt[:, -13:-1], 2.0 * np.hstack([u, v, abs(u - v), u * v])
+    )
+    assert vec.n_encoded_features_ == 13
+    names = vec.get_feature_names_out()
+    assert (len(names), names[-1], names[-2]) == (
+        Xt.shape[1],
+        "encoder__cosine",
+        "encoder__product2",
+    )
+    # one text column: no pair, no cosine
+    one = clone(vec).set_params(text_columns=["q1"]).fit(X)
+    assert one.n_encoded_features_ == 3
+
+
+def test_similarity_reads_the_pipeline_first_step_before_the_reduction(tiny_model):
+    # oracle: the tiny model's unit vectors, whose dot product is the cosine
+    X = _pairs(n_items=12)
+    enc = make_pipeline(SentenceEncoder(str(tiny_model)), PCA(2, random_state=0))
+    vec = AnnotationVectorizer(
+        text_columns=["q1", "q2"], encoder=enc, encoder_similarity_weight=4.0
+    )
+    last = vec.fit_transform(X).toarray()[:, -1]
+    raw = SentenceEncoder(str(tiny_model))
+    u, v = raw(X["q1"].tolist()), raw(X["q2"].tolist())
+    np.testing.assert_allclose(last, 4.0 * (u * v).sum(1), atol=1e-5)
+    # not the cosine of the reduced (centred, 2-dimensional) vectors
+    ru, rv = (vec.encoder_.transform(X[c].tolist()) for c in ("q1", "q2"))
+    assert not np.allclose(last, 4.0 * _cosines(ru, rv), atol=1e-3)
+
+
 def test_the_explanation_gets_its_own_vector_after_the_pair():
     X = _pairs(n_items=8).assign(explanation=lambda f: "why " + f["annotator"])
     vec = AnnotationVectorizer(text_columns=["q1", "q2"], encoder=CountingEncoder())
