@@ -233,7 +233,16 @@ def test_named_encoder_is_the_chosen_configuration(tiny_model_wide):
     assert isinstance(sentence, SentenceEncoder)
     assert sentence.model == tiny_model_wide
     assert (pca.n_components, pca.random_state) == (24, 0)
-    assert vec.encoder_weight == 8.0
+    assert (vec.encoder_weight, vec.encoder_similarity_weight) == (8.0, 8.0)
+    assert est[-1].estimator.C == 0.5  # chosen with the encoder
+    # an explicit C wins; without a named encoder the default stays 1
+    assert (
+        make_default_estimator(
+            ordinal=True, multilabel=False, C=2.0, encoder=tiny_model_wide
+        )[-1].estimator.C
+        == 2.0
+    )
+    assert make_default_estimator(ordinal=True, multilabel=False)[-1].estimator.C == 1.0
     Xt = vec.fit_transform(X)
     texts = list(dict.fromkeys([*X["question"], *X["explanation"]]))
     oracle = PCA(24, random_state=0).fit(SentenceEncoder(tiny_model_wide)(texts))
