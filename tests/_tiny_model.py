@@ -15,11 +15,15 @@ WORDS = (
 ).split()
 
 
-def tiny_bert(folder: Path, seed: int = 0, max_positions: int = 64) -> Path:
+def tiny_bert(
+    folder: Path, seed: int = 0, max_positions: int = 64, hidden_size: int = 16
+) -> Path:
     """Save a tiny BERT (model and tokenizer) in ``folder``; return it.
 
     ``max_positions``: the longest token sequence it reads (LeWiDi rows,
-    read at the transformer's default 128 tokens, need 128).
+    read at the transformer's default 128 tokens, need 128);
+    ``hidden_size``: the width of its vectors (a reduction to more
+    dimensions than 16 needs a wider one).
     """
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
@@ -31,7 +35,7 @@ def tiny_bert(folder: Path, seed: int = 0, max_positions: int = 64) -> Path:
     tokenizer.save_pretrained(folder)
     config = BertConfig(
         vocab_size=len(vocab),
-        hidden_size=16,
+        hidden_size=hidden_size,
         num_hidden_layers=2,
         num_attention_heads=2,
         intermediate_size=32,

@@ -90,3 +90,12 @@ def tiny_model_128(tmp_path_factory):
     default ``max_length``."""
     pytest.importorskip("transformers")
     return tiny_bert(tmp_path_factory.mktemp("tiny_bert_128"), max_positions=128)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_wide(tmp_path_factory):
+    """The tiny BERT 32 numbers wide: ``make_default_estimator``'s named
+    encoder reduces the vectors to more dimensions than 16."""
+    pytest.importorskip("transformers")
+    folder = tmp_path_factory.mktemp("tiny_bert_wide")
+    return tiny_bert(folder, max_positions=128, hidden_size=32)

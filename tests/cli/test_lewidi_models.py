@@ -1,6 +1,6 @@
-"""``hcal lewidi --model transformer|ensemble``: the text models on the
-command line, on a tiny local BERT (offline, seconds; the tests that
-train it are ``slow``, as every network fit of the suite).
+"""``hcal lewidi --model transformer|ensemble`` and ``--encoder``: the text
+models on the command line, on a tiny local BERT (offline, seconds; the
+tests that train it are ``slow``, as every network fit of the suite).
 
 What the command writes must be what the same estimator fitted in Python
 writes, byte for byte, and the ensemble's distributions the mean of its two
@@ -19,6 +19,7 @@ from sklearn_hcal.perspectivist import (
     PerspectivistClassifier,
     PerspectivistEnsemble,
     TransformerPerspectivistClassifier,
+    make_default_estimator,
 )
 
 from .test_lewidi_submit import _error, _subset
@@ -166,6 +167,63 @@ def test_transformer_cross_validation_when_asked(tmp_path, capsys, tiny_model_12
     assert "--model transformer" in out
 
 
+def _encoded_default(model, classes):
+    """The default model with ``encoder=model``, as a Python user builds it."""
+    est = make_default_estimator(
+        ordinal=True,
+        multilabel=False,
+        n_classes=len(classes),
+        random_state=0,
+        encoder=str(model),
+    )
+    est.set_params(annotationvectorizer__text_columns=["Question1", "Question2"])
+    return PerspectivistClassifier(est, classes=classes, random_state=0)
+
+
+def test_encoder_submission_is_the_python_model(tmp_path, capsys, tiny_model_wide):
+    train, test = _files(tmp_path, 20, 4)
+    for folder, extra in (("cli", ("--encoder", tiny_model_wide)), ("plain", ())):
+        _lewidi(
+            capsys,
+            *("--train", train, "--predict", test, "--out", tmp_path / folder),
+            *("--folds", 0, *extra),
+        )
+    X, y, data, X_test = _tables(train, test)
+    classes = list(load_lewidi(train).classes)
+    clf = _encoded_default(tiny_model_wide, classes).fit(X, y)
+    # [u, v, |u - v|, u * v] and the explanation's vector, 24 numbers each,
+    # and the cosine of u and v
+    assert clf.estimator_[0].n_encoded_features_ == 5 * 24 + 1
+    _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, clf, X_test))
+    # the encoder changed what was predicted: the soft labels differ
+    soft = "Paraphrase_dev_soft.tsv"
+    assert (tmp_path / "cli" / soft).read_bytes() != (
+        tmp_path / "plain" / soft
+    ).read_bytes()
+
+
+@pytest.mark.slow
+def test_encoder_reaches_the_ensembles_default_member(
+    tmp_path, capsys, tiny_model_128, tiny_model_wide
+):
+    train, test = _files(tmp_path, 12, 3)
+    _lewidi(
+        capsys,
+        *("--train", train, "--predict", test, "--out", tmp_path / "cli"),
+        *("--model", "ensemble", "--transformer-model", tiny_model_128),
+        *("--folds", 0, "--encoder", tiny_model_wide),
+    )
+    X, y, data, X_test = _tables(train, test)
+    classes = list(load_lewidi(train).classes)
+    ens = PerspectivistEnsemble(
+        [
+            _encoded_default(tiny_model_wide, classes),
+            _transformer(tiny_model_128, classes),
+        ]
+    ).fit(X, y)
+    _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, ens, X_test))
+
+
 def _args(tmp_path):
     train, test = _files(tmp_path, 4, 2)
     return ["--train", train, "--predict", test, "--out", tmp_path / "o"]
@@ -225,3 +283,28 @@ def test_cuda_without_a_gpu_is_refused_before_reading(tmp_path, capsys, tiny_mod
     )
     assert err.startswith("hcal: error: --device cuda:")
     assert "CUDA is not available" in err
+
+
+def test_encoder_needs_a_default_model(tmp_path, capsys, tiny_model_wide):
+    err = _error(
+        capsys,
+        *_args(tmp_path),
+        *("--model", "transformer", "--encoder", tiny_model_wide),
+    )
+    assert "--encoder applies to --model default or ensemble" in err
+
+
+@pytest.mark.parametrize("value", ["minlm", "nowhere"])
+def test_an_unknown_encoder_is_refused_before_reading(tmp_path, capsys, value):
+    err = _error(capsys, *_args(tmp_path), "--encoder", value)
+    assert err.startswith(f"hcal: error: --encoder {value}: encoder='{value}'")
+    assert "is neither 'minilm'" in err
+
+
+@pytest.mark.parametrize("module", ["torch", "sentence_transformers"])
+def test_a_missing_encoder_extra_is_named(tmp_path, capsys, monkeypatch, module):
+    monkeypatch.setitem(sys.modules, module, None)
+    err = _error(capsys, *_args(tmp_path), "--encoder")
+    assert err.count("\n") == 1
+    assert f"--encoder needs {module}, which is not installed" in err
+    assert 'pip install "sklearn-hcal[torch,nlp]"' in err

