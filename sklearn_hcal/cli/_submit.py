@@ -374,7 +374,13 @@ def _print_cross_validation(clf, X, y, groups, args, folds, data, prog) -> None:
     explanations = args.explanations and bool(explained)
     print(
         _cv_table(
-            runs[""], folds, data, explanations, without=without, model=args.model
+            runs[""],
+            folds,
+            data,
+            explanations,
+            without=without,
+            model=args.model,
+            encoder=args.encoder is not None,
         )
     )
 
@@ -419,7 +425,9 @@ BASELINES = {
 }
 
 
-def _cv_table(scores, folds, data, explanations, without=None, model="default") -> str:
+def _cv_table(
+    scores, folds, data, explanations, without=None, model="default", encoder=False
+) -> str:
     """The table of the model and the baselines; ``without``: the same
     model's scores without the explanations, a block of its own."""
     metrics = [c for c in scores.columns if c not in ("fold", "model")]
@@ -443,7 +451,9 @@ def _cv_table(scores, folds, data, explanations, without=None, model="default") 
         lines.append(f"{short:<13}" + "".join(f"{c:>{width}}" for c in cells))
     lines.append("")
     legend = [
-        f"model: the {model} perspectivist model (--model {model}) "
+        f"model: the {model} perspectivist model (--model {model}"
+        + (" --encoder" if encoder else "")
+        + ") "
         + ("reading" if explanations else "not reading")
         + " the annotators' explanations",
         *(f"{h}: {name} (baseline)" for name, h in BASELINES.items()),
