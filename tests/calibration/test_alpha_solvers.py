@@ -404,3 +404,49 @@ def test_a_failed_fit_leaves_no_configuration_on_the_estimator():
     assert private(est) == set()
     est.fit(F, Y)
     assert private(est) == set()
+
+
+def test_a_restart_that_did_not_move_is_not_repeated(monkeypatch):
+    # Unregularised on multinomial 50-label histograms (the truth is α0 = ∞):
+    # the line search stalls and L-BFGS restarts from where it stopped. A
+    # restart that ends where it began would be repeated exactly by the
+    # next (a fresh history from the same point), so allowing more restarts
+    # than one must change neither the fit nor the evaluations spent.
+    from sklearn_hcal.calibration._alpha import _lbfgs
+    from sklearn_hcal.datasets import make_label_histograms
+
+    Z, Y, _ = make_label_histograms(2000, 10, 50, random_state=0)
+    H, F = _standardise(Z), softmax(Z, axis=1)
+    fits = {}
+    for cap in (1, 3):
+        monkeypatch.setattr(_lbfgs, "_MAX_RESTARTS", cap)
+        with warnings.catch_warnings():  # it stalls: a ConvergenceWarning
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits[cap] = fit_concentration_model(H, F, Y, alpha_reg=0.0, random_state=0)
+    np.testing.assert_array_equal(fits[1].coefs[0], fits[3].coefs[0])
+    np.testing.assert_array_equal(fits[1].intercepts[0], fits[3].intercepts[0])
+    assert (fits[3].n_iter, fits[3].n_evals) == (fits[1].n_iter, fits[1].n_evals)
+
+
+def test_float32_features_are_not_copied_before_standardisation():
+    # Penultimate features usually come in float32: they are standardised
+    # into one float64 copy, with the fit of their float64 version (the
+    # conversion is exact) and without a float64 copy made first.
+    from sklearn_hcal import AlphaCalibrator
+    from sklearn_hcal.calibration._alpha._features import (
+        as_feature_array,
+        extract_features,
+    )
+
+    G, Z, F, Y, _, _ = _feature_problem(300, 8, seed=3)
+    G32 = G.astype(np.float32)
+    assert extract_features(lambda X: G32, None, Z, None) is G32
+    assert as_feature_array(G32) is G32
+    assert as_feature_array(G32.astype(np.int64)).dtype == np.float64
+    fits = [
+        AlphaCalibrator(features=lambda X, g=g: g, random_state=0).fit(Z, Y)
+        for g in (G32, G32.astype(np.float64))
+    ]
+    np.testing.assert_array_equal(fits[0].coefs_[0], fits[1].coefs_[0])
+    np.testing.assert_array_equal(fits[0].feature_scale_, fits[1].feature_scale_)
+    np.testing.assert_array_equal(fits[0].transform(Z), fits[1].transform(Z))
