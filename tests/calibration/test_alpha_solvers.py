@@ -450,3 +450,46 @@ def test_float32_features_are_not_copied_before_standardisation():
     np.testing.assert_array_equal(fits[0].coefs_[0], fits[1].coefs_[0])
     np.testing.assert_array_equal(fits[0].feature_scale_, fits[1].feature_scale_)
     np.testing.assert_array_equal(fits[0].transform(Z), fits[1].transform(Z))
+
+
+def test_likelihood_on_observed_classes_is_the_plain_one_to_the_bit(monkeypatch):
+    # The solver's lgamma form skips the classes without labels (their terms
+    # are exact zeros) and builds the gradient in autograd's order: the same
+    # value, gradient and fit as the plain differentiable function, also
+    # where α0·f is floored and under any outer gradient.
+    from sklearn_hcal.calibration import _dirichlet
+    from sklearn_hcal.calibration._alpha import _likelihood
+    from sklearn_hcal.datasets import make_label_histograms
+
+    rng = np.random.RandomState(0)
+    F = rng.dirichlet(np.ones(6), size=3000)
+    F[:5, 0] = 1e-40  # floored classes
+    Y = np.random.default_rng(0).multinomial(30, rng.dirichlet(np.ones(6), size=3000))
+    Ft, Yt = torch.as_tensor(F), torch.as_tensor(Y, dtype=torch.float64)
+    outer = torch.as_tensor(rng.uniform(0.1, 3.0, 3000))
+    eta = torch.as_tensor(3 * rng.standard_normal(3000), dtype=torch.float64)
+    values, grads = [], []
+    for nll in (
+        _dirichlet.dirichlet_multinomial_nll_log_alpha0,
+        _likelihood.nll_observed_classes,
+    ):
+        x = eta.clone().requires_grad_()
+        v = nll(x, Ft, Yt)
+        (outer * v).sum().backward()
+        values.append(v.detach())
+        grads.append(x.grad)
+    assert torch.equal(values[0], values[1]) and torch.equal(grads[0], grads[1])
+
+    Z, Y, _ = make_label_histograms(2000, 10, 50, random_state=0)
+    H, F = _standardise(Z), softmax(Z, axis=1)
+    fits = []
+    for nll in (
+        _likelihood.nll_observed_classes,
+        _dirichlet.dirichlet_multinomial_nll_log_alpha0,
+    ):
+        monkeypatch.setattr(_likelihood, "nll_observed_classes", nll)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits.append(fit_concentration_model(H, F, Y, random_state=0))
+    np.testing.assert_array_equal(fits[0].coefs[0], fits[1].coefs[0])
+    assert fits[0].loss == fits[1].loss and fits[0].n_evals == fits[1].n_evals

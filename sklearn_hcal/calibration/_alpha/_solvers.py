@@ -182,6 +182,7 @@ def fit_concentration_model(
     torch = import_optional("torch")
     from .. import _dirichlet as dm
     from ._lbfgs import fit_lbfgs
+    from ._likelihood import nll_observed_classes
     from ._model import (
         PRECONDITIONER_ROWS,
         ConcentrationNet,
@@ -224,10 +225,13 @@ def fit_concentration_model(
     nll_w, pen_w = dm.objective_weights(n, sample_weight, cfg.normalization)
     if use_histogram_slots(n.max(), Y.shape[1]):
         arrays = (H, nll_w, pen_w) + dm.histogram_slots(Y, F)
-        nll = dm.dirichlet_multinomial_nll_slots
+        nll = plain_nll = dm.dirichlet_multinomial_nll_slots
     else:
         arrays = (H, nll_w, pen_w, F, Y)
-        nll = dm.dirichlet_multinomial_nll_log_alpha0
+        # the lgamma form where y > 0 only (the same value and gradient);
+        # the preconditioner's curvature keeps autograd's second derivative
+        nll = nll_observed_classes
+        plain_nll = dm.dirichlet_multinomial_nll_log_alpha0
 
     def tensors(idx=None, skip=0, on=device):
         sel = slice(None) if idx is None else idx
@@ -254,7 +258,7 @@ def fit_concentration_model(
             rows = None
             if n_items > PRECONDITIONER_ROWS:
                 rows = np.sort(rng.choice(n_items, PRECONDITIONER_ROWS, replace=False))
-            curvature = mean_curvature(nll, tensors(rows, skip=1))
+            curvature = mean_curvature(plain_nll, tensors(rows, skip=1))
             curvature += 2.0 * alpha_reg
             if not curvature > 0:  # no information at α0 = 1
                 curvature = 1.0
