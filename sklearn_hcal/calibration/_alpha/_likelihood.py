@@ -17,6 +17,8 @@ only when they fit.
 
 from __future__ import annotations
 
+import weakref
+
 from ...utils._optional import import_optional
 from .._dirichlet import ALPHA_FLOOR
 
@@ -25,15 +27,28 @@ __all__ = ["ObservedClassesNLL", "nll_observed_classes"]
 torch = import_optional("torch")
 
 
-def _at_seen(alpha, counts):
-    """Flat indices of the entries with ``y > 0``, and ``α``, ``y`` there."""
+#: The observed entries of the last counts tensor seen (L-BFGS evaluates
+#: the same tensor every time): a weak reference, its version (in-place
+#: changes), and what :func:`_observed` returns.
+_LAST = [None]
+
+
+def _observed(counts):
+    """``(seen, y, rows)``: flat indices of the entries with ``y > 0``, the
+    counts there and their rows; computed once per counts tensor."""
+    last = _LAST[0]
+    if last is not None and last[0]() is counts and last[1] == counts._version:
+        return last[2]
     seen = torch.nonzero(counts.reshape(-1) > 0).reshape(-1)
-    return seen, alpha.reshape(-1)[seen], counts.reshape(-1)[seen]
+    found = (seen, counts.take(seen), seen // counts.shape[1])
+    _LAST[0] = (weakref.ref(counts), counts._version, found)
+    return found
 
 
 def _among_zeros(values, seen, like):
     """``values`` at the flat indices ``seen`` of a zero tensor like ``like``."""
-    flat = torch.zeros_like(like).reshape(-1).index_put((seen,), values)
+    flat = torch.zeros(like.numel(), dtype=like.dtype, device=like.device)
+    flat.put_(seen, values)
     return flat.reshape(like.shape)
 
 
@@ -58,14 +73,18 @@ class ObservedClassesNLL(torch.autograd.Function):
         alpha = torch.clamp(raw, min=ALPHA_FLOOR)
         total = alpha.sum(dim=-1)
         n = counts.sum(dim=-1)
-        seen, a, y = _at_seen(alpha, counts)
+        seen, y, rows = _observed(counts)
+        a = alpha.take(seen)
         terms = _among_zeros(torch.lgamma(a + y) - torch.lgamma(a), seen, alpha)
         value = torch.lgamma(total) - torch.lgamma(total + n) + terms.sum(dim=-1)
+        free = raw > ALPHA_FLOOR
+        ctx.all_free = bool(free.all())
         ctx.save_for_backward(
             a0,
             proba,
-            raw > ALPHA_FLOOR,
+            free,
             seen,
+            rows,
             torch.digamma(a + y),
             torch.digamma(a),
             torch.digamma(total),
@@ -75,12 +94,14 @@ class ObservedClassesNLL(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a0, proba, free, seen, psi_ay, psi_a, psi_total, psi_total_n = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        a0, proba, free, seen, rows, psi_ay, psi_a, psi_total, psi_total_n = saved
         g = -grad  # through the negation, then as autograd through each term
-        g_seen = g[seen // proba.shape[1]]
+        g_seen = g[rows]
         per_class = _among_zeros(g_seen * psi_ay - g_seen * psi_a, seen, proba)
         per_class = per_class + (g * psi_total - g * psi_total_n)[:, None]
-        per_class = torch.where(free, per_class, 0.0)
+        if not ctx.all_free:  # (the same values as where with all True)
+            per_class = torch.where(free, per_class, 0.0)
         return (per_class * proba).sum(dim=-1) * a0, None, None
 
 
