@@ -493,3 +493,26 @@ def test_likelihood_on_observed_classes_is_the_plain_one_to_the_bit(monkeypatch)
             fits.append(fit_concentration_model(H, F, Y, random_state=0))
     np.testing.assert_array_equal(fits[0].coefs[0], fits[1].coefs[0])
     assert fits[0].loss == fits[1].loss and fits[0].n_evals == fits[1].n_evals
+
+
+def test_observed_entries_are_recomputed_for_new_or_changed_counts():
+    # The observed entries are cached per counts tensor (L-BFGS evaluates
+    # the same one): a changed or another tensor must not reuse them, and
+    # they are dropped with their tensor.
+    import gc
+
+    from sklearn_hcal.calibration import _dirichlet
+    from sklearn_hcal.calibration._alpha import _likelihood
+
+    f = torch.full((2, 3), 1 / 3, dtype=torch.float64)
+    la = torch.tensor([0.3, 1.2], dtype=torch.float64)
+    y = torch.tensor([[2.0, 0.0, 1.0], [0.0, 0.0, 4.0]], dtype=torch.float64)
+    plain = _dirichlet.dirichlet_multinomial_nll_log_alpha0
+    assert torch.equal(_likelihood.nll_observed_classes(la, f, y), plain(la, f, y))
+    y[1, 0] = 3.0  # in place: a new version
+    assert torch.equal(_likelihood.nll_observed_classes(la, f, y), plain(la, f, y))
+    z = y.flip(1).contiguous()
+    assert torch.equal(_likelihood.nll_observed_classes(la, f, z), plain(la, f, z))
+    del y, z
+    gc.collect()
+    assert _likelihood._LAST[0] is None

@@ -29,8 +29,15 @@ torch = import_optional("torch")
 
 #: The observed entries of the last counts tensor seen (L-BFGS evaluates
 #: the same tensor every time): a weak reference, its version (in-place
-#: changes), and what :func:`_observed` returns.
+#: changes), and what :func:`_observed` returns; dropped with the tensor.
 _LAST = [None]
+
+
+def _forget(ref):
+    """Drop the cached entries when their counts tensor is freed."""
+    last = _LAST[0]
+    if last is not None and last[0] is ref:
+        _LAST[0] = None
 
 
 def _observed(counts):
@@ -41,7 +48,7 @@ def _observed(counts):
         return last[2]
     seen = torch.nonzero(counts.reshape(-1) > 0).reshape(-1)
     found = (seen, counts.take(seen), seen // counts.shape[1])
-    _LAST[0] = (weakref.ref(counts), counts._version, found)
+    _LAST[0] = (weakref.ref(counts, _forget), counts._version, found)
     return found
 
 
