@@ -516,3 +516,19 @@ def test_observed_entries_are_recomputed_for_new_or_changed_counts():
     del y, z
     gc.collect()
     assert _likelihood._LAST[0] is None
+
+
+def test_lbfgs_reports_log_alpha0_at_its_result():
+    # The degeneracy check reads log α0 from L-BFGS's last evaluation
+    # instead of another pass over the features: it must be the fitted
+    # model's log α0 (numpy's prediction from the returned weights).
+    G, _, F, Y, _, _ = _feature_problem(600, 12, seed=4)
+    H = _standardise(G)
+    for l2 in (0.0, 0.05):
+        fit = _fit_quietly(H, F, Y, l2_reg=l2, random_state=0)
+        np.testing.assert_allclose(
+            fit.log_alpha0,
+            predict_log_alpha0(H, fit.coefs, fit.intercepts),
+            rtol=1e-10,
+            atol=1e-10,
+        )

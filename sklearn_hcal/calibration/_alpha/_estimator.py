@@ -431,9 +431,10 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts
         self.n_iter_, self.loss_ = result.n_iter, result.loss
-        warn_if_degenerate(
-            predict_log_alpha0(H, self.coefs_, self.intercepts_), sample_weight
-        )
+        log_a0 = result.log_alpha0  # L-BFGS's last evaluation: no pass over H
+        if log_a0 is None:
+            log_a0 = predict_log_alpha0(H, self.coefs_, self.intercepts_)
+        warn_if_degenerate(log_a0, sample_weight)
 
     def predict_proba(self, X):
         """The wrapped classifier's class probabilities ``f(x) = E[ζ|x]``.

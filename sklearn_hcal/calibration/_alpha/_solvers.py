@@ -77,8 +77,10 @@ class ConcentrationFit:
     the model was fitted on; ``loss`` is the final training objective
     (penalties included); ``converged`` says whether the stopping criterion
     was met (L-BFGS: largest whitened gradient component ``grad_max <= tol``;
-    Adam: the monitored loss stopped improving) and ``n_evals`` counts
-    objective evaluations (L-BFGS) or epochs (Adam).
+    Adam: the monitored loss stopped improving), ``n_evals`` counts
+    objective evaluations (L-BFGS) or epochs (Adam) and ``log_alpha0`` is the
+    training items' clipped ``log α0`` at the fitted parameters, from
+    L-BFGS's last evaluation (None for Adam: predict it).
     """
 
     coefs: list
@@ -89,6 +91,7 @@ class ConcentrationFit:
     converged: bool = True
     grad_max: float = float("nan")
     n_evals: int = 0
+    log_alpha0: np.ndarray | None = None
 
 
 def predict_log_alpha0(H, coefs, intercepts) -> np.ndarray:
@@ -273,9 +276,12 @@ def fit_concentration_model(
             H.shape[1], hidden, dtype, chol, center, bias_scale
         ).to(device)
 
+    last_log_a0 = [None]  # L-BFGS ends with an evaluation at its result
+
     def objective(h, w, item_w, *lik):
         layers = module.layers()
         log_a0 = module(h, layers).clamp(-LOG_ALPHA0_BOUND, LOG_ALPHA0_BOUND)
+        last_log_a0[0] = log_a0
         loss = (w * nll(log_a0, *lik)).mean()
         if alpha_reg:
             loss = loss + alpha_reg * (item_w * log_a0**2).mean()
@@ -314,6 +320,11 @@ def fit_concentration_model(
         converged=converged,
         grad_max=grad_max,
         n_evals=n_evals,
+        log_alpha0=(
+            last_log_a0[0].detach().cpu().double().numpy()
+            if solver == "lbfgs"
+            else None
+        ),
     )
 
 
