@@ -20,6 +20,8 @@ estimator, the argument, the row and the value (developer guide
 
 from __future__ import annotations
 
+from numbers import Number
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import column_or_1d
@@ -117,17 +119,33 @@ def _refuse_label_sets(table: AnnotationTable, values, source: str) -> None:
     )
 
 
-def sorted_labels(values, *, owner: str, source: str) -> list:
-    """The distinct ``values`` in scikit-learn's ``classes_`` order."""
-    unique = pd.unique(np.asarray(values).ravel()).tolist()
+def sorted_labels(values, *, owner: str, source: str, where=None) -> list:
+    """The distinct ``values`` in scikit-learn's ``classes_`` order.
+
+    Labels of types that do not sort together (``1`` beside ``"1"``) raise,
+    naming the first label of another type than the first label's and where
+    it is: ``where(position)`` (a table's :meth:`AnnotationTable.row`), else
+    its position in ``values``.
+    """
+    flat = np.asarray(values).ravel()
+    unique = pd.unique(flat).tolist()
     try:
         return sorted(unique)
     except TypeError:  # e.g. str and int labels
         kinds = sorted({type(v).__name__ for v in unique})
+        labels = flat.tolist()
+
+        def kind(v):  # numbers sort together, whatever their type
+            return Number if isinstance(v, Number) else type(v)
+
+        odd = next(i for i, v in enumerate(labels) if kind(v) is not kind(labels[0]))
+        at = where(odd) if where is not None else f"position {odd}"
         raise ValueError(
             f"{owner}: {source} mixes labels of types {kinds} that cannot be "
-            "sorted into classes; give every label one type, or pass classes= "
-            "(the classes in order)."
+            f"sorted into classes: {at} holds {labels[odd]!r} "
+            f"({type(labels[odd]).__name__}) where the first label is "
+            f"{labels[0]!r} ({type(labels[0]).__name__}); give every label one "
+            "type, or pass classes= (the classes in order)."
         ) from None
 
 
@@ -154,7 +172,7 @@ def annotation_classes(
                 "including those nobody chose)."
             )
         return classes
-    observed = sorted_labels(values, owner=owner, source=source)
+    observed = sorted_labels(values, owner=owner, source=source, where=table.row)
     if len(observed) < 2:
         raise ValueError(
             f"{owner}: {source} holds {len(observed)} class(es) {observed}; at "

@@ -208,6 +208,13 @@ def check_class_names(
             f"{names.shape}."
         )
     values = names.tolist()
+    # a missing name (NaN, None) names no class and matches no column by name
+    missing = [i for i, v in enumerate(values) if v is None or v != v]
+    if missing:
+        raise ValueError(
+            f"{param} must name every class; entry {missing[0]} is "
+            f"{values[missing[0]]!r} (got {values})."
+        )
     if n_columns is not None and len(values) != n_columns:
         binary = " (a 1-D array is P(second class) of 2 classes)"
         raise ValueError(

@@ -82,7 +82,9 @@ def add_subcommand(sub) -> None:
         default=0.95,
         help="the intervals' confidence level (default: 0.95)",
     )
-    cmd.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    cmd.add_argument(
+        "--seed", type=positive_int, default=0, help="bootstrap seed (default 0)"
+    )
     cmd.add_argument(
         "--by-annotator",
         action="store_true",
@@ -133,16 +135,13 @@ def _csv_header(path) -> list[str]:
 
 def _read(args):
     """``(y, keys, has_annotators)``: a long table or a counts DataFrame."""
-    from pathlib import Path
 
     import pandas as pd
 
-    from ._files import read_histograms
+    from ._files import _check_file, read_histograms
     from ._lewidi import is_lewidi_truth
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file.")
+    path = _check_file(args.file)
     keys = {"item": args.item, "annotator": args.annotator, "label": args.label}
     if is_lewidi_truth(path):
         from ..datasets import load_lewidi

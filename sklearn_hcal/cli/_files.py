@@ -97,17 +97,21 @@ class LabeledArray:
 # --------------------------------------------------------------------------- #
 # readers
 # --------------------------------------------------------------------------- #
-def _check_file(path) -> Path:
+def _check_file(path, *, option: str = "") -> Path:
+    """``path`` as a readable file, else one clear InputError (``option``:
+    the flag that named it, e.g. ``"--predict "``)."""
     p = Path(path)
     if not p.exists():
-        raise InputError(f"{path}: no such file.")
+        raise InputError(f"{option}{path}: no such file.")
     if p.is_dir():
-        raise InputError(f"{path}: is a directory, expected a file.")
+        raise InputError(f"{option}{path}: is a directory, expected a file.")
     try:
         with open(p, "rb"):
             pass
     except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
+        raise InputError(
+            f"{option}{path}: cannot be read ({exc.strerror or exc})."
+        ) from None
     return p
 
 

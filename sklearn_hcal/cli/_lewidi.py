@@ -69,10 +69,9 @@ def is_lewidi_truth(path) -> bool:
 def load_truth(path, label_map=None):
     """The LeWiDi file ``path`` (:func:`~sklearn_hcal.datasets.load_lewidi`)."""
     from ..datasets import load_lewidi
+    from ._files import _check_file
 
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{path}: no such file.")
+    p = _check_file(path)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

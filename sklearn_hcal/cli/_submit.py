@@ -70,10 +70,9 @@ PUBLISHED = {
 # --------------------------------------------------------------------------- #
 def _load(path, *, annotators_meta="auto"):
     from ..datasets import load_lewidi
+    from ._files import _check_file
 
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{path}: no such file.")
+    p = _check_file(path)
     try:
         return load_lewidi(p, annotators_meta=annotators_meta)
     except ValueError as exc:
@@ -213,8 +212,9 @@ def run_lewidi(args) -> int:
             _same_data_set(trains[0], datasets[0], path, data, "--train")
         datasets.append(data)
     predict_path = args.predict
-    if not Path(predict_path).is_file():
-        raise InputError(f"--predict {predict_path}: no such file.")
+    from ._files import _check_file
+
+    _check_file(predict_path, option="--predict ")
     _check_not_a_training_file(predict_path, trains)
     test = _load(predict_path)
     _same_data_set(trains[0], datasets[0], predict_path, test, "--predict")
@@ -222,6 +222,14 @@ def run_lewidi(args) -> int:
     out = prepare_output_dir(args.out, "--out")
 
     X, y, groups = _training_table(trains, datasets)
+    n_groups = groups.nunique()
+    if args.folds is not None and args.folds > n_groups:
+        # not silently one fit per item (hours with a transformer)
+        raise InputError(
+            f"--folds {args.folds}: the training files hold {n_groups} items "
+            f"(item groups), so at most {n_groups} folds; give fewer, or 0 to "
+            "skip the cross-validation."
+        )
     X_test = _predict_table(test, datasets, trains, X)
     if not args.explanations:
         # the explanations never reach the model: not in fit, not in predict

@@ -96,7 +96,7 @@ def add_subcommand(sub) -> None:
     )
     cmd.add_argument(
         "--seed",
-        type=int,
+        type=positive_int,
         default=0,
         help="seed of the folds' shuffle and of the model (default 0)",
     )

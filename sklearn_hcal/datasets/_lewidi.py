@@ -251,6 +251,11 @@ def load_lewidi(
 
 def _read_records(path: Path):
     """Read the file: ``(item ids, records)``, each record a JSON object."""
+    if path.is_dir():
+        raise ValueError(
+            f"path {str(path)!r} is a folder; pass one harmonised JSON file of it "
+            "(e.g. Paraphrase_train.json)."
+        )
     if not path.is_file():
         raise FileNotFoundError(
             f"LeWiDi file {str(path)!r} not found. Pass the path of a harmonised "
@@ -266,6 +271,13 @@ def _read_records(path: Path):
                 f"{type(record).__name__}); every item must be a JSON object of "
                 "fields (text, annotators, annotations, soft_label, ...)."
             )
+    fields = {"annotations", "soft_label", "annotators", "text"}
+    if not any(fields & r.keys() for r in records):  # an unlabelled test split
+        raise ValueError(  # has its annotators and texts
+            f"{path} is not a LeWiDi harmonised file: no item has any of the "
+            f"fields {sorted(fields)} (item {ids[0]!r} holds {sorted(records[0])}); "
+            "an annotator-metadata file is passed as annotators_meta=."
+        )
     return ids, records
 
 

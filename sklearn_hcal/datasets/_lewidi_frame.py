@@ -189,6 +189,11 @@ def _meta_path(path: Path, annotators_meta):
         candidate = path.with_name(f"{stem}_annotators_meta.json")
         return candidate if candidate.is_file() else None
     meta = Path(annotators_meta).expanduser()
+    if meta.is_dir():
+        raise ValueError(
+            f"annotators_meta {str(meta)!r} is a folder; pass the metadata file "
+            "(<Set>_annotators_meta.json) or 'auto'."
+        )
     if not meta.is_file():
         raise FileNotFoundError(f"annotators_meta file {str(meta)!r} not found.")
     return meta
@@ -218,6 +223,12 @@ def _read_meta(path: Path, annotator_ids) -> pd.DataFrame:
         prefixed = [f"Ann{i}" for i in frame.index]
         if known <= set(prefixed):
             frame.index = prefixed
+    if known and not known & set(frame.index):
+        raise ValueError(
+            f"{path} names none of the data's {len(known)} annotators (e.g. "
+            f"{sorted(known)[0]!r}; it names {str(frame.index[0])!r}, ...): it is "
+            "not the annotator metadata of this data set."
+        )
     frame.index.name = "annotator"
     return frame
 

@@ -25,13 +25,14 @@ import ast
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from .._validation import refuse_first
 from ._base import read_json
 
 __all__ = [
@@ -77,12 +78,69 @@ def _as_class(key, classes):
     return str(key).strip() if c is None else c
 
 
+def soft_matrix(soft, ids, classes) -> np.ndarray:
+    """``soft`` (a DataFrame indexed by item) in ``ids`` and ``classes`` order.
+
+    The one check of a soft-track prediction, for the scorer and the writer
+    alike: one row per item of ``ids`` (no missing, extra or repeated item),
+    one column per class, every value a probability in [0, 1].
+    """
+    if not isinstance(soft, pd.DataFrame):
+        raise ValueError(
+            "soft must be a DataFrame indexed by item id with one column per class "
+            "(predict_soft_labels or read_lewidi_submission give one); got "
+            f"{type(soft).__name__}."
+        )
+    index = pd.Index([str(i) for i in soft.index])
+    if index.has_duplicates:
+        raise ValueError(f"soft: item {index[index.duplicated()][0]!r} appears twice.")
+    position = index.get_indexer(ids)
+    if (position < 0).any():
+        missing = [i for i, p in zip(ids, position) if p < 0]
+        raise ValueError(
+            f"soft: no prediction for {len(missing)} of the {len(ids)} items, e.g. "
+            f"item {missing[0]!r}; every item of test needs one."
+        )
+    if len(index) > len(ids):
+        extra = index.difference(pd.Index(ids))
+        raise ValueError(f"soft: item {extra[0]!r} is not in test.")
+    names = [str(c) for c in soft.columns]
+    wanted = [str(c) for c in classes]
+    if sorted(names) != sorted(wanted):
+        raise ValueError(
+            f"soft: the columns {names} are not the classes of test {wanted}."
+        )
+    ordered = soft.iloc[position, [names.index(c) for c in wanted]]
+    numbers = ordered.apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+    refuse_first(
+        np.isnan(numbers) & ordered.notna().to_numpy(),
+        lambda i, j: (
+            f"soft: item {ids[i]!r}, class {wanted[j]!r}: {ordered.iat[i, j]!r} is "
+            "not a number."
+        ),
+    )
+    refuse_first(
+        ~np.isfinite(numbers) | (numbers < 0) | (numbers > 1),
+        lambda i, j: (
+            f"soft: item {ids[i]!r}, class {wanted[j]!r}: {float(numbers[i, j])!r} is "
+            "not a probability in [0, 1]."
+        ),
+    )
+    return numbers
+
+
 # --------------------------------------------------------------------------- #
 # Writing
 # --------------------------------------------------------------------------- #
 def _stem(test, stem) -> str:
     if stem is not None:
-        return str(stem)
+        stem = str(stem)
+        if not stem or Path(stem).name != stem or stem in (".", ".."):
+            raise ValueError(
+                f"stem must be a file name without a folder (e.g. "
+                f"'Paraphrase_test'), got {stem!r}; the folder is out_dir."
+            )
+        return stem
     path = test.get("path") if isinstance(test, dict) else getattr(test, "path", None)
     if path is None:
         raise ValueError(
@@ -106,25 +164,9 @@ def _label_value(value):
 
 
 def _soft_lines(test, soft) -> list[str]:
-    if not isinstance(soft, pd.DataFrame):
-        raise ValueError(
-            "soft must be a DataFrame indexed by item id, one column per class "
-            f"(predict_soft_labels gives one); got {type(soft).__name__}."
-        )
     ids = [str(i) for i in test.item_info.index]
-    names = [str(c) for c in soft.columns]
-    wanted = [str(c) for c in test.classes]
-    if sorted(names) != sorted(wanted):
-        raise ValueError(f"soft: the columns {names} are not the classes {wanted}.")
-    frame = soft.set_axis([str(i) for i in soft.index], axis=0)
-    frame = frame.set_axis(names, axis=1)
-    missing = [i for i in ids if i not in frame.index]
-    if missing:
-        raise ValueError(
-            f"soft: no row for {len(missing)} of the {len(ids)} items of test, e.g. "
-            f"item {missing[0]!r}."
-        )
-    values = frame.loc[ids, wanted].to_numpy(dtype=np.float64)
+    # checked as the scorer checks it: a file written is a file it scores
+    values = soft_matrix(soft, ids, test.classes)
     lines = []
     for item, row in zip(ids, values.tolist()):
         if test.multilabel:
@@ -133,6 +175,34 @@ def _soft_lines(test, soft) -> list[str]:
             text = ", ".join(repr(p) for p in row)
         lines.append(f"{item}\t[{text}]\n")
     return lines
+
+
+def _refuse_off_scale(rows, labels, test) -> None:
+    """Refuse a label that is not a class of ``test`` (a missing one, NaN,
+    among them), naming its item and annotator: the file would be scored
+    as a wrong answer, or refused, later."""
+    known = {str(_label_value(c)) for c in test.classes}
+    multilabel = bool(test.multilabel)
+
+    def off(value) -> bool:
+        if multilabel:
+            if not isinstance(value, (tuple, list, set, frozenset, np.ndarray)):
+                return True
+            return any(str(_label_value(v)) not in known for v in value)
+        if isinstance(value, (tuple, list, set, frozenset, np.ndarray)):
+            return True
+        return str(_label_value(value)) not in known
+
+    wrong = np.fromiter((off(v) for v in labels.tolist()), bool, len(labels))
+    what = "a label set of the classes" if multilabel else "one of the classes"
+    refuse_first(
+        wrong,
+        lambda row: (
+            f"perspectivist: item {rows['item'].iat[row]!r}, annotator "
+            f"{rows['annotator'].iat[row]!r}: the label {labels[row]!r} is not "
+            f"{what} {[str(c) for c in test.classes]}."
+        ),
+    )
 
 
 def _perspectivist_lines(test, perspectivist) -> list[str]:
@@ -157,9 +227,16 @@ def _perspectivist_lines(test, perspectivist) -> list[str]:
         position = keyed.index.get_indexer(index)
         if (position < 0).any():
             first = index[np.flatnonzero(position < 0)[0]]
+            strangers = keyed.index.difference(index)
+            stranger = (
+                f"; it labels {len(strangers)} (item, annotator) pair(s) that test "
+                f"does not annotate, e.g. {strangers[0]}"
+                if len(strangers)
+                else ""
+            )
             raise ValueError(
                 f"perspectivist: no label for (item, annotator) {first}; every "
-                "annotator listed by test needs one."
+                f"annotator listed by test needs one{stranger}."
             )
         labels = keyed.to_numpy()[position]
     else:
@@ -170,6 +247,7 @@ def _perspectivist_lines(test, perspectivist) -> list[str]:
                 "test.frame; pass one label per row, in its order (predict's "
                 "output), or a table with item, annotator and label."
             )
+    _refuse_off_scale(rows, labels, test)
     per_item: dict = {}
     for item, value in zip(rows["item"].tolist(), labels.tolist()):
         per_item.setdefault(item, []).append(_label_value(value))
@@ -556,6 +634,8 @@ def read_lewidi_submission(
     1    7         B      0
     """
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{path}: is a folder; pass one submission file of it.")
     if not p.is_file():
         raise ValueError(f"{path}: no such file.")
     if track is None:
@@ -625,9 +705,15 @@ def combine_lewidi_splits(
     >>> both.groups.tolist()
     ['1', '1']
     """
+    if isinstance(datasets, (str, bytes, os.PathLike, Mapping)):
+        raise ValueError(
+            "datasets must be a list of the splits load_lewidi returns (e.g. "
+            f"[train, dev]), got a {type(datasets).__name__}."
+        )
     datasets = list(datasets)
     if not datasets:
         raise ValueError("datasets is empty: pass the loaded splits.")
+    _check_splits(datasets)
     if names is None:
         names = [_split_name(d, k) for k, d in enumerate(datasets)]
     names = [str(n) for n in names]
@@ -657,6 +743,31 @@ def combine_lewidi_splits(
         groups=pd.concat(groups, ignore_index=True).rename("group"),
         renamed=renamed,
     )
+
+
+def _check_splits(datasets) -> None:
+    """Refuse what is not a split of one data set: not a Bunch of
+    :func:`load_lewidi`, or classes (or multi-label-ness) unlike the first's,
+    whose annotations could not be one table."""
+    fields = ("frame", "annotations", "item_info", "classes", "multilabel")
+    for k, data in enumerate(datasets):
+        lacking = [f for f in fields if not hasattr(data, f)]
+        if lacking:
+            raise ValueError(
+                f"datasets[{k}] is a {type(data).__name__}, not a split as "
+                f"load_lewidi returns it (it lacks {lacking})."
+            )
+    first = [str(c) for c in datasets[0].classes]
+    for k, data in enumerate(datasets[1:], start=1):
+        classes = [str(c) for c in data.classes]
+        if classes != first or bool(data.multilabel) != bool(datasets[0].multilabel):
+            raise ValueError(
+                f"datasets[{k}] has the classes {classes}"
+                f"{' (multi-label)' if data.multilabel else ''}, datasets[0] "
+                f"{first}{' (multi-label)' if datasets[0].multilabel else ''}: "
+                "splits of one data set share their classes; these are not "
+                "splits of one data set."
+            )
 
 
 def _split_name(data, position) -> str:

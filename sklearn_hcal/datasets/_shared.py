@@ -14,6 +14,7 @@ from ._chaosnli import (
 from ._lewidi_submission import (
     TWO_DECIMALS,
     class_named,
+    soft_matrix,
     submission_track,
 )
 from ._sampling import (
@@ -27,5 +28,6 @@ __all__ = [
     "read_chaosnli_jsonl",
     "read_chaosnli_predictions",
     "read_json",
+    "soft_matrix",
     "submission_track",
 ]

@@ -61,11 +61,15 @@ def _check_table(df, name, columns):
             f"{name} lacks the columns {missing}; its columns are {list(df.columns)}."
         )
     sub = df[columns]
-    na = sub.isna().any(axis=1).to_numpy()
+    na = sub.isna().to_numpy()
     if na.any():
+        row, col = np.argwhere(na)[0]
+        first = sub.iloc[row]
+        where = ", ".join(f"{c} {first[c]!r}" for c in columns[:2] if c != columns[col])
         raise ValueError(
-            f"{name} has {int(na.sum())} rows with missing values in {columns} "
-            f"(first at index {df.index[np.flatnonzero(na)[0]]!r})."
+            f"{name} has {int(na.any(axis=1).sum())} rows with missing values in "
+            f"{columns}; the first is row {int(row)} (index {df.index[row]!r}; "
+            f"{where}), whose {columns[col]!r} is {first.iloc[col]!r}."
         )
     dup = sub.duplicated(subset=columns[:2], keep=False).to_numpy()
     if dup.any():
@@ -105,11 +109,20 @@ def annotator_pairs(annotations, predictions, item, annotator, label):
     lost = (merged["_merge"] == "left_only").to_numpy()
     if lost.any():
         shown = merged.loc[lost, keys].head(_SHOW)
+        # a renamed annotator or item shows as a lost pair and a stranger
+        strangers = pred[keys].merge(ann[keys], how="left", indicator=True)
+        strangers = strangers.loc[strangers["_merge"] == "left_only", keys]
+        stranger = (
+            f"; predictions hold {len(strangers)} pair(s) nobody annotated, e.g. "
+            f"{next(strangers.itertuples(index=False, name=None))}"
+            if len(strangers)
+            else ""
+        )
         raise ValueError(
             f"predictions lack {int(lost.sum())} of the {len(merged)} annotated "
             f"(item, annotator) pairs, e.g. "
             f"{list(shown.itertuples(index=False, name=None))}; every annotation "
-            "needs a prediction."
+            f"needs a prediction{stranger}."
         )
     pred_cols = [f"{c}__pred" if c in ann.columns else c for c in cols]
     if multilabel:

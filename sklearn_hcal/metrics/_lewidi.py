@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import normalised_block, row_sum_tolerance
-from ..datasets._shared import TWO_DECIMALS, class_named
+from ..datasets._shared import TWO_DECIMALS, class_named, soft_matrix
 from ..utils._warnings import warn_user
 from ._annotators import annotator_pairs
 from ._hlv_kernels import manhattan_per_item, soft_cross_entropy_per_item
@@ -164,46 +164,6 @@ def _soft_truth(test, shipped: bool) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # The soft predictions
 # --------------------------------------------------------------------------- #
-def _soft_matrix(soft, ids, classes) -> np.ndarray:
-    """``soft`` (a DataFrame indexed by item) in ``ids`` and ``classes`` order."""
-    if not isinstance(soft, pd.DataFrame):
-        raise ValueError(
-            "soft must be a DataFrame indexed by item id with one column per class "
-            "(predict_soft_labels or read_lewidi_submission give one); got "
-            f"{type(soft).__name__}."
-        )
-    index = pd.Index([str(i) for i in soft.index])
-    if index.has_duplicates:
-        raise ValueError(f"soft: item {index[index.duplicated()][0]!r} appears twice.")
-    position = index.get_indexer(ids)
-    if (position < 0).any():
-        missing = [i for i, p in zip(ids, position) if p < 0]
-        raise ValueError(
-            f"soft: no prediction for {len(missing)} of the {len(ids)} items, e.g. "
-            f"item {missing[0]!r}; every item of test needs one."
-        )
-    if len(index) > len(ids):
-        extra = index.difference(pd.Index(ids))
-        raise ValueError(f"soft: item {extra[0]!r} is not in test.")
-    names = [str(c) for c in soft.columns]
-    wanted = [str(c) for c in classes]
-    if sorted(names) != sorted(wanted):
-        raise ValueError(
-            f"soft: the columns {names} are not the classes of test {wanted}."
-        )
-    values = soft.to_numpy(dtype=np.float64)[position][
-        :, [names.index(c) for c in wanted]
-    ]
-    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"soft: item {ids[i]!r}, class {wanted[j]!r}: {values[i, j]!r} is not "
-            "a probability in [0, 1]."
-        )
-    return values
-
-
 def _checked_rows(values, ids, *, renormalize, official):
     """Single-label rows: sums checked; divided by them unless ``official``."""
     n_classes = values.shape[1]
@@ -417,10 +377,12 @@ def _perspectivist_scores(test, pred, *, ordinal, scale, official) -> dict:
         pos_t = index.get_indexer([_class_text(v, scale) for v in t])
         pos_p = index.get_indexer([_class_text(v, scale) for v in p])
         if (pos_p < 0).any():
-            bad = p[np.flatnonzero(pos_p < 0)[0]]
+            row = np.flatnonzero(pos_p < 0)[0]
+            bad = p[row].item() if isinstance(p[row], np.generic) else p[row]
             raise ValueError(
-                f"perspectivist: the label {bad!r} is not on the scale "
-                f"{[str(c) for c in scale]}."
+                f"perspectivist: item {items[row]!r}, annotator "
+                f"{keys['annotator'].iat[row]!r}: the label {bad!r} is not on the "
+                f"scale {[str(c) for c in scale]}."
             )
         total = per_item_sums(np.abs(pos_t - pos_p).astype(np.float64))[:, 0]
         name = "perspectivist_absolute_distance"
@@ -547,7 +509,7 @@ def lewidi_scores(
     if soft is not None:
         ids = [str(i) for i in test.item_info.index]
         truth = _soft_truth(test, shipped=official)
-        pred = _soft_matrix(soft, ids, classes)
+        pred = soft_matrix(soft, ids, classes)
         if not test.multilabel:
             pred = _checked_rows(pred, ids, renormalize=renormalize, official=official)
         if perm is not None:

@@ -19,8 +19,9 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._validation import refuse_first
 from ..utils._compat import Interval, fit_context
-from ..utils._optional import import_optional
+from ..utils._optional import import_optional, resolve_device
 
 __all__ = ["SentenceEncoder", "encode_texts", "resolve_model_path"]
 
@@ -134,6 +135,7 @@ class SentenceEncoder(TransformerMixin, BaseEstimator):
         memo = self._shared()
         if key not in memo:
             st = import_optional("sentence_transformers")
+            resolve_device(self.device)  # a clear ValueError, not torch's
             path = resolve_model_path(self.model)
             net = st.SentenceTransformer(
                 path, device=self.device, local_files_only=True
@@ -174,7 +176,7 @@ class SentenceEncoder(TransformerMixin, BaseEstimator):
         E : ndarray of shape (n_texts, n_dimensions)
             float32 rows, unit length with ``normalize=True``.
         """
-        texts = [str(t) for t in X]
+        texts = [str(t) for t in _text_list(X)]
         entry = self._entry()
         vectors = entry["vectors"]
         missing = list(dict.fromkeys(t for t in texts if t not in vectors))
@@ -221,7 +223,48 @@ def encode_texts(encoder, texts: list) -> np.ndarray | sp.csr_matrix:
             f"{len(distinct)} texts (e.g. {distinct[0]!r}); it must return one row "
             "per text: an array of shape (n_texts, n_dimensions)."
         )
+    values = rows.data if sp.issparse(rows) else rows
+    if values.dtype.kind not in "biuf":
+        raise ValueError(
+            f"The encoder {_describe(encoder)} returned an array of dtype "
+            f"{values.dtype} (e.g. {values.ravel()[:1].tolist()} for "
+            f"{distinct[0]!r}); it must return numbers."
+        )
+    if not sp.issparse(rows):
+        refuse_first(
+            ~np.isfinite(rows),
+            lambda row, col: (
+                f"The encoder {_describe(encoder)} returned {float(rows[row, col])!r} "
+                f"(column {col}) for the text {distinct[row]!r}; every entry "
+                "must be a finite number."
+            ),
+        )
     return rows[codes]
+
+
+def _text_list(X) -> list:
+    """``X`` as the list of its texts: a bare string (whose characters would
+    be read as texts) and a table of several columns are refused."""
+    if isinstance(X, (str, bytes)):
+        raise ValueError(
+            f"X must be a list of texts, got the single string {X[:40]!r}; pass "
+            "[text] for one text."
+        )
+    shape = np.shape(X) if not isinstance(X, (list, tuple)) else None
+    if shape is not None and len(shape) != 1:
+        raise ValueError(
+            f"X must be a 1-D list of texts, got an array of shape {shape}; pass "
+            "one column of texts."
+        )
+    texts = list(X)
+    refuse_first(
+        pd.isna(np.asarray(texts, dtype=object)),
+        lambda row: (
+            f"X at position {row} is a missing text ({texts[row]!r}); pass '' for "
+            "an empty text (AnnotationVectorizer fills missing texts so)."
+        ),
+    )
+    return texts
 
 
 def _factorize(texts):

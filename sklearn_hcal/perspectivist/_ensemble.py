@@ -128,6 +128,15 @@ n_features_in_, feature_names_in_ :
         require_frame(X)
         if not len(self.estimators):
             raise ValueError("estimators is empty: give at least one estimator.")
+        for m, est in enumerate(self.estimators):
+            # the members read the long table and predict per annotator
+            if not isinstance(est, PerspectivistClassifier):
+                raise ValueError(
+                    f"estimators[{m}] is {est!r}, not a perspectivist model: "
+                    "every member is a PerspectivistClassifier (or "
+                    "TransformerPerspectivistClassifier); wrap a scikit-learn "
+                    "classifier as PerspectivistClassifier(estimator)."
+                )
         table = check_table(X, item=self.item, annotator=self.annotator, y=y)
         target = check_labels(y, table)
         self.estimators_ = [clone(est).fit(X, y) for est in self.estimators]

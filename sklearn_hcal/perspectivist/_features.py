@@ -286,6 +286,8 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
                 explicit[c] = role
         dropped = set(_column_names(self.drop, "drop") or [])
         dropped |= set() if self.explanations else {self.explanation}
+        if self.explanation not in dropped:
+            check_explanation(X, self.explanation)
         roles = {}
         for c in X.columns:
             if c in dropped:
@@ -538,6 +540,24 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         return tags
+
+
+def check_explanation(X: pd.DataFrame, explanation) -> None:
+    """Refuse an explanation column of numbers, naming its first row: the
+    annotators' explanations are free text, and numbers read as words would
+    be fitted without a word (a score column named by mistake)."""
+    if explanation not in X.columns:
+        return
+    values = X[explanation]
+    if values.notna().any() and _infer_role(values) == "numeric":
+        row = int(np.flatnonzero(values.notna().to_numpy())[0])
+        value = values.iat[row]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise ValueError(
+            f"explanation={explanation!r} names a column of numbers (row {row} "
+            f"holds {value!r}); it must hold the annotators' free-text "
+            "explanations: name that column with explanation=, or drop it."
+        )
 
 
 def _infer_role(values: pd.Series) -> str:

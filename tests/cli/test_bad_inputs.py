@@ -110,6 +110,11 @@ def _lewidi_2025(items: dict) -> str:
     return json.dumps(records)
 
 
+def _lewidi_run(train: str, predict: str, *more: str) -> list:
+    """``hcal lewidi`` training on ``train``, predicting ``predict``."""
+    return ["lewidi", "--train", train, "--predict", predict, "--out", "o", *more]
+
+
 # i1: shares [.5, .25, .25], i2: [0, .25, .75] on the scale 1 < 2 < 3
 LEWIDI = {
     "t.json": _lewidi_2025(
@@ -868,6 +873,51 @@ CASES = [
         LEV + ["m=p.tsv", "--label-map=1:0,2:0,3:1"],
         2,
         r"^hcal: error: --label-map: the target 0 \(1:0, 2:0\) is not a class",
+    ),
+    # ---- hcal lewidi: folders, seeds and folds ------------------------------ #
+    Case(
+        # was "no such file" for a folder that exists
+        "lewidi_train_is_a_folder",
+        {"p.json": LEWIDI["t.json"]},
+        _lewidi_run(".", "p.json"),
+        2,
+        r"^hcal: error: \.: is a directory, expected a file\.$",
+        "a folder for a file",
+    ),
+    Case(
+        "lewidi_predict_is_a_folder",
+        {"train.json": LEWIDI["t.json"]},
+        _lewidi_run("train.json", "."),
+        2,
+        r"^hcal: error: --predict \.: is a directory, expected a file\.$",
+        "a folder for a file",
+    ),
+    Case(
+        # was refused by the estimator only once training had begun
+        "lewidi_negative_seed",
+        {"train.json": LEWIDI["t.json"]},
+        _lewidi_run("train.json", "p.json", "--seed", "-1"),
+        2,
+        r"^hcal: error: argument --seed: expected a non-negative integer, got -1",
+    ),
+    Case(
+        # was silently one fold per item: a fit per item, hours with a transformer
+        "lewidi_more_folds_than_items",
+        {
+            "train.json": LEWIDI["t.json"],
+            "p.json": _lewidi_2025({"j1": {"A1": "1", "A2": "2"}}),
+        },
+        _lewidi_run("train.json", "p.json", "--folds", "50"),
+        2,
+        r"^hcal: error: --folds 50: the training files hold 2 items .* at most 2",
+    ),
+    Case(
+        "evaluate_lewidi_prediction_is_a_folder",
+        LEWIDI,
+        LEV + ["m=."],
+        2,
+        r"^hcal: error: \.: is a folder; pass one submission file of it\.$",
+        "a folder for a file",
     ),
     Case(
         "varierrnli_nested_soft_pairs",

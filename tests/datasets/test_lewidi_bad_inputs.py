@@ -234,3 +234,123 @@ def test_metadata_with_trailing_commas_is_read(tmp_path):
     (tmp_path / "Par_annotators_meta.json").write_text("{'Ann1': {}}")
     with pytest.raises(ValueError, match=re.escape("not valid JSON")):
         load_lewidi(path)
+
+
+# --------------------------------------------------------------------------- #
+# Submission files written from Python, splits combined, files loaded
+# --------------------------------------------------------------------------- #
+def _toy(tmp_path):
+    """A 2-item LeWiDi file (classes 1..3, annotators A and B) and its soft
+    label and per-annotator predictions, both valid."""
+    path = _write(
+        tmp_path / "CSC_test.json",
+        _csc(
+            **{
+                "10": _item({"A": "1", "B": "2"}, SOFT_OK),
+                "11": _item({"A": "3", "B": "3"}, {"1": 0.0, "2": 0.0, "3": 1.0}),
+            }
+        ),
+    )
+    test = load_lewidi(path, annotators_meta=None)
+    soft = pd.DataFrame(
+        [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]], index=["10", "11"], columns=["1", "2", "3"]
+    )
+    pe = pd.DataFrame(
+        {
+            "item": ["10", "10", "11", "11"],
+            "annotator": list("ABAB"),
+            "label": [1, 2, 3, 3],
+        }
+    )
+    return test, soft, pe
+
+
+def _with(frame, row, col, value):
+    frame = frame.astype(object).copy()
+    frame.iloc[row, col] = value
+    return frame
+
+
+# Each wrote a file that read_lewidi_submission or lewidi_scores refuses (or
+# scores as a wrong answer) without a word at writing time.
+WRITER_CASES = [
+    ("soft", lambda s: pd.concat([s, s.iloc[:1]]), "item '10' appears twice"),
+    ("soft", lambda s: s.rename(index={"11": "99"}), "no prediction .* item '11'"),
+    (
+        "soft",
+        lambda s: pd.concat([s, s.iloc[:1].rename(index={"10": "99"})]),
+        "item '99' is not in test",
+    ),
+    ("soft", lambda s: _with(s, 1, 0, np.nan), r"item '11', class '1': nan is not"),
+    ("soft", lambda s: _with(s, 1, 2, -0.5), r"item '11', class '3': -0.5 is not"),
+    ("soft", lambda s: _with(s, 0, 1, "half"), r"item '10', class '2': 'half' is not"),
+    (
+        "perspectivist",
+        lambda p: _with(p, 1, 2, np.nan),
+        r"item '10', annotator 'B': the label nan is not one of the classes",
+    ),
+    (
+        "perspectivist",
+        lambda p: _with(p, 2, 2, 7),
+        r"item '11', annotator 'A': the label 7 is not one of the classes",
+    ),
+    (
+        "perspectivist",
+        lambda p: _with(p, 3, 1, "Z"),
+        r"no label for .*'11', 'B'.* does not annotate, e\.g\. \('11', 'Z'\)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("track", "spoil", "match"), WRITER_CASES)
+def test_writer_refuses_what_the_scorer_refuses(tmp_path, track, spoil, match):
+    from sklearn_hcal.datasets import write_lewidi_submission
+
+    test, soft, pe = _toy(tmp_path)
+    good = {"soft": soft, "perspectivist": pe}
+    with pytest.raises(ValueError, match=match):
+        write_lewidi_submission(tmp_path / "out", test, **{track: spoil(good[track])})
+    assert not (
+        tmp_path / "out" / f"CSC_test_{'soft' if track == 'soft' else 'pe'}.tsv"
+    ).exists()
+
+
+@pytest.mark.parametrize("stem", ["sub/CSC_test", "..", ""])
+def test_writer_refuses_a_stem_with_a_folder(tmp_path, stem):
+    from sklearn_hcal.datasets import write_lewidi_submission
+
+    test, soft, _ = _toy(tmp_path)
+    with pytest.raises(ValueError, match="stem must be a file name without a folder"):
+        write_lewidi_submission(tmp_path / "out", test, soft=soft, stem=stem)
+
+
+def test_combining_what_is_not_splits_of_one_data_set_is_refused(tmp_path):
+    from sklearn_hcal.datasets import combine_lewidi_splits
+
+    test, _, _ = _toy(tmp_path)
+    other = _write(
+        tmp_path / "MP_train.json",
+        {"1": _item({"A": "0", "B": "1"}, {"0": 0.5, "1": 0.5})},
+    )
+    with pytest.raises(ValueError, match=r"datasets\[1\] has the classes \['0', '1'\]"):
+        combine_lewidi_splits([test, load_lewidi(other, annotators_meta=None)])
+    with pytest.raises(ValueError, match=r"datasets\[0\] is a DataFrame, not a split"):
+        combine_lewidi_splits([test.frame, test])
+    with pytest.raises(ValueError, match="must be a list of the splits .* got a str"):
+        combine_lewidi_splits("CSC_train.json")
+
+
+def test_load_names_a_folder_and_a_metadata_file_passed_as_data(tmp_path):
+    test_path = _write(
+        tmp_path / "CSC_test.json", _csc(**{"10": _item({"A": "1", "B": "2"}, SOFT_OK)})
+    )
+    meta = _write(tmp_path / "CSC_annotators_meta.json", {"A": {"Age": "30"}})
+    with pytest.raises(ValueError, match="is a folder; pass one harmonised JSON file"):
+        load_lewidi(tmp_path)
+    with pytest.raises(ValueError, match="no item has any of the fields"):
+        load_lewidi(meta)
+    with pytest.raises(ValueError, match="annotators_meta .* is a folder"):
+        load_lewidi(test_path, annotators_meta=tmp_path)
+    # the data file given as its own metadata: names none of its annotators
+    with pytest.raises(ValueError, match="names none of the data's 2 annotators"):
+        load_lewidi(test_path, annotators_meta=test_path)

@@ -5,6 +5,8 @@ row, the item and annotator of a long table, the value), and says what to do;
 nothing is computed silently from a table the coefficient is not defined on.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +16,7 @@ from sklearn_hcal.metrics import (
     fleiss_kappa,
     item_agreement,
     krippendorff_alpha,
+    model_agreement,
     pairwise_cohen_kappa,
 )
 
@@ -37,7 +40,15 @@ LONG = pd.DataFrame(
         ([[2, -1], [3, 0]], "non-negative label counts; row 0 holds -1"),
         ([[0.5, 0.5], [0.2, 0.8]], "integer label counts .* row 0 holds 0.5"),
         ([1, 2, 3], "counts table .* or a long table"),
+        # was "y must be 1-D or 2-D", though 1-D is refused as well
+        (np.ones((2, 2, 2)), r"counts table .* got an array of shape \(2, 2, 2\)"),
         (LONG.assign(annotator="a"), "annotator 'a' labels item 1 twice"),
+        # a label typed as text among numbers: its row, not only the types
+        (
+            LONG.assign(label=[0, "1", 1, 1]),
+            r"row 1 \(item 1, annotator 'b'\) holds '1' \(str\) where the first "
+            r"label is 0 \(int\)",
+        ),
     ],
 )
 def test_alpha_refuses_tables_it_is_not_defined_on(y, match):
@@ -58,6 +69,51 @@ def test_alpha_refuses_labels_outside_labels():
     counts = pd.DataFrame([[2, 1], [1, 1]], columns=["x", "y"])
     with pytest.raises(ValueError, match="matched by name"):
         krippendorff_alpha(counts, labels=["x", "z"])
+
+
+@pytest.mark.parametrize(
+    "func", [pairwise_cohen_kappa, item_agreement, annotator_agreement]
+)
+def test_mixed_label_types_name_their_row_in_every_long_table_function(func):
+    with pytest.raises(ValueError, match=r"row 2 \(item 2, annotator 'a'\) holds 'x'"):
+        func(LONG.assign(label=[0, 1, "x", 1]))
+
+
+@pytest.mark.parametrize("level", ["ordinal", "interval", "ratio"])
+def test_an_infinite_value_is_named_where_distances_are_read(level):
+    # was: "the classes [0.0, 1.0, inf] are not numbers"
+    with pytest.raises(
+        ValueError, match=r"row 1 \(item 1, annotator 'b'\) holds inf; level="
+    ):
+        krippendorff_alpha(LONG.assign(label=[0, np.inf, 1, 1]), level=level)
+    counts = pd.DataFrame([[2, 1], [1, 1]], columns=[0.0, np.inf])
+    with pytest.raises(ValueError, match="the class inf of .* is not finite"):
+        krippendorff_alpha(counts, level=level)
+
+
+@pytest.mark.parametrize("func", [krippendorff_alpha, fleiss_kappa])
+def test_a_missing_class_name_in_labels_is_refused(func):
+    # was: computed with a class named NaN, which no column can match by name
+    with pytest.raises(
+        ValueError, match="labels must name every class; entry 1 is nan"
+    ):
+        func([[2, 1], [1, 2]], labels=[1, np.nan])
+
+
+def test_annotator_table_without_any_pair_raises_as_alpha_does():
+    # was: a table of NaN without a word
+    alone = LONG.assign(item=[1, 2, 3, 4])
+    with pytest.raises(ValueError, match="no item has two annotations or more"):
+        annotator_agreement(alone)
+
+
+def test_model_agreement_of_two_annotators_warns_nothing():
+    # α without either of two annotators is 0/0: NaN, not numpy's
+    # "All-NaN slice encountered" RuntimeWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = model_agreement(LONG, pd.Series([0, 1], index=[1, 2]))
+    assert np.isnan(out["human_alpha_change_median"])
 
 
 def test_word_classes_need_an_order_or_numbers():

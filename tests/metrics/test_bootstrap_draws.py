@@ -185,3 +185,82 @@ def test_items_in_several_blocks_give_the_same_replicates(monkeypatch):
         (1024, 2048),
         (2048, 3000),
     }
+
+
+def _whole_chunk_weights(seed, n_samples, n_resamples):
+    """The draws as first written: one table lookup of the whole chunk, the
+    straddling cells refined in C order, the kept columns cut afterwards."""
+    bits = np.random.PCG64(seed)
+    refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
+    table, cdf = B._poisson_cells(n_samples)
+    chunk = max(B._chunk_size(n_samples), n_resamples)
+    size = chunk * n_samples
+    raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
+    cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
+    X = table[cells.astype(np.intp)]
+    straddle = np.flatnonzero(X == B._STRADDLE)
+    u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / B._N_CELLS
+    X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
+    Wt = X[:, :n_resamples].astype(np.float64)
+    total = Wt.sum(axis=0).astype(np.int64)
+    for b in np.flatnonzero(total > n_samples):
+        Wt[:, b] = np.bincount(plain.integers(0, n_samples, size=n_samples))
+        total[b] = n_samples
+    missing = n_samples - total
+    idx = extra.integers(0, n_samples, size=int(missing.sum()))
+    cols = np.repeat(np.arange(n_resamples), missing)
+    np.add.at(Wt, (idx, cols), 1.0)
+    return Wt
+
+
+@pytest.mark.parametrize(
+    "n, n_resamples",
+    [(5, 3), (17, 40), (3000, 64), (4500, 7), (10_000, 200), (200_003, 30)],
+)
+def test_block_lookup_draws_the_same_counts_as_one_whole_chunk_lookup(
+    n, n_resamples, monkeypatch
+):
+    # the cells are drawn and looked up block by block of items: the same
+    # counts, to the last resample, as the whole chunk's draw and lookup
+    # (blocks smaller than N here, a last block and a last chunk shorter than
+    # the others, and at 200,003 items chunks of 41 resamples: blocks of an
+    # odd number of cells per item)
+    monkeypatch.setattr(B, "_LOOKUP_ROWS", 1000)
+    assert B._chunk_size(200_003) == 41
+    sizes = B._chunk_sizes(n, n_resamples)
+    seeds = B.seed_sequence(7).spawn(len(sizes))
+    for seed, size in zip(seeds, sizes):
+        expected = _whole_chunk_weights(seed, n, size)
+        np.testing.assert_array_equal(B._chunk_weights(seed, n, size), expected)
+
+
+def test_a_spare_matrix_is_written_over_with_the_same_counts():
+    # the drawing thread reuses the matrices of chunks whose products are
+    # done: whatever they held, the counts are the chunk's own
+    from collections import deque
+
+    n, size = 500, B._chunk_size(500)
+    seed = B.seed_sequence(11).spawn(1)[0]
+    garbage = np.full((n, size), np.nan, dtype=np.float32)
+    spare = deque([garbage])
+    W = B._chunk_weights(seed, n, size, spare)
+    assert W is garbage and not spare
+    np.testing.assert_array_equal(W, _whole_chunk_weights(seed, n, size))
+    # a spare of another shape (a last, shorter chunk) is not written over
+    spare = deque([np.zeros((n, size + 1), np.float32)])
+    np.testing.assert_array_equal(
+        B._chunk_weights(seed, n, size, spare), _whole_chunk_weights(seed, n, size)
+    )
+
+
+def test_recycled_weights_give_the_replicates_of_the_workers():
+    # 1,000 resamples of 300 items: 16 chunks, drawn 8 ahead, so the driver
+    # draws the later ones into recycled matrices; joblib's workers get
+    # fresh ones. Every replicate must be the same number.
+    _, Y, F = make_label_histograms(300, 4, 5, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kwargs = dict(n_bootstrap=1000, random_state=5, return_bootstrap=True)
+        _, driver = human_calibration_report(Y, {"m": F}, n_jobs=1, **kwargs)
+        _, workers = human_calibration_report(Y, {"m": F}, n_jobs=2, **kwargs)
+    np.testing.assert_array_equal(driver.to_numpy(), workers.to_numpy())

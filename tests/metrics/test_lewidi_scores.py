@@ -343,3 +343,43 @@ def test_the_ordinal_rule_is_one_rule():
         assert resolve_scale(classes, False, "auto", "auto")[0] == is_ordinal_scale(
             classes
         )
+
+
+def _ordinal_truth(tmp_path):
+    """Items 7 and 8 of a 1..3 scale, annotated by A and B."""
+    given = {"7": ["1", "3"], "8": ["2", "2"]}
+    records = {
+        item: {
+            "annotators": "A,B",
+            "annotations": dict(zip("AB", labels)),
+            "soft_label": {c: labels.count(c) / 2 for c in "123"},
+            "text": "t",
+        }
+        for item, labels in given.items()
+    }
+    path = tmp_path / "toy_dev.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    truth = load_lewidi(path)
+    pred = truth.annotations[["item", "annotator", "label"]].astype(object)
+    return truth, pred
+
+
+@pytest.mark.parametrize(
+    ("row", "col", "value", "match"),
+    [
+        # was "(first at index 1)": neither the item nor the annotator
+        (1, 2, np.nan, r"row 1 \(index 1; item '7', annotator 'B'\), whose 'label'"),
+        # was "the label np.float64(9.0) is not on the scale"
+        (3, 2, 9, r"item '8', annotator 'B': the label 9\.0 is not on the scale"),
+        # a renamed annotator: the lost pair and the pair nobody annotated
+        (2, 1, "Z", r"e\.g\. \[\('8', 'A'\)\].* nobody annotated, e\.g\. \('8', 'Z'\)"),
+    ],
+    ids=["nan", "off_scale", "unknown_annotator"],
+)
+def test_a_bad_perspectivist_row_names_its_item_and_annotator(
+    tmp_path, row, col, value, match
+):
+    truth, pred = _ordinal_truth(tmp_path)
+    pred.iloc[row, col] = value
+    with pytest.raises(ValueError, match=match):
+        lewidi_scores(truth, perspectivist=pred)

@@ -4,11 +4,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.compose import ColumnTransformer
+from sklearn.dummy import DummyClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from sklearn_hcal.perspectivist import OrdinalClassifier, PerspectivistClassifier
+from sklearn_hcal.perspectivist import (
+    OrdinalClassifier,
+    PerspectivistClassifier,
+    PerspectivistEnsemble,
+    TransformerPerspectivistClassifier,
+    make_default_estimator,
+)
 
 from ._tables import multilabel_table, ordinal_table
 
@@ -213,3 +220,53 @@ def test_indicator_y_names_the_row_column_and_value():
         r"column 2: 2 is not 0 or 1\.",
     ):
         PerspectivistClassifier().fit(X, indicator)
+
+
+def test_a_numeric_explanation_column_is_named(table):
+    # was read as the words "0.5", "1.5", ... and fitted without a word
+    X, y = table
+    scores = X.assign(explanation=np.arange(len(X)) + 0.5)
+    with pytest.raises(
+        ValueError,
+        match=r"explanation='explanation' names a column of numbers \(row 0 holds 0.5",
+    ):
+        PerspectivistClassifier(random_state=0).fit(scores, y)
+    # without explanations the column is not read, so not refused
+    PerspectivistClassifier(
+        make_default_estimator(ordinal=True, multilabel=False, explanations=False)
+    ).fit(scores.drop(columns="explanation"), y)
+
+
+def test_a_numeric_explanation_column_is_named_by_the_transformer(table, tiny_model):
+    X, y = table
+    scores = X.assign(explanation=np.arange(len(X)) + 0.5)
+    clf = TransformerPerspectivistClassifier(
+        str(tiny_model), text_columns=["question"], max_epochs=1
+    )
+    with pytest.raises(ValueError, match="names a column of numbers"):
+        clf.fit(scores, y)
+
+
+def test_an_ensemble_member_that_is_not_perspectivist_is_named(table):
+    # was AttributeError: 'DummyClassifier' object has no attribute 'optional_columns_'
+    X, y = table
+    ens = PerspectivistEnsemble([PerspectivistClassifier(), DummyClassifier()])
+    with pytest.raises(
+        ValueError,
+        match=r"estimators\[1\] is DummyClassifier\(\), not a perspectivist model",
+    ):
+        ens.fit(X, y)
+
+
+def test_a_row_longer_than_the_model_reads_is_named(tiny_model):
+    # was torch's "The expanded size of the tensor (167) must match the
+    # existing size (64)": the tiny model reads 64 token positions
+    X, y = ordinal_table(n_items=2)
+    X["question"] = " ".join(["what is the thing"] * 40)
+    clf = TransformerPerspectivistClassifier(
+        str(tiny_model), text_columns=["question"], max_epochs=1, max_length=256
+    )
+    with pytest.raises(
+        ValueError, match=r"X at row 0 is \d+ tokens long, more than the 64"
+    ):
+        clf.fit(X, y)

@@ -113,6 +113,27 @@ def test_wrong_number_of_rows_from_the_encoder_is_refused():
         vec.fit(X)
 
 
+@pytest.mark.parametrize(
+    ("rows", "match"),
+    [
+        # was numpy's "ufunc 'multiply' did not contain a loop" in the weighting
+        (lambda n: np.full((n, 2), "a"), "returned an array of dtype <U1"),
+        (lambda n: np.full((n, 1), object()), "returned an array of dtype object"),
+        # was fitted on NaN features without a word
+        (lambda n: np.full((n, 2), np.nan), r"returned nan \(column 0\) for the text"),
+        (lambda n: np.full((n, 2), np.inf), r"returned inf \(column 0\) for the text"),
+    ],
+    ids=["strings", "objects", "nan", "inf"],
+)
+def test_an_encoder_returning_no_numbers_is_named(rows, match):
+    X = _pairs(n_items=5)
+    vec = AnnotationVectorizer(
+        text_columns=["q1", "q2"], encoder=lambda texts: rows(len(texts))
+    )
+    with pytest.raises(ValueError, match=match):
+        vec.fit(X)
+
+
 def test_encoder_without_a_text_column_is_refused():
     X = pd.DataFrame({"annotator": ["A", "B"], "Gender": ["F", "M"]})
     with pytest.raises(ValueError, match="no free-text column"):
@@ -171,3 +192,29 @@ def test_sentence_encoder_clones_share_the_cache(tiny_model):
 def test_unknown_model_path_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a local model folder"):
         SentenceEncoder(str(tmp_path / "nowhere")).transform(["a text"])
+
+
+@pytest.mark.parametrize(
+    ("texts", "match"),
+    [
+        # was: the characters of the string encoded as three texts
+        ("abc", "got the single string 'abc'; pass \\[text\\]"),
+        (np.array([["a", "b"], ["c", "d"]]), r"got an array of shape \(2, 2\)"),
+        # was: the word "nan" encoded
+        (["what", np.nan], "X at position 1 is a missing text"),
+    ],
+    ids=["string", "2d", "nan"],
+)
+def test_sentence_encoder_refuses_what_is_not_a_list_of_texts(tiny_model, texts, match):
+    with pytest.raises(ValueError, match=match):
+        SentenceEncoder(str(tiny_model)).transform(texts)
+
+
+@pytest.mark.parametrize(
+    ("device", "match"),
+    [("tpu9", "device must be 'cpu', 'cuda'"), ("cuda:99", "cuda:99")],
+)
+def test_sentence_encoder_refuses_a_device_clearly(tiny_model, device, match):
+    # was torch's RuntimeError "Invalid device string" (or an AssertionError)
+    with pytest.raises(ValueError, match=match):
+        SentenceEncoder(str(tiny_model), device=device).transform(["why"])

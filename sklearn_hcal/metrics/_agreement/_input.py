@@ -137,6 +137,15 @@ def scale(classes, level: str, *, ordered: bool, owner: str):
         perm = np.argsort(values, kind="stable")
         return perm, values[perm]
     shown = classes.tolist()
+    try:
+        infinite = [c for c in shown if np.isinf(float(c))]
+    except (TypeError, ValueError):
+        infinite = []
+    if infinite:
+        raise ValueError(
+            f"{owner}: level={level!r} needs finite values, and the class "
+            f"{plain(infinite[0])!r} of {shown} is not finite."
+        )
     if level == "ordinal" and ordered:
         return np.arange(len(classes)), np.arange(len(classes), dtype=np.float64)
     if level == "ordinal":
@@ -190,12 +199,16 @@ def _counts_array(y, labels):
     """The counts as an array in the order of ``labels`` (if given), with
     the DataFrame's class names and the checked ``labels``."""
     names = frame_names(y, name="y")
-    arr, _ = to_array(y, name="y", allow_1d=True, keep_int=True)
-    if arr.ndim != 2:
+    # a 3-D array's shape is named as a 1-D one's, before it is read
+    shape = np.shape(y) if getattr(y, "ndim", 2) not in (1, 2) else None
+    if shape is None:
+        arr, _ = to_array(y, name="y", allow_1d=True, keep_int=True)
+        shape = None if arr.ndim == 2 else arr.shape
+    if shape is not None:
         raise ValueError(
             "y must be a counts table (n_items, n_classes) or a long table (a "
             "DataFrame with item and label columns, as load_lewidi(...).frame), "
-            f"got an array of shape {arr.shape}."
+            f"got an array of shape {shape}."
         )
     check_finite(arr, name="y")
     if labels is not None:
@@ -236,6 +249,15 @@ def read_ratings(y, *, labels, item, annotator, label, level, owner, label_sets=
             "coefficients take one label per annotation."
         )
     classes = _classes(table, raw, labels, source)
+    if level != "nominal":  # an infinite value has no distance to the others
+        numbers = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce")
+        refuse_first(
+            np.isinf(numbers.to_numpy(dtype=np.float64)),
+            lambda row: (
+                f"{owner}: {source} at {table.row(row)} holds {plain(raw[row])!r}; "
+                f"level={level!r} needs finite values."
+            ),
+        )
     perm, values = scale(classes, level, ordered=labels is not None, owner=owner)
     classes = classes[perm]
     code = label_codes(table, raw, classes, source=source)
@@ -245,7 +267,9 @@ def read_ratings(y, *, labels, item, annotator, label, level, owner, label_sets=
 def _classes(table, raw, labels, source) -> np.ndarray:
     if labels is not None:
         return check_class_names(labels, param="labels", of="the annotations")
-    return np.asarray(sorted_labels(raw, owner=table.owner, source=source))
+    return np.asarray(
+        sorted_labels(raw, owner=table.owner, source=source, where=table.row)
+    )
 
 
 def _from_codes(table: AnnotationTable, code, classes, values) -> Ratings:

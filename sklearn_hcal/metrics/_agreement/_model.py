@@ -87,6 +87,10 @@ def model_agreement(
         q25, q50, q75 = np.quantile(agree, [0.25, 0.5, 0.75])
     else:  # no annotator shares an item with another: no reference
         below = q25 = q50 = q75 = np.nan
+    # NaN where α without any one annotator is 0/0 (two annotators), not
+    # numpy's "All-NaN slice" RuntimeWarning
+    changes = humans["alpha_change"].dropna().to_numpy()
+    change = float(np.median(changes)) if changes.size else np.nan
     return pd.Series(
         {
             "alpha": table.attrs["alpha"],
@@ -97,9 +101,7 @@ def model_agreement(
             "human_majority_agreement_q75": float(q75),
             "model_percentile": float(below),
             "model_alpha_change": float(model["alpha_change"]),
-            "human_alpha_change_median": float(
-                np.nanmedian(humans["alpha_change"].to_numpy())
-            ),
+            "human_alpha_change_median": change,
         },
         name=model_name,
     )

@@ -229,6 +229,13 @@ def annotator_agreement(
     owner = "annotator_agreement"
     keys = {"item": item, "annotator": annotator, "label": label}
     ratings = read_ratings(X, labels=labels, level=level, owner=owner, **keys)
+    most = int(ratings.Y.sum(axis=1).max())
+    if y_pred is None and most < 2:
+        # every column would be NaN: nobody shares an item with anybody
+        raise ValueError(
+            f"{owner}: no item has two annotations or more (the most is {most}); "
+            "agreement needs pairs of annotations of one item."
+        )
     table = _annotator_rows(ratings, level)
     if y_pred is None:
         return table

@@ -75,8 +75,10 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     # fills the other core with chunks, up to a budget of their memory.
     chunk_bytes = 4 * n_samples * max(sizes, default=1)
     ahead = int(np.clip(_AHEAD_BUDGET // chunk_bytes, 2 * _DRAW_THREADS, 8))
+    # Matrices of chunks whose products are done, drawn over again.
+    spare = deque()
     draws = deque(
-        pool.submit(_chunk_weights, seeds[i], n_samples, sizes[i])
+        pool.submit(_chunk_weights, seeds[i], n_samples, sizes[i], spare)
         for i in range(min(ahead, len(sizes)))
     )
     blocks = _item_blocks(columns, human, len(sources))
@@ -97,7 +99,9 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
             weights = draws.popleft().result()
             if i + ahead < len(sizes):
                 j = i + ahead
-                draws.append(pool.submit(_chunk_weights, seeds[j], n_samples, sizes[j]))
+                draws.append(
+                    pool.submit(_chunk_weights, seeds[j], n_samples, sizes[j], spare)
+                )
             yield weights
 
     progress = Progress(enabled=verbose > 0)
@@ -105,7 +109,7 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     with threadpool_limits(limits=1 if in_driver else None, user_api="blas"):
         if in_driver:
             results = _on_threads(
-                columns, human, sources, blocks, cached, weights_in_order()
+                columns, human, sources, blocks, cached, weights_in_order(), spare
             )
         else:
             # A few chunks ahead per worker keep them busy; results in order.
@@ -123,9 +127,10 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     return point, _replicates(columns, _stack(parts), human.n_samples)
 
 
-def _on_threads(columns, human, sources, blocks, cached, weights):
+def _on_threads(columns, human, sources, blocks, cached, weights, spare):
     """The weighted sums of each chunk of ``weights``, in order, the sparse
-    products on a helper thread.
+    products on a helper thread; each chunk's weights go to ``spare`` once
+    its products are done (the drawing thread writes the next ones there).
 
     With the per-item matrices computed once (one block of items), this
     thread streams the dense products and hands each chunk's sparse product
@@ -147,23 +152,25 @@ def _on_threads(columns, human, sources, blocks, cached, weights):
         for w in weights:
             Wt = np.require(w, requirements="CA")
             pending.append(
-                (helper.submit(_sparse_product, A, Wt), _dense_product(DT, Wt))
+                (helper.submit(_sparse_product, A, Wt), _dense_product(DT, Wt), Wt)
             )
             while len(pending) > _SPARSE_AHEAD or pending[0][0].done():
-                yield _reconstructed(layout, pending.popleft(), n_cells)
+                yield _reconstructed(layout, pending.popleft(), n_cells, spare)
                 if not pending:
                     break
         while pending:
-            yield _reconstructed(layout, pending.popleft(), n_cells)
+            yield _reconstructed(layout, pending.popleft(), n_cells, spare)
 
 
 #: Chunks whose sparse product may wait on the helper thread.
 _SPARSE_AHEAD = 3
 
 
-def _reconstructed(layout, products, n_cells) -> list:
-    """``[(num, den, cells)]`` per classifier from ``(sparse future, dense)``."""
-    pending, dense = products
+def _reconstructed(layout, products, n_cells, spare) -> list:
+    """``[(num, den, cells)]`` per classifier from ``(sparse future, dense,
+    weights)``; the weights, read by both products, go to ``spare``."""
+    pending, dense, weights = products
     sparse = pending.result()
+    spare.append(weights)
     n_res = dense.shape[0]
     return [_reconstruct(entry, dense, sparse, n_cells, n_res) for entry in layout]

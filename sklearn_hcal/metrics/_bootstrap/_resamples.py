@@ -53,8 +53,12 @@ def _chunk_sizes(n_samples: int, n_resamples: int) -> list[int]:
     return [min(chunk, n_resamples - start) for start in range(0, n_resamples, chunk)]
 
 
-def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
+def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.ndarray:
     """Item multiplicities of a chunk of resamples, an ``N × B`` float32 matrix.
+
+    ``spare`` (a ``collections.deque``, optional) holds matrices whose chunk
+    is done: one of the right shape is written over instead of a new one
+    (whose fresh pages cost as much as the lookup that fills them).
 
     ``seed`` is the chunk's own ``SeedSequence``. Each resample's counts are
     multinomial (``N`` draws, equal probabilities), drawn without ``N``
@@ -86,22 +90,19 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
     refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
     table, cdf = _poisson_cells(n_samples)
     chunk = max(_chunk_size(n_samples), n_resamples)
-    size = chunk * n_samples
-    raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
-    cells = raw.view("<u2")[:size].reshape(n_samples, chunk)
-    X = table.take(cells)
-    straddle = np.flatnonzero(X == _STRADDLE)
+    Wt, straddle, cells = _table_values(
+        bits, table, n_samples, chunk, n_resamples, _spare_matrix(spare)
+    )
     if straddle.size:
-        u = (cells.reshape(-1)[straddle] + refine.random(straddle.size)) / _N_CELLS
-        X.reshape(-1)[straddle] = np.searchsorted(cdf, u, side="right")
-    if n_resamples < chunk:
-        X = X[:, :n_resamples]
-    Wt = X.astype(np.float32, order="C")
+        u = (cells + refine.random(straddle.size)) / _N_CELLS
+        row, col = np.divmod(straddle, chunk)
+        kept = col < n_resamples
+        Wt[row[kept], col[kept]] = np.searchsorted(cdf, u[kept], side="right")
     # The totals' partial sums are integers: exact in float32 below 2**24.
     if n_samples < 2**23:
         total = Wt.sum(axis=0).astype(np.int64)
     else:
-        total = np.add.reduce(X, axis=0, dtype=np.int64)
+        total = np.add.reduce(Wt, axis=0, dtype=np.int64)
     over = np.flatnonzero(total > n_samples)
     for b in over:
         idx = plain.integers(0, n_samples, size=n_samples)
@@ -115,6 +116,53 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int) -> np.ndarray:
         idx += np.repeat(np.arange(n_resamples), missing)
         np.add.at(Wt.reshape(-1), idx, np.float32(1))
     return Wt
+
+
+#: Items whose cells are drawn and looked up at once (a multiple of 4: a
+#: block's cells are whole 64-bit draws). Whole-chunk arrays of a few MB
+#: (the draws, and ``table.take``'s index array 8 times the size of the
+#: cells) came from fresh pages every time; a block's stay in the cache.
+_LOOKUP_ROWS = 2048
+
+
+def _spare_matrix(spare):
+    """A matrix from ``spare`` (None when there is none), taken out of it."""
+    try:
+        return None if spare is None else spare.pop()
+    except IndexError:  # empty (deque.pop is atomic: no check-then-pop race)
+        return None
+
+
+def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out):
+    """``(Wt, straddle, cells)``: the table's value of each of the chunk's
+    ``N × chunk`` cells (16 bits of ``bits``' draws, item-major), float32, of
+    the first ``n_resamples`` columns (into ``out`` when it has the shape);
+    the flat (C order) positions of the chunk's straddling cells and their
+    cells.
+
+    Drawn and looked up block by block of :data:`_LOOKUP_ROWS` items: the
+    generator's draws in consecutive pieces are its draws in one (the last
+    piece rounded up to a whole draw, as the chunk's), so the cells, the
+    values and the straddling cells are those of the whole chunk at once.
+    """
+    Wt = out
+    if Wt is None or Wt.shape != (n_samples, n_resamples):
+        Wt = np.empty((n_samples, n_resamples), np.float32)
+    straddles, straddle_cells = [], []
+    for start in range(0, n_samples, _LOOKUP_ROWS):
+        stop = min(start + _LOOKUP_ROWS, n_samples)
+        size = (stop - start) * chunk
+        raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
+        cells = raw.view("<u2")[:size]
+        X = table.take(cells)
+        found = np.flatnonzero(X == _STRADDLE)
+        if found.size:
+            straddles.append(found + start * chunk)
+            straddle_cells.append(cells[found])
+        Wt[start:stop] = X.reshape(stop - start, chunk)[:, :n_resamples]
+    if not straddles:
+        return Wt, np.empty(0, np.intp), np.empty(0, np.uint16)
+    return Wt, np.concatenate(straddles), np.concatenate(straddle_cells)
 
 
 #: The cells of the Poisson table: the top 16 bits of a uniform.

@@ -11,11 +11,12 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..._frontend import unseen_rows, warn_fallbacks
+from ..._validation import refuse_first
 from ...utils._compat import Interval, StrOptions, fit_context, validate_data
 from ...utils._optional import import_optional, resolve_device
 from .._classifier import PerspectivistClassifier
 from .._encoders import resolve_model_path
-from .._features import _infer_role
+from .._features import _infer_role, check_explanation
 from .._input import (
     check_labels,
     check_table,
@@ -104,6 +105,9 @@ class TransformerPerspectivistClassifier(PerspectivistClassifier):
     net_ : skorch.NeuralNet
         The trained net.
     tokenizer_ : transformers tokenizer
+    n_positions_ : int or None
+        The token positions the model reads (its ``max_position_embeddings``):
+        a row tokenized longer is refused, naming it.
     head_ : {"categorical", "ordinal", "multilabel"}
     text_columns_ : list
         The text fields read, in order.
@@ -222,6 +226,7 @@ n_features_in_, feature_names_in_ :
         validate_data(self, X, reset=True, skip_check_array=True)
         self._take_scale(target, self.ordinal)
         self.text_columns_ = self._text_columns(X)
+        check_explanation(X, self.explanation)
         self.explanation_ = self.explanation if self.explanation in X.columns else None
         self.optional_columns_ = [self.explanation_] if self.explanation_ else []
         self.fallback_estimators_ = {}
@@ -232,6 +237,14 @@ n_features_in_, feature_names_in_ :
         transformers = import_optional("transformers")
         self.tokenizer_ = transformers.AutoTokenizer.from_pretrained(
             self.model_path_, local_files_only=True
+        )
+        # longer token rows would fail in torch with a tensor-size error
+        self.n_positions_ = getattr(
+            transformers.AutoConfig.from_pretrained(
+                self.model_path_, local_files_only=True
+            ),
+            "max_position_embeddings",
+            None,
         )
         torch = import_optional("torch")
         from ._net import build_net  # torch, skorch, transformers
@@ -295,6 +308,18 @@ n_features_in_, feature_names_in_ :
             padding="longest",
             return_tensors="np",
         )
+        positions = getattr(self, "n_positions_", None)
+        lengths = tokens["attention_mask"].sum(axis=1)
+        if positions is not None:
+            refuse_first(
+                lengths > positions,
+                lambda row: (
+                    f"X at row {row} is {int(lengths[row])} tokens long, more than "
+                    f"the {positions} token positions of the model "
+                    f"{self.model_path_}; give max_length={positions} or less "
+                    f"(it is {self.max_length})."
+                ),
+            )
         if self.annotators_ is None:
             codes = np.zeros(len(X), dtype=np.int64)
         else:
