@@ -378,6 +378,13 @@ def row_alpha(n):
         def use_histogram_slots(max_labels, n_classes):
             return max_labels <= max(64, 4 * n_classes)
 
+    try:  # the lgamma form as the fit evaluates it (the observed classes)
+        from sklearn_hcal.calibration._alpha._likelihood import (
+            nll_observed_classes as lgamma_nll,
+        )
+    except ImportError:  # an older checkout: all classes, under autograd
+        lgamma_nll = _dirichlet.dirichlet_multinomial_nll_log_alpha0
+
     # the likelihood forms at 50 labels (forward and backward), at CIFAR-10H's
     # K = 10 and at K = 3, where the old switch (max(64, 4K)) also chose the
     # per-label form
@@ -395,7 +402,7 @@ def row_alpha(n):
             nll.sum().backward()
 
         def lgamma_form(Ft=Ft, Yt=Yt, log_a0=log_a0):
-            nll = _dirichlet.dirichlet_multinomial_nll_log_alpha0(log_a0, Ft, Yt)
+            nll = lgamma_nll(log_a0, Ft, Yt)
             nll.sum().backward()
 
         threads = torch.get_num_threads()

@@ -404,3 +404,131 @@ def test_a_failed_fit_leaves_no_configuration_on_the_estimator():
     assert private(est) == set()
     est.fit(F, Y)
     assert private(est) == set()
+
+
+def test_a_restart_that_did_not_move_is_not_repeated(monkeypatch):
+    # Unregularised on multinomial 50-label histograms (the truth is α0 = ∞):
+    # the line search stalls and L-BFGS restarts from where it stopped. A
+    # restart that ends where it began would be repeated exactly by the
+    # next (a fresh history from the same point), so allowing more restarts
+    # than one must change neither the fit nor the evaluations spent.
+    from sklearn_hcal.calibration._alpha import _lbfgs
+    from sklearn_hcal.datasets import make_label_histograms
+
+    Z, Y, _ = make_label_histograms(2000, 10, 50, random_state=0)
+    H, F = _standardise(Z), softmax(Z, axis=1)
+    fits = {}
+    for cap in (1, 3):
+        monkeypatch.setattr(_lbfgs, "_MAX_RESTARTS", cap)
+        with warnings.catch_warnings():  # it stalls: a ConvergenceWarning
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits[cap] = fit_concentration_model(H, F, Y, alpha_reg=0.0, random_state=0)
+    np.testing.assert_array_equal(fits[1].coefs[0], fits[3].coefs[0])
+    np.testing.assert_array_equal(fits[1].intercepts[0], fits[3].intercepts[0])
+    assert (fits[3].n_iter, fits[3].n_evals) == (fits[1].n_iter, fits[1].n_evals)
+
+
+def test_float32_features_are_not_copied_before_standardisation():
+    # Penultimate features usually come in float32: they are standardised
+    # into one float64 copy, with the fit of their float64 version (the
+    # conversion is exact) and without a float64 copy made first.
+    from sklearn_hcal import AlphaCalibrator
+    from sklearn_hcal.calibration._alpha._features import (
+        as_feature_array,
+        extract_features,
+    )
+
+    G, Z, F, Y, _, _ = _feature_problem(300, 8, seed=3)
+    G32 = G.astype(np.float32)
+    assert extract_features(lambda X: G32, None, Z, None) is G32
+    assert as_feature_array(G32) is G32
+    assert as_feature_array(G32.astype(np.int64)).dtype == np.float64
+    fits = [
+        AlphaCalibrator(features=lambda X, g=g: g, random_state=0).fit(Z, Y)
+        for g in (G32, G32.astype(np.float64))
+    ]
+    np.testing.assert_array_equal(fits[0].coefs_[0], fits[1].coefs_[0])
+    np.testing.assert_array_equal(fits[0].feature_scale_, fits[1].feature_scale_)
+    np.testing.assert_array_equal(fits[0].transform(Z), fits[1].transform(Z))
+
+
+def test_likelihood_on_observed_classes_is_the_plain_one_to_the_bit(monkeypatch):
+    # The solver's lgamma form skips the classes without labels (their terms
+    # are exact zeros) and builds the gradient in autograd's order: the same
+    # value, gradient and fit as the plain differentiable function, also
+    # where α0·f is floored and under any outer gradient.
+    from sklearn_hcal.calibration import _dirichlet
+    from sklearn_hcal.calibration._alpha import _likelihood
+    from sklearn_hcal.datasets import make_label_histograms
+
+    rng = np.random.RandomState(0)
+    F = rng.dirichlet(np.ones(6), size=3000)
+    F[:5, 0] = 1e-40  # floored classes
+    Y = np.random.default_rng(0).multinomial(30, rng.dirichlet(np.ones(6), size=3000))
+    Ft, Yt = torch.as_tensor(F), torch.as_tensor(Y, dtype=torch.float64)
+    outer = torch.as_tensor(rng.uniform(0.1, 3.0, 3000))
+    eta = torch.as_tensor(3 * rng.standard_normal(3000), dtype=torch.float64)
+    values, grads = [], []
+    for nll in (
+        _dirichlet.dirichlet_multinomial_nll_log_alpha0,
+        _likelihood.nll_observed_classes,
+    ):
+        x = eta.clone().requires_grad_()
+        v = nll(x, Ft, Yt)
+        (outer * v).sum().backward()
+        values.append(v.detach())
+        grads.append(x.grad)
+    assert torch.equal(values[0], values[1]) and torch.equal(grads[0], grads[1])
+
+    Z, Y, _ = make_label_histograms(2000, 10, 50, random_state=0)
+    H, F = _standardise(Z), softmax(Z, axis=1)
+    fits = []
+    for nll in (
+        _likelihood.nll_observed_classes,
+        _dirichlet.dirichlet_multinomial_nll_log_alpha0,
+    ):
+        monkeypatch.setattr(_likelihood, "nll_observed_classes", nll)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits.append(fit_concentration_model(H, F, Y, random_state=0))
+    np.testing.assert_array_equal(fits[0].coefs[0], fits[1].coefs[0])
+    assert fits[0].loss == fits[1].loss and fits[0].n_evals == fits[1].n_evals
+
+
+def test_observed_entries_are_recomputed_for_new_or_changed_counts():
+    # The observed entries are cached per counts tensor (L-BFGS evaluates
+    # the same one): a changed or another tensor must not reuse them, and
+    # they are dropped with their tensor.
+    import gc
+
+    from sklearn_hcal.calibration import _dirichlet
+    from sklearn_hcal.calibration._alpha import _likelihood
+
+    f = torch.full((2, 3), 1 / 3, dtype=torch.float64)
+    la = torch.tensor([0.3, 1.2], dtype=torch.float64)
+    y = torch.tensor([[2.0, 0.0, 1.0], [0.0, 0.0, 4.0]], dtype=torch.float64)
+    plain = _dirichlet.dirichlet_multinomial_nll_log_alpha0
+    assert torch.equal(_likelihood.nll_observed_classes(la, f, y), plain(la, f, y))
+    y[1, 0] = 3.0  # in place: a new version
+    assert torch.equal(_likelihood.nll_observed_classes(la, f, y), plain(la, f, y))
+    z = y.flip(1).contiguous()
+    assert torch.equal(_likelihood.nll_observed_classes(la, f, z), plain(la, f, z))
+    del y, z
+    gc.collect()
+    assert _likelihood._LAST[0] is None
+
+
+def test_lbfgs_reports_log_alpha0_at_its_result():
+    # The degeneracy check reads log α0 from L-BFGS's last evaluation
+    # instead of another pass over the features: it must be the fitted
+    # model's log α0 (numpy's prediction from the returned weights).
+    G, _, F, Y, _, _ = _feature_problem(600, 12, seed=4)
+    H = _standardise(G)
+    for l2 in (0.0, 0.05):
+        fit = _fit_quietly(H, F, Y, l2_reg=l2, random_state=0)
+        np.testing.assert_allclose(
+            fit.log_alpha0,
+            predict_log_alpha0(H, fit.coefs, fit.intercepts),
+            rtol=1e-10,
+            atol=1e-10,
+        )

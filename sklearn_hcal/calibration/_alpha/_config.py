@@ -46,7 +46,9 @@ class SolverConfig:
         common ``n``, ``"reference"`` at ``(alpha_reg, l2_reg)`` is ``n`` times
         ``"eq50"`` at ``(alpha_reg / n, l2_reg / n)``: same optimum.
     max_iter : int, default=200
-        L-BFGS iterations, or Adam epochs.
+        L-BFGS iterations, or Adam epochs. L-BFGS restarts a run whose line
+        search stalled (a fresh history, at most 3 times) unless the run
+        ended where it began: the next would repeat it exactly.
     tol : float, default=1e-7
         L-BFGS: bound on the largest component of the gradient in whitened
         coordinates, where the Hessian is close to the identity (the fitted

@@ -38,6 +38,7 @@ from ...utils._warnings import warn_user
 from .._base import _BaseCalibrator
 from ._config import SolverConfig
 from ._features import (
+    as_feature_array,
     extract_features,
     member_probabilities,
     standardize_features,
@@ -338,7 +339,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         G = extract_features(
             self.features, estimator, X, lambda: get_scores(estimator, X)
         )
-        return F, np.asarray(G, dtype=np.float64)
+        return F, as_feature_array(G)
 
     def _input_proba(self, X):
         """f from ``estimator=None`` input: probabilities as they are
@@ -348,7 +349,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
     def _input_outputs(self, X):
         logits = scores_from_input(X, self.input_type_, fitted_input=self.input)
         G = extract_features(self.features, None, X, logits)
-        return self._input_proba(X), np.asarray(G, dtype=np.float64)
+        return self._input_proba(X), as_feature_array(G)
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, sample_weight=None, counts=None):
@@ -397,7 +398,7 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             raise ValueError(
                 f"X and y have inconsistent numbers of samples: {F.shape[-2]} and {n}."
             )
-        G = np.asarray(G, dtype=np.float64)
+        G = as_feature_array(G)  # standardize_features makes the one copy
         if not np.all(np.isfinite(G)):
             bad = np.flatnonzero(~np.all(np.isfinite(G.reshape(-1, G.shape[-1])), 1))
             raise ValueError(
@@ -430,9 +431,10 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts
         self.n_iter_, self.loss_ = result.n_iter, result.loss
-        warn_if_degenerate(
-            predict_log_alpha0(H, self.coefs_, self.intercepts_), sample_weight
-        )
+        log_a0 = result.log_alpha0  # L-BFGS's last evaluation: no pass over H
+        if log_a0 is None:
+            log_a0 = predict_log_alpha0(H, self.coefs_, self.intercepts_)
+        warn_if_degenerate(log_a0, sample_weight)
 
     def predict_proba(self, X):
         """The wrapped classifier's class probabilities ``f(x) = E[ζ|x]``.

@@ -75,6 +75,7 @@ def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
             evals.append(([p.detach().clone() for p in params], float(loss.detach())))
             return loss
 
+        before = [p.detach().clone() for p in params]
         opt.step(closure)
         state = opt.state[params[0]]
         n_iter += int(state.get("n_iter", 0))
@@ -86,7 +87,10 @@ def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
             loss = float(closure().detach())
         grad_max, grad_sq = _gradient_size(module)
         converged = done(grad_max, grad_sq, loss)
-        if converged or n_iter >= max_iter or len(evals) <= 2:
+        # A run that ended where it started would be repeated exactly by
+        # the next restart (a fresh history from the same point): stop.
+        stuck = all(torch.equal(p, q) for p, q in zip(params, before))
+        if converged or n_iter >= max_iter or len(evals) <= 2 or stuck:
             break
     if not converged:
         why = (

@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 
 from ..._frontend import check_new_labels
 from ...utils._optional import import_optional
+from ._features import as_feature_array
 from ._solvers import predict_log_alpha0
 
 __all__ = ["_DirichletPredictionsMixin"]
@@ -29,7 +30,7 @@ class _DirichletPredictionsMixin:
     def _concentration(self, X):
         """``(F, α0)`` of ``X``; with a leading member axis for ensembles."""
         F, G = self._predict_outputs(X)
-        G = np.asarray(G, dtype=np.float64)
+        G = as_feature_array(G)  # float32 stays: centring below copies it
         if not np.all(np.isfinite(G)):
             raise ValueError("The features g(X) contain NaN or infinity.")
         if G.shape[-1] != self.feature_mean_.shape[0]:

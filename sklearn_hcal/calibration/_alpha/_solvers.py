@@ -77,8 +77,10 @@ class ConcentrationFit:
     the model was fitted on; ``loss`` is the final training objective
     (penalties included); ``converged`` says whether the stopping criterion
     was met (L-BFGS: largest whitened gradient component ``grad_max <= tol``;
-    Adam: the monitored loss stopped improving) and ``n_evals`` counts
-    objective evaluations (L-BFGS) or epochs (Adam).
+    Adam: the monitored loss stopped improving), ``n_evals`` counts
+    objective evaluations (L-BFGS) or epochs (Adam) and ``log_alpha0`` is the
+    training items' clipped ``log α0`` at the fitted parameters, from
+    L-BFGS's last evaluation (None for Adam: predict it).
     """
 
     coefs: list
@@ -89,6 +91,7 @@ class ConcentrationFit:
     converged: bool = True
     grad_max: float = float("nan")
     n_evals: int = 0
+    log_alpha0: np.ndarray | None = None
 
 
 def predict_log_alpha0(H, coefs, intercepts) -> np.ndarray:
@@ -182,6 +185,7 @@ def fit_concentration_model(
     torch = import_optional("torch")
     from .. import _dirichlet as dm
     from ._lbfgs import fit_lbfgs
+    from ._likelihood import nll_observed_classes
     from ._model import (
         PRECONDITIONER_ROWS,
         ConcentrationNet,
@@ -224,10 +228,13 @@ def fit_concentration_model(
     nll_w, pen_w = dm.objective_weights(n, sample_weight, cfg.normalization)
     if use_histogram_slots(n.max(), Y.shape[1]):
         arrays = (H, nll_w, pen_w) + dm.histogram_slots(Y, F)
-        nll = dm.dirichlet_multinomial_nll_slots
+        nll = plain_nll = dm.dirichlet_multinomial_nll_slots
     else:
         arrays = (H, nll_w, pen_w, F, Y)
-        nll = dm.dirichlet_multinomial_nll_log_alpha0
+        # the lgamma form where y > 0 only (the same value and gradient);
+        # the preconditioner's curvature keeps autograd's second derivative
+        nll = nll_observed_classes
+        plain_nll = dm.dirichlet_multinomial_nll_log_alpha0
 
     def tensors(idx=None, skip=0, on=device):
         sel = slice(None) if idx is None else idx
@@ -254,7 +261,7 @@ def fit_concentration_model(
             rows = None
             if n_items > PRECONDITIONER_ROWS:
                 rows = np.sort(rng.choice(n_items, PRECONDITIONER_ROWS, replace=False))
-            curvature = mean_curvature(nll, tensors(rows, skip=1))
+            curvature = mean_curvature(plain_nll, tensors(rows, skip=1))
             curvature += 2.0 * alpha_reg
             if not curvature > 0:  # no information at α0 = 1
                 curvature = 1.0
@@ -269,9 +276,12 @@ def fit_concentration_model(
             H.shape[1], hidden, dtype, chol, center, bias_scale
         ).to(device)
 
+    last_log_a0 = [None]  # L-BFGS ends with an evaluation at its result
+
     def objective(h, w, item_w, *lik):
         layers = module.layers()
         log_a0 = module(h, layers).clamp(-LOG_ALPHA0_BOUND, LOG_ALPHA0_BOUND)
+        last_log_a0[0] = log_a0
         loss = (w * nll(log_a0, *lik)).mean()
         if alpha_reg:
             loss = loss + alpha_reg * (item_w * log_a0**2).mean()
@@ -310,6 +320,11 @@ def fit_concentration_model(
         converged=converged,
         grad_max=grad_max,
         n_evals=n_evals,
+        log_alpha0=(
+            last_log_a0[0].detach().cpu().double().numpy()
+            if solver == "lbfgs"
+            else None
+        ),
     )
 
 
