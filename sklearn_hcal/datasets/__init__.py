@@ -8,11 +8,9 @@ from ._cifar10h import load_cifar10h
 from ._fetch import fetch_chaosnli
 from ._lewidi import load_lewidi
 from ._lewidi_fetch import fetch_lewidi
-from ._lewidi_submission import (
-    combine_lewidi_splits,
-    read_lewidi_submission,
-    write_lewidi_submission,
-)
+from ._lewidi_read import read_lewidi_submission
+from ._lewidi_splits import combine_lewidi_splits
+from ._lewidi_write import write_lewidi_submission
 from ._mixed_digits import make_mixed_digits
 from ._sampling import sample_annotations
 from ._synthetic import make_label_histograms

@@ -11,7 +11,7 @@ from ._chaosnli import (
     read_chaosnli_jsonl,
     read_chaosnli_predictions,
 )
-from ._lewidi_submission import (
+from ._lewidi_layout import (
     TWO_DECIMALS,
     class_named,
     soft_matrix,
