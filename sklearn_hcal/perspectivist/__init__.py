@@ -21,7 +21,7 @@ _PUBLIC = {
     "PerspectivistEnsemble": "._ensemble",
     "SentenceEncoder": "._encoders",
     "TransformerPerspectivistClassifier": "._transformer",
-    "make_default_estimator": "._features",
+    "make_default_estimator": "._default_estimator",
 }
 
 __all__ = sorted(_PUBLIC)

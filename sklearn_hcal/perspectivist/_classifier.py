@@ -35,8 +35,8 @@ from ..utils._compat import (
 )
 from ..utils._threads import one_blas_thread
 from ._decisions import median_decision, mode_decision, threshold_decision
+from ._default_estimator import make_default_estimator
 from ._evaluation import perspectivist_loss
-from ._features import make_default_estimator
 from ._input import (
     as_sequence,
     check_labels,

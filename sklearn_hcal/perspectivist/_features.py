@@ -1,72 +1,45 @@
-"""Features of a long table of annotations, and the default model on them.
+"""Features of a long table of annotations: :class:`AnnotationVectorizer`.
 
 Why one module: one transformer's fit and transform -- the columns' roles,
 their blocks, the encoded block and the per-annotator copies read the same
-fitted state -- and the default model built on it; about half the lines are
-the documented parameters (the encoders themselves are in :mod:`._encoders`).
+fitted state; about half the lines are the documented parameters. The jobs
+it assembles live beside it: the columns' roles in :mod:`._column_roles`,
+the sentence encoder's block in :mod:`._encoded_block` (the encoders
+themselves in :mod:`._encoders`), the two texts' similarity in
+:mod:`._similarity`, and the default model on these features in
+:mod:`._default_estimator`.
 
 :class:`AnnotationVectorizer` turns the rows of a long table (one row per
 (item, annotator): the item's text, the annotator's explanation, the
 annotator's id and metadata) into one sparse matrix, choosing each
 column's treatment from its content (and adding how alike an item's two
-texts are, :mod:`._similarity`); :func:`make_default_estimator` puts
-a linear model on it, the CPU default of
-:class:`PerspectivistClassifier` (chosen by item-grouped cross-validation,
-see ``benchmarks/bench_perspectivist.py``).
+texts are, :mod:`._similarity`).
 """
 
 from __future__ import annotations
 
 from numbers import Integral, Real
-from os import PathLike
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.compose import ColumnTransformer
-from sklearn.decomposition import PCA
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.impute import SimpleImputer
-from sklearn.linear_model import LogisticRegression
-from sklearn.multioutput import MultiOutputClassifier
-from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._compat import HasMethods, Interval, fit_context, validate_data
 from ..utils._docstrings import fill_doc
-from ._encoders import SentenceEncoder, encode_texts, resolve_model_path
-from ._ordinal import OrdinalClassifier
+from ._column_roles import _column_names, _infer_role, check_explanation
+from ._encoded_block import encoded_block, encoded_names
 from ._similarity import TOKEN_PATTERN, TextPairSimilarity
 
-__all__ = ["AnnotationVectorizer", "make_default_estimator"]
+__all__ = ["AnnotationVectorizer"]
 
-#: Mean number of words from which a text column is free text (TF-IDF)
-#: rather than a category (one-hot): item texts and explanations have more,
-#: metadata values ("master student", "Full-Time") fewer.
-TEXT_MIN_WORDS = 4
-#: A column with this many distinct values or fewer is a category even when
-#: its values are long (an employment status written as a phrase).
-CATEGORY_MAX_VALUES = 20
 _MISSING = "<missing>"
-#: ``make_default_estimator(encoder="minilm")``: the packaged
-#: all-MiniLM-L6-v2, reduced by a PCA to this many dimensions and its block
-#: weighted so (chosen by item-grouped cross-validation on the LeWiDi 2025
-#: Paraphrase training files across fold seeds 0-2; the user guide's table).
-ENCODER_NAME = "minilm"
-ENCODER_COMPONENTS = 24
-ENCODER_WEIGHT = 8.0
-ENCODER_SIMILARITY_WEIGHT = 8.0
-ENCODER_C = 0.5
-
-
-def _column_names(columns, param):
-    if columns is None:
-        return None
-    if isinstance(columns, str):
-        return [columns]
-    return list(columns)
 
 
 class AnnotationVectorizer(TransformerMixin, BaseEstimator):
@@ -413,43 +386,21 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         return encoded
 
     def _encoded(self, prepared):
-        """The encoded block: the texts' rows (a pair's four), the explanation's."""
-        cols = self.encoded_columns_
-        n = len(prepared)
-        rows = encode_texts(
-            self.encoder_, np.concatenate([prepared[c].to_numpy() for c in cols])
+        """The encoded block (:func:`._encoded_block.encoded_block`)."""
+        return encoded_block(
+            self.encoder_,
+            prepared,
+            self.encoded_columns_,
+            pair=self._encoded_pair(),
+            weight=self.encoder_weight,
+            similarity_weight=(
+                self.encoder_similarity_weight if self._encoded_similarity() else None
+            ),
         )
-        parts = [rows[j * n : (j + 1) * n] for j in range(len(cols))]
-        if self._encoded_pair():
-            u, v = parts[:2]
-            product = u.multiply(v) if sp.issparse(u) else u * v
-            parts[2:2] = [abs(u - v), product]
-        block = sp.hstack(parts) if sp.issparse(rows) else np.hstack(parts)
-        block = sp.csr_matrix(block * float(self.encoder_weight))
-        if not self._encoded_similarity():
-            return block
-        cosine = self._cosine(prepared[cols[0]], prepared[cols[1]])
-        weighted = sp.csr_matrix(
-            cosine[:, None] * float(self.encoder_similarity_weight)
-        )
-        return sp.hstack([block, weighted], format="csr")
 
     def _encoded_similarity(self) -> bool:
         """Whether the encoded block ends with the two texts' cosine."""
         return self.encoder_similarity_weight is not None and self._encoded_pair()
-
-    def _cosine(self, first, second) -> np.ndarray:
-        """The cosine of each row's two texts (0 where a vector is 0)."""
-        encoder = self.encoder_
-        if isinstance(encoder, Pipeline):
-            encoder = encoder[0]
-        n = len(first)
-        rows = encode_texts(encoder, np.concatenate([first, second]))
-        rows = rows.toarray() if sp.issparse(rows) else rows.astype(np.float64)
-        u, v = rows[:n], rows[n:]
-        norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
-        dots = np.einsum("ij,ij->i", u, v)
-        return np.divide(dots, norms, out=np.zeros(n), where=norms > 0)
 
     def _transformer(self) -> ColumnTransformer:
         parts, weights = [], {}
@@ -571,15 +522,12 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         return roles.count("text") == 2
 
     def _encoded_names(self) -> np.ndarray:
-        if not self.n_encoded_features_:
-            return np.array([], dtype=object)
-        cols = [str(c) for c in self.encoded_columns_]
-        if self._encoded_pair():
-            cols[2:2] = ["absdiff", "product"]
-        similarity = ["encoder__cosine"] if self._encoded_similarity() else []
-        width = (self.n_encoded_features_ - len(similarity)) // len(cols)
-        names = [f"encoder__{c}{k}" for c in cols for k in range(width)]
-        return np.array(names + similarity, dtype=object)
+        return encoded_names(
+            self.encoded_columns_,
+            self.n_encoded_features_,
+            pair=self._encoded_pair(),
+            similarity=self._encoded_similarity(),
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -587,157 +535,3 @@ class AnnotationVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         return tags
-
-
-def check_explanation(X: pd.DataFrame, explanation) -> None:
-    """Refuse an explanation column of numbers, naming its first row: the
-    annotators' explanations are free text, and numbers read as words would
-    be fitted without a word (a score column named by mistake)."""
-    if explanation not in X.columns:
-        return
-    values = X[explanation]
-    if values.notna().any() and _infer_role(values) == "numeric":
-        row = int(np.flatnonzero(values.notna().to_numpy())[0])
-        value = values.iat[row]
-        value = value.item() if isinstance(value, np.generic) else value
-        raise ValueError(
-            f"explanation={explanation!r} names a column of numbers (row {row} "
-            f"holds {value!r}); it must hold the annotators' free-text "
-            "explanations: name that column with explanation=, or drop it."
-        )
-
-
-def _infer_role(values: pd.Series) -> str:
-    if pd.api.types.is_bool_dtype(values.dtype):
-        return "categorical"
-    if pd.api.types.is_numeric_dtype(values.dtype):
-        return "numeric"
-    present = values.dropna()
-    if len(present) and all(
-        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-        for v in present.tolist()
-    ):
-        return "numeric"  # an object column of numbers
-    text = present.astype(str)
-    words = text.str.split().str.len().mean() if len(text) else 0.0
-    if words >= TEXT_MIN_WORDS and text.nunique() > CATEGORY_MAX_VALUES:
-        return "text"
-    return "categorical"
-
-
-def make_default_estimator(
-    *,
-    ordinal: bool,
-    multilabel: bool,
-    n_classes: int | None = None,
-    C: float | None = None,
-    random_state=None,
-    explanations: bool = True,
-    encoder=None,
-):
-    """The CPU default of :class:`PerspectivistClassifier`.
-
-    :class:`AnnotationVectorizer` (TF-IDF of the texts and, weighted 8×, of
-    the explanation; the similarity of an item's two texts, weighted 4×;
-    one-hot annotator and metadata; per-annotator copies) and a logistic
-    regression (liblinear, fast on sparse text), with the scale's structure
-    in the last step:
-
-    * ordinal scales: :class:`OrdinalClassifier` (one logistic regression
-      per threshold), whose median the classifier predicts;
-    * multi-label targets: one logistic regression per label
-      (:class:`~sklearn.multioutput.MultiOutputClassifier`);
-    * otherwise a logistic regression: liblinear for two classes (its
-      memory is the data's; L-BFGS keeps ten weight-sized vectors, which
-      per-annotator feature copies make large), multinomial L-BFGS for more.
-
-    Parameters
-    ----------
-    ordinal : bool
-        Whether the classes are an ordered scale.
-    multilabel : bool
-        Whether the target is a 0/1 indicator matrix.
-    n_classes : int or None, default=None
-        Number of classes of a nominal target (2: liblinear); None is more
-        than two.
-    C : float or None, default=None
-        Inverse regularisation of the logistic regressions (chosen by
-        item-grouped cross-validation on the LeWiDi 2025 training files).
-        None: 1.0, and 0.5 with a named encoder (``encoder="minilm"`` or a
-        model folder), chosen with it.
-    random_state : int, RandomState instance or None, default=None
-        Seed of liblinear's coordinate order (results vary slightly without
-        one).
-    explanations : bool, default=True
-        Whether the vectorizer reads the annotators' explanations
-        (:class:`AnnotationVectorizer`'s ``explanations``).
-    encoder : "minilm", str, path, callable, transformer or None, default=None
-        The item's texts (and the explanation) also as pretrained sentence
-        vectors (:class:`AnnotationVectorizer`'s ``encoder``). ``"minilm"``:
-        the configuration chosen by item-grouped cross-validation (user
-        guide, "Encoders in the default features") -- all-MiniLM-L6-v2 as
-        packaged by the ``nlp`` extra (:class:`SentenceEncoder`), reduced
-        by a PCA to 24 dimensions fitted on the distinct training texts,
-        the block weighted 8×, the cosine of an item's two texts' MiniLM
-        vectors weighted 8× (``encoder_similarity_weight``) and ``C=0.5``; the
-        path of a local sentence-transformers or Hugging Face model folder:
-        the same with that model. Nothing is downloaded. A callable or
-        transformer is passed on as it is (the vectorizer's
-        ``encoder_weight`` stays 1, no cosine).
-
-    Returns
-    -------
-    estimator : Pipeline
-        Unfitted.
-
-    Examples
-    --------
-    >>> from sklearn_hcal.perspectivist import make_default_estimator
-    >>> make_default_estimator(ordinal=True, multilabel=False).steps[-1][0]
-    'ordinalclassifier'
-    >>> est = make_default_estimator(ordinal=True, multilabel=False, encoder="minilm")
-    >>> vec = est.named_steps["annotationvectorizer"]
-    >>> [name for name, _ in vec.encoder.steps], vec.encoder_weight
-    (['sentenceencoder', 'pca'], 8.0)
-    >>> vec.encoder_similarity_weight, est[-1].estimator.C
-    (8.0, 0.5)
-    """
-    named = isinstance(encoder, (str, PathLike))
-    if C is None:
-        C = ENCODER_C if named else 1.0
-    binary = LogisticRegression(C=C, solver="liblinear", random_state=random_state)
-    if multilabel:
-        last = MultiOutputClassifier(binary)
-    elif ordinal:
-        last = OrdinalClassifier(binary)
-    elif n_classes == 2:
-        last = binary
-    else:
-        last = LogisticRegression(C=C, max_iter=1000)
-    vec = AnnotationVectorizer(explanations=explanations, encoder=encoder)
-    if named:
-        vec.set_params(
-            encoder=_sentence_encoder(encoder, random_state),
-            encoder_weight=ENCODER_WEIGHT,
-            encoder_similarity_weight=ENCODER_SIMILARITY_WEIGHT,
-        )
-    return Pipeline([("annotationvectorizer", vec), (_name(last), last)])
-
-
-def _sentence_encoder(encoder, random_state) -> Pipeline:
-    """``encoder="minilm"`` or a model folder: the encoder, then a PCA."""
-    model = None if encoder == ENCODER_NAME else encoder
-    try:
-        resolve_model_path(model)  # fails now, not at the first fit
-    except ValueError:
-        raise ValueError(
-            f"encoder={str(encoder)!r} is neither {ENCODER_NAME!r} (all-MiniLM-L6-v2 "
-            "as packaged by the 'nlp' extra) nor a local model folder (a folder "
-            "with a config.json); models are never downloaded."
-        ) from None
-    pca = PCA(ENCODER_COMPONENTS, random_state=random_state)
-    return make_pipeline(SentenceEncoder(model), pca)
-
-
-def _name(estimator) -> str:
-    return type(estimator).__name__.lower()

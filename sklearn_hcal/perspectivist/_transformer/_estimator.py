@@ -15,8 +15,8 @@ from ..._validation import refuse_first
 from ...utils._compat import Interval, StrOptions, fit_context, validate_data
 from ...utils._optional import import_optional, resolve_device
 from .._classifier import PerspectivistClassifier
+from .._column_roles import _infer_role, check_explanation
 from .._encoders import resolve_model_path
-from .._features import _infer_role, check_explanation
 from .._input import (
     check_labels,
     check_table,
