@@ -61,8 +61,8 @@ def add_subcommand(sub) -> None:
         help="default: TF-IDF and logistic regressions (seconds); transformer: "
         "all-MiniLM-L6-v2 fine-tuned with an embedding per annotator (minutes "
         'on a CPU; needs pip install "sklearn-hcal[torch,nlp]"); ensemble: '
-        "the mean of both models' per-annotator distributions (default: "
-        "default)",
+        "the mean of the default model's and --transformer-seeds transformers' "
+        "per-annotator distributions (default: default)",
     )
     cmd.add_argument(
         "--transformer-model",
@@ -71,6 +71,16 @@ def add_subcommand(sub) -> None:
         help="a local Hugging Face model folder for --model transformer or "
         "ensemble (default: all-MiniLM-L6-v2 as packaged by the 'nlp' extra); "
         "nothing is downloaded",
+    )
+    cmd.add_argument(
+        "--transformer-seeds",
+        type=_at_least_one,
+        default=None,
+        metavar="N",
+        help="fine-tune N transformers of torch seeds --seed, --seed + 1, ... and "
+        "average them (default 2 for --model ensemble, chosen by "
+        "cross-validation; 1 for --model transformer); each is a fit of minutes "
+        "on a CPU",
     )
     cmd.add_argument(
         "--encoder",
@@ -118,6 +128,14 @@ def add_subcommand(sub) -> None:
         "--quiet", action="store_true", help="no progress messages on stderr"
     )
     cmd.set_defaults(handler=_cmd_lewidi)
+
+
+def _at_least_one(text: str) -> int:
+    """``--transformer-seeds``: a whole number of at least 1 (argparse type)."""
+    value = positive_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
 
 
 def _folds(text: str) -> int:

@@ -7,7 +7,11 @@
   with its documented defaults (the packaged all-MiniLM-L6-v2, or
   ``--transformer-model``; ``--device``), minutes a fit on a CPU;
 * ``ensemble``: :class:`~sklearn_hcal.perspectivist.PerspectivistEnsemble`
-  of the two, the mean of their per-annotator distributions.
+  of the default model and ``--transformer-seeds`` transformers (two by
+  default, of torch seeds ``--seed`` and ``--seed + 1``), the mean of their
+  per-annotator distributions: averaging two fine-tuned seeds lowered the
+  cross-validated error where one seed's fit varies from fold to fold
+  (developer guide §lewidi, :ref:`perspectivist_transformer_results`).
 
 ``--encoder [DIR]`` adds a frozen sentence encoder's vectors to the default
 model's features (the default member of the ensemble too):
@@ -34,6 +38,9 @@ TRANSFORMER_MODELS = ("transformer", "ensemble")
 #: The choices of ``--model`` with the default model in them (``--encoder``).
 DEFAULT_MODELS = ("default", "ensemble")
 
+#: How many transformers (torch seeds) each choice averages by default.
+TRANSFORMER_SEEDS = {"transformer": 1, "ensemble": 2}
+
 #: The optional modules a transformer fit imports.
 NEEDED = ("torch", "skorch", "transformers")
 
@@ -53,6 +60,7 @@ def check_model_options(args) -> None:
     if args.model not in TRANSFORMER_MODELS:
         for option, value in (
             ("--transformer-model", args.transformer_model),
+            ("--transformer-seeds", args.transformer_seeds),
             ("--device", args.device),
         ):
             if value is not None:
@@ -150,18 +158,22 @@ def build_model(args, data):
     )
     if args.model == "default":
         return default
-    transformer = TransformerPerspectivistClassifier(
-        args.transformer_model,
-        text_columns=[str(c) for c in data.text.columns],
-        classes=classes,
-        explanation="explanation" if args.explanations else None,
-        device=args.device or "cpu",
-        random_state=args.seed,
-        verbose=0 if args.quiet else 1,
-    )
+    seeds = args.transformer_seeds or TRANSFORMER_SEEDS[args.model]
+    transformers = [
+        TransformerPerspectivistClassifier(
+            args.transformer_model,
+            text_columns=[str(c) for c in data.text.columns],
+            classes=classes,
+            explanation="explanation" if args.explanations else None,
+            device=args.device or "cpu",
+            random_state=args.seed + k,
+            verbose=0 if args.quiet else 1,
+        )
+        for k in range(seeds)
+    ]
     if args.model == "transformer":
-        return transformer
-    return PerspectivistEnsemble([default, transformer])
+        return transformers[0] if seeds == 1 else PerspectivistEnsemble(transformers)
+    return PerspectivistEnsemble([default, *transformers])
 
 
 def _default_estimator(args, data):

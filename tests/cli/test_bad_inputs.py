@@ -901,6 +901,16 @@ CASES = [
         r"^hcal: error: argument --seed: expected a non-negative integer, got -1",
     ),
     Case(
+        # no transformer to average would leave the ensemble its default model
+        "lewidi_zero_transformer_seeds",
+        {"train.json": LEWIDI["t.json"]},
+        _lewidi_run(
+            "train.json", "p.json", "--model", "ensemble", "--transformer-seeds", "0"
+        ),
+        2,
+        r"^hcal: error: argument --transformer-seeds: must be at least 1, got '0'",
+    ),
+    Case(
         # was silently one fold per item: a fit per item, hours with a transformer
         "lewidi_more_folds_than_items",
         {

@@ -61,11 +61,11 @@ def _tables(train, test):
 
 
 def _transformer(model, classes, **params):
+    params = {"random_state": 0, **params}
     return TransformerPerspectivistClassifier(
         str(model),
         text_columns=["Question1", "Question2"],
         classes=classes,
-        random_state=0,
         **params,
     )
 
@@ -107,7 +107,9 @@ def test_transformer_submission_is_the_python_models(tmp_path, capsys, tiny_mode
 
 
 @pytest.mark.slow
-def test_ensemble_is_the_mean_of_its_two_models(tmp_path, capsys, tiny_model_128):
+def test_ensemble_is_the_mean_of_the_default_and_two_transformer_seeds(
+    tmp_path, capsys, tiny_model_128
+):
     train, test = _files(tmp_path)
     _lewidi(
         capsys,
@@ -118,12 +120,18 @@ def test_ensemble_is_the_mean_of_its_two_models(tmp_path, capsys, tiny_model_128
     X, y, data, X_test = _tables(train, test)
     classes = list(load_lewidi(train).classes)
     default = PerspectivistClassifier(classes=classes, random_state=0).fit(X, y)
-    transformer = _transformer(tiny_model_128, classes).fit(X, y)
-    mean = (default.predict_proba(X_test) + transformer.predict_proba(X_test)) / 2
+    # two fine-tuned seeds (--seed and --seed + 1), each fitted on its own
+    seeds = [
+        _transformer(tiny_model_128, classes, random_state=k).fit(X, y) for k in (0, 1)
+    ]
+    P = [m.predict_proba(X_test) for m in (default, *seeds)]
+    assert not np.allclose(P[1], P[2])  # the seeds are different fits
+    mean = (P[0] + P[1] + P[2]) / 3
     ens = PerspectivistEnsemble(
         [
             PerspectivistClassifier(classes=classes, random_state=0),
             _transformer(tiny_model_128, classes),
+            _transformer(tiny_model_128, classes, random_state=1),
         ]
     ).fit(X, y)
     np.testing.assert_allclose(ens.predict_proba(X_test), mean, rtol=0, atol=1e-15)
@@ -135,6 +143,39 @@ def test_ensemble_is_the_mean_of_its_two_models(tmp_path, capsys, tiny_model_128
     got = ens.predict_soft_labels(X_test)
     np.testing.assert_allclose(got.loc[soft.index].to_numpy(), soft.to_numpy())
     _same_files(tmp_path / "cli", _python_files(tmp_path / "py", data, ens, X_test))
+
+
+@pytest.mark.slow
+def test_transformer_seeds_sets_how_many_fits_are_averaged(
+    tmp_path, capsys, tiny_model_128
+):
+    train, test = _files(tmp_path, 12, 3)
+    args = ("--train", train, "--predict", test, "--transformer-model", tiny_model_128)
+    _lewidi(
+        capsys,
+        *args,
+        *("--out", tmp_path / "one", "--model", "ensemble", "--folds", 0),
+        *("--transformer-seeds", 1),
+    )
+    _lewidi(
+        capsys,
+        *args,
+        *("--out", tmp_path / "two", "--model", "transformer"),
+        *("--transformer-seeds", 2, "--seed", 3),
+    )
+    X, y, data, X_test = _tables(train, test)
+    classes = list(load_lewidi(train).classes)
+    one = PerspectivistEnsemble(
+        [
+            PerspectivistClassifier(classes=classes, random_state=0),
+            _transformer(tiny_model_128, classes),
+        ]
+    ).fit(X, y)
+    _same_files(tmp_path / "one", _python_files(tmp_path / "py1", data, one, X_test))
+    two = PerspectivistEnsemble(
+        [_transformer(tiny_model_128, classes, random_state=k) for k in (3, 4)]
+    ).fit(X, y)
+    _same_files(tmp_path / "two", _python_files(tmp_path / "py2", data, two, X_test))
 
 
 @pytest.mark.slow
@@ -211,7 +252,7 @@ def test_encoder_reaches_the_ensembles_default_member(
         capsys,
         *("--train", train, "--predict", test, "--out", tmp_path / "cli"),
         *("--model", "ensemble", "--transformer-model", tiny_model_128),
-        *("--folds", 0, "--encoder", tiny_model_wide),
+        *("--folds", 0, "--encoder", tiny_model_wide, "--transformer-seeds", 1),
     )
     X, y, data, X_test = _tables(train, test)
     classes = list(load_lewidi(train).classes)
@@ -229,9 +270,11 @@ def _args(tmp_path):
     return ["--train", train, "--predict", test, "--out", tmp_path / "o"]
 
 
-@pytest.mark.parametrize("option", ["--transformer-model", "--device"])
+@pytest.mark.parametrize(
+    "option", ["--transformer-model", "--device", "--transformer-seeds"]
+)
 def test_transformer_options_need_a_transformer(tmp_path, capsys, option):
-    value = "cpu" if option == "--device" else tmp_path
+    value = {"--device": "cpu", "--transformer-seeds": 2}.get(option, tmp_path)
     err = _error(capsys, *_args(tmp_path), option, value)
     assert f"{option} applies to --model transformer or ensemble" in err
 
