@@ -52,10 +52,7 @@ from sklearn_hcal.perspectivist import (  # noqa: E402
     PerspectivistClassifier,
     TransformerPerspectivistClassifier,
 )
-from sklearn_hcal.perspectivist._evaluation import (  # noqa: E402
-    baseline_probabilities,
-    track_scores,
-)
+from sklearn_hcal.perspectivist._evaluation import fold_track_scores  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "transformer_cv"
 
@@ -80,39 +77,17 @@ def _split(name, fold_seed, fold, explanations):
     return X, y, data, train, test
 
 
-def _target(model, y, index):
-    values = y.iloc[index]
-    if not model.multilabel_:
-        return list(values)
-    return np.array([[int(lab in row) for lab in model.classes_] for row in values])
-
-
 def _scores(model, X, y, train, test, probabilities):
     """Track scores of each named distribution on the held-out rows."""
-    who = X["annotator"].to_numpy()
-    kinds = dict(probabilities)
-    kinds.update(
-        baseline_probabilities(
-            who[train],
-            _target(model, y, train),
-            who[test],
-            classes=model.classes_,
-            multilabel=model.multilabel_,
-        )
+    return fold_track_scores(
+        model,
+        y,
+        X["item"].to_numpy(),
+        X["annotator"].to_numpy(),
+        train,
+        test,
+        probabilities,
     )
-    return {
-        kind: track_scores(
-            X["item"].to_numpy()[test],
-            who[test],
-            _target(model, y, test),
-            P,
-            classes=model.classes_,
-            ordinal=model.ordinal_,
-            multilabel=model.multilabel_,
-            decision=None,
-        )
-        for kind, P in kinds.items()
-    }
 
 
 def run_fold(args) -> None:

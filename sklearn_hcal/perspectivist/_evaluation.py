@@ -22,6 +22,7 @@ from ._decisions import median_decision, mode_decision, threshold_decision
 __all__ = [
     "baseline_probabilities",
     "cross_val_tracks",
+    "fold_track_scores",
     "item_distributions",
     "perspectivist_loss",
     "predict_tracks",
@@ -213,32 +214,47 @@ def cross_val_tracks(
             oof = np.zeros((len(X), P.shape[1]))
             meta = model
         oof[test] = P
-        target = _target(model, y, test)
-        kinds = {"model": P}
-        kinds.update(
-            baseline_probabilities(
-                who[train],
-                _target(model, y, train),
-                who[test],
-                classes=model.classes_,
-                multilabel=model.multilabel_,
-            )
+        scores = fold_track_scores(
+            model, y, items, who, train, test, {"model": P}, decision=model.decision_
         )
-        for name, probs in kinds.items():
-            scores = track_scores(
-                items[test],
-                who[test],
-                target,
-                probs,
-                classes=model.classes_,
-                ordinal=model.ordinal_,
-                multilabel=model.multilabel_,
-                decision=model.decision_ if name == "model" else None,
-            )
-            rows.append({"fold": fold, "model": name, **scores})
+        rows.extend({"fold": fold, "model": k, **v} for k, v in scores.items())
         if progress is not None:
             progress(fold + 1, n_splits)
     return pd.DataFrame(rows), oof, meta
+
+
+def fold_track_scores(
+    model, y, items, who, train, test, probabilities, *, decision=None
+) -> dict:
+    """Both tracks' scores of each named distribution of the ``test`` rows,
+    and of the baselines of :func:`baseline_probabilities` fitted on the
+    ``train`` rows: ``{name: {metric: score}}``. ``model`` is a fitted
+    classifier (its ``classes_``, ``ordinal_``, ``multilabel_``);
+    ``decision`` is used for the named distributions (None: each track's
+    Bayes decision), the baselines always take each track's."""
+    target = _target(model, y, test)
+    kinds = dict(probabilities)
+    baselines = baseline_probabilities(
+        who[train],
+        _target(model, y, train),
+        who[test],
+        classes=model.classes_,
+        multilabel=model.multilabel_,
+    )
+    kinds.update(baselines)
+    return {
+        name: track_scores(
+            items[test],
+            who[test],
+            target,
+            probs,
+            classes=model.classes_,
+            ordinal=model.ordinal_,
+            multilabel=model.multilabel_,
+            decision=None if name in baselines else decision,
+        )
+        for name, probs in kinds.items()
+    }
 
 
 def _rows(y, index):
