@@ -26,8 +26,10 @@ def encoded_block(
     ``columns`` of ``prepared`` are encoded by the fitted ``encoder``; with a
     ``pair`` (the first two columns an item's two texts) ``|u − v|`` and
     ``u ⊙ v`` follow them. The block is multiplied by ``weight``; unless
-    ``similarity_weight`` is None, the two texts' cosine
-    (:func:`text_cosine`) times it is the last column.
+    ``similarity_weight`` is None (it needs a ``pair``), the two texts'
+    cosine (:func:`text_cosine`) times it is the last column: of the
+    vectors already encoded, or of the first step's when ``encoder`` is a
+    :class:`~sklearn.pipeline.Pipeline` (before a reduction).
     """
     cols = columns
     n = len(prepared)
@@ -41,23 +43,24 @@ def encoded_block(
     block = sp.csr_matrix(block * float(weight))
     if similarity_weight is None:
         return block
-    cosine = text_cosine(encoder, prepared[cols[0]], prepared[cols[1]])
+    if isinstance(encoder, Pipeline):
+        # the sentence vectors before the reduction: the first step's
+        first = np.concatenate([prepared[c].to_numpy() for c in cols[:2]])
+        raw = encode_texts(encoder[0], first)
+        u, v = raw[:n], raw[n:]
+    cosine = text_cosine(u, v)
     weighted = sp.csr_matrix(cosine[:, None] * float(similarity_weight))
     return sp.hstack([block, weighted], format="csr")
 
 
-def text_cosine(encoder, first, second) -> np.ndarray:
-    """The cosine of each row's two texts (0 where a vector is 0), by the
-    encoder itself: the first step of a pipeline (before a PCA)."""
-    if isinstance(encoder, Pipeline):
-        encoder = encoder[0]
-    n = len(first)
-    rows = encode_texts(encoder, np.concatenate([first, second]))
-    rows = rows.toarray() if sp.issparse(rows) else rows.astype(np.float64)
-    u, v = rows[:n], rows[n:]
+def text_cosine(u, v) -> np.ndarray:
+    """The cosine of each row of ``u`` with the same row of ``v`` (0 where
+    a vector is 0); dense or sparse rows."""
+    u = u.toarray() if sp.issparse(u) else np.asarray(u, dtype=np.float64)
+    v = v.toarray() if sp.issparse(v) else np.asarray(v, dtype=np.float64)
     norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
     dots = np.einsum("ij,ij->i", u, v)
-    return np.divide(dots, norms, out=np.zeros(n), where=norms > 0)
+    return np.divide(dots, norms, out=np.zeros(len(u)), where=norms > 0)
 
 
 def encoded_names(

@@ -84,13 +84,16 @@ def _cosines(u, v):
 
 def test_similarity_column_is_the_weighted_cosine_of_the_pair():
     X = _pairs(n_items=8)
+    enc = CountingEncoder()
     vec = AnnotationVectorizer(
         text_columns=["q1", "q2"],
-        encoder=CountingEncoder(),
+        encoder=enc,
         encoder_weight=2.0,
         encoder_similarity_weight=3.0,
     )
     Xt = vec.fit_transform(X).toarray()
+    # the cosine reads the vectors of the block: the texts encoded once
+    assert len(enc.calls) == 1
     u = CountingEncoder()(X["q1"].tolist())
     v = CountingEncoder()(X["q2"].tolist())
     np.testing.assert_allclose(Xt[:, -1], 3.0 * _cosines(u, v))
