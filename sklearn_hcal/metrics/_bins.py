@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["bin_index", "bin_indices", "edge_values", "slot_offsets"]
+__all__ = ["bin_index", "bin_indices", "edge_values", "inner_edges", "slot_offsets"]
 
 
 def bin_indices(
@@ -51,9 +51,23 @@ def bin_indices(
 def _bins_right(n_bins):
     """The definition, for the values near an edge: a search of the inner
     ``linspace`` edges (made only when some value needs it)."""
-    return lambda v: np.searchsorted(
-        np.linspace(0.0, 1.0, n_bins + 1)[1:-1], v, side="right"
-    )
+    return lambda v: np.searchsorted(inner_edges(n_bins), v, side="right")
+
+
+_INNER_EDGES: dict = {}
+
+
+def inner_edges(n_bins: int) -> np.ndarray:
+    """The inner edges ``linspace(0, 1, B + 1)[1:-1]`` of :func:`bin_indices`
+    (kept per ``B``; read-only)."""
+    edges = _INNER_EDGES.get(n_bins)
+    if edges is None:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+        edges.flags.writeable = False
+        if len(_INNER_EDGES) > 64:
+            _INNER_EDGES.clear()
+        _INNER_EDGES[n_bins] = edges
+    return edges
 
 
 #: Cell offsets up to this are added to the float products before the cast:
