@@ -15,7 +15,7 @@ import numpy as np
 from .._validation import Pair, check_pair, row_blocks, row_sums
 from ..utils._warnings import warn_user
 from ._bins import bin_indices, inner_edges
-from ._mimori_compiled import class_bin_sums
+from ._mimori_compiled import binned_scalar_sums, class_bin_sums
 
 #: The weights the compiled kernel is given when there are none (unread).
 _NO_WEIGHTS = np.zeros(0)
@@ -117,30 +117,17 @@ def _cell_sums(
     writes no interleaved ``values`` (the strided writes cost more than the
     extra reads of the cells: 12% less time at N = 10⁵, K = 10).
     """
+    compiled = class_bin_sums.get()
+    if compiled is not None:  # the same sums in one pass (the ``fast`` extra)
+        return _compiled_cell_sums(
+            compiled, p_hat, False, P, n, n_bins, weights, dispersion
+        )
     P = np.asarray(P, dtype=np.float64)
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
     n_cells = n_classes * n_bins
     step = max(1, SUB_BLOCK_ELEMENTS // n_classes)
     sums = np.zeros((7, n_cells))
-    compiled = class_bin_sums.get()
-    if compiled is not None:  # the same sums in one pass (the ``fast`` extra)
-        weighted = weights is not None
-        w = np.asarray(weights if weighted else _NO_WEIGHTS, dtype=np.float64)
-        n = np.asarray(n, dtype=np.float64)
-        compiled(
-            p_hat,
-            P,
-            n,
-            n_bins,
-            inner_edges(n_bins),
-            w,
-            weighted,
-            dispersion,
-            step,
-            sums,
-        )
-        return sums
     factor = _correction_factor(n) if dispersion else None
     # one number of labels for all items: a scalar factor (the same
     # products, without the slower broadcast of a column)
@@ -181,6 +168,42 @@ def _cell_sums(
             )
         sums[_COUNT_VALID] += counts_valid
     return sums
+
+
+def _compiled_cell_sums(compiled, values, divide, P, n, n_bins, weights, dispersion):
+    """:func:`_cell_sums` by the compiled kernel; ``values`` are ``p̂``, or
+    the counts ``Y`` when ``divide`` (``p̂ = Y / n`` formed entry by entry)."""
+    P = np.asarray(P, dtype=np.float64)
+    n_classes = P.shape[1]
+    sums = np.zeros((7, n_classes * n_bins))
+    weighted = weights is not None
+    compiled(
+        np.asarray(values),
+        divide,
+        P,
+        np.asarray(n, dtype=np.float64),
+        n_bins,
+        inner_edges(n_bins),
+        np.asarray(weights if weighted else _NO_WEIGHTS, dtype=np.float64),
+        weighted,
+        dispersion,
+        max(1, SUB_BLOCK_ELEMENTS // n_classes),
+        sums,
+    )
+    return sums
+
+
+def block_cell_sums(block, n_bins: int, weights=None, *, dispersion: bool = True):
+    """:func:`_cell_sums` of a validated block (a ``Pair`` block): the
+    compiled kernel reads the counts when ``p̂`` was not formed yet."""
+    compiled = class_bin_sums.get()
+    if compiled is not None and "p_hat" not in block.__dict__:
+        return _compiled_cell_sums(
+            compiled, block.Y, True, block.P, block.n, n_bins, weights, dispersion
+        )
+    return _cell_sums(
+        block.p_hat, block.P, block.n, n_bins, weights, dispersion=dispersion
+    )
 
 
 def _terms_from_sums(
@@ -305,6 +328,43 @@ def _scalar_terms(sums: np.ndarray, N: float, dispersion: bool) -> dict:
     same bits, tested), in about half the numpy calls: the fixed cost of a
     metric call at small N is mostly these calls on ``K·B`` cells.
     """
+    compiled = binned_scalar_sums.get()
+    if compiled is not None:  # the same sums in one call (the ``fast`` extra)
+        out = np.empty(8)
+        compiled(sums, N, dispersion, out)
+        per_bins, totals = out[:4].tolist(), out[4:].tolist()
+    else:
+        per_bins, totals = _scalar_sums(sums, N, dispersion)
+    cl_plugin, cl = per_bins[0], per_bins[1]
+    terms = {
+        "cl_plugin": cl_plugin,
+        "cl": cl,
+        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
+        "ce": float(np.sqrt(max(cl, 0.0))),
+    }
+    if not dispersion:
+        return terms
+    sum_true, sum_true2, sum_resid2, sum_corr = totals
+    el_plugin = sum_resid2 / N
+    el = el_plugin - sum_corr / N
+    il_plugin = (sum_true - sum_true2) / N
+    sq_loss = el_plugin + il_plugin
+    return {
+        "sq_loss": sq_loss,
+        "el_plugin": el_plugin,
+        "el": el,
+        "il_plugin": il_plugin,
+        "il": sq_loss - el,
+        **terms,
+        "dl_plugin": per_bins[2],
+        "dl": per_bins[3],
+    }
+
+
+def _scalar_sums(sums: np.ndarray, N: float, dispersion: bool):
+    """The per-bin terms summed over the cells (``CL`` plug-in and debiased,
+    then ``DL``'s) and the totals of ``Σ p̂``, ``Σ p̂²``, ``Σ (p̂ − q)²``,
+    ``Σ p̂(1 − p̂)/(n − 1)``: the numpy path of :func:`binned_scalar_sums`."""
     count = sums[_COUNT]
     safe_count = np.where(count > 0, count, 1.0)
     means = sums[_SUM_TRUE : _SUM_PRED + 1] / safe_count
@@ -333,31 +393,10 @@ def _scalar_terms(sums: np.ndarray, N: float, dispersion: bool) -> dict:
         correction /= N
         np.subtract(bins[2], np.where(corrected, correction, 0.0), out=bins[3])
     per_bins = bins.sum(axis=-1).tolist()
-    cl_plugin, cl = per_bins[0], per_bins[1]
-    terms = {
-        "cl_plugin": cl_plugin,
-        "cl": cl,
-        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
-        "ce": float(np.sqrt(max(cl, 0.0))),
-    }
     if not dispersion:
-        return terms
+        return per_bins, None
     totals = sums[[_SUM_TRUE, _SUM_TRUE2, _SUM_RESID2, _SUM_CORR]].sum(axis=-1)
-    sum_true, sum_true2, sum_resid2, sum_corr = totals.tolist()
-    el_plugin = sum_resid2 / N
-    el = el_plugin - sum_corr / N
-    il_plugin = (sum_true - sum_true2) / N
-    sq_loss = el_plugin + il_plugin
-    return {
-        "sq_loss": sq_loss,
-        "el_plugin": el_plugin,
-        "el": el,
-        "il_plugin": il_plugin,
-        "il": sq_loss - el,
-        **terms,
-        "dl_plugin": per_bins[2],
-        "dl": per_bins[3],
-    }
+    return per_bins, totals.tolist()
 
 
 def _binned_calibration_terms(
@@ -415,9 +454,7 @@ def _pair_cell_sums(
 
     def block_sums(block):
         w = None if weights is None else weights[block.sl]
-        return _cell_sums(
-            block.p_hat, block.P, block.n, n_bins, w, dispersion=dispersion
-        )
+        return block_cell_sums(block, n_bins, w, dispersion=dispersion)
 
     sums = 0.0
     for partial in pair.map_blocks(block_sums):

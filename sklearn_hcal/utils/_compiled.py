@@ -27,7 +27,8 @@ __all__ = ["LazyKernel", "compiled_available", "kernel", "use_compiled"]
 #: ``SKLEARN_HCAL_COMPILED`` values that turn the kernels off.
 _OFF = {"0", "false", "no", "off"}
 
-#: None: decided from the environment and numba's presence on first use.
+#: None: decided from the environment (read once) and numba's presence on
+#: first use.
 _STATE: dict = {"enabled": None, "numba": None}
 
 
@@ -44,10 +45,10 @@ def _numba():
 def compiled_available() -> bool:
     """Whether kernels run compiled now (numba installed and not switched off)."""
     enabled = _STATE["enabled"]
-    if enabled is None:
+    if enabled is None:  # read once (a metric call must not pay for it)
         setting = os.environ.get("SKLEARN_HCAL_COMPILED", "1").strip().lower()
-        enabled = setting not in _OFF
-    return bool(enabled) and _numba() is not False
+        enabled = _STATE["enabled"] = setting not in _OFF
+    return enabled and _numba() is not False
 
 
 @contextmanager

@@ -59,9 +59,14 @@ def test_class_bin_sums_equal_the_bincount_path(n_bins, on_edges, weights, dispe
     "name", ["calibration_loss", "calibration_error", "dispersion_loss"]
 )
 @pytest.mark.parametrize("debiased", [True, False])
-def test_binned_losses_are_the_same_bits_through_both_paths(name, debiased):
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.float32])
+def test_binned_losses_are_the_same_bits_through_both_paths(name, debiased, dtype):
+    # the kernel divides the counts itself (no p̂ array): Y / n's quotients
+    # whatever the counts' dtype, items with different n included
     rng = np.random.default_rng(3)
     Y = rng.multinomial(5, np.ones(10) / 10, size=20_000)
+    Y[::3] += rng.multinomial(2, np.ones(10) / 10, size=len(Y[::3]))
+    Y = Y.astype(dtype)
     P = rng.dirichlet(np.ones(10), size=20_000)
     P[::9] = np.round(P[::9], 1)
     P /= P.sum(axis=1, keepdims=True)
@@ -69,4 +74,26 @@ def test_binned_losses_are_the_same_bits_through_both_paths(name, debiased):
     got = f(Y, P, debiased=debiased, n_bins=12)
     with use_compiled(False):
         expected = f(Y, P, debiased=debiased, n_bins=12)
+    assert got == expected
+
+
+@pytest.mark.parametrize("n_cells", [1, 5, 8, 9, 127, 128, 129, 150, 300, 1000, 2051])
+@pytest.mark.parametrize("dispersion", [True, False])
+def test_scalar_terms_equal_numpys_pairwise_sums(n_cells, dispersion):
+    # the compiled terms sum each row in np.add.reduce's pairwise order:
+    # every split of the recursion (8 accumulators, halves past 128) is hit
+    from sklearn_hcal.metrics._mimori_kernels import _terms_from_sums
+
+    rng = np.random.default_rng(n_cells)
+    sums = np.zeros((7, n_cells))
+    count = rng.integers(0, 4, n_cells).astype(float)  # empty, single, several
+    sums[0] = count
+    sums[1] = np.minimum(count, rng.integers(0, 3, n_cells))
+    scale = 10.0 ** rng.uniform(-6, 2, size=(5, n_cells))  # wide magnitudes
+    sums[2:] = rng.random((5, n_cells)) * scale * count
+    n_samples = float(count.sum() + 1)
+    args = (sums, n_samples, 15)
+    got = _terms_from_sums(*args, tables=False, dispersion=dispersion)
+    with use_compiled(False):
+        expected = _terms_from_sums(*args, tables=False, dispersion=dispersion)
     assert got == expected
