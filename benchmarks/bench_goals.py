@@ -12,6 +12,7 @@ Usage, from the project root::
     python benchmarks/bench_goals.py --quick    # smaller N, ~1 min
     python benchmarks/bench_goals.py --busy     # with a spinning process
     python benchmarks/bench_goals.py --output benchmarks/goals.md
+    python benchmarks/bench_goals.py --numpy    # the compiled kernels off
 
 Sizes: temperature scaling at N = 10⁶ × 10 (``--quick``: 2·10⁵; the ratio
 is the same within noise), metrics and the report at N = 10⁵ × 10, the
@@ -213,9 +214,9 @@ def row_vs_plain(n):
     )
     floor = (t_bins + t_hat + t_check) / t_plain
     yield (
-        "the binned losses' floor: bins of the N·K entries + p̂ + validation "
-        "(no statistic yet), and the one-pass reduction of the 7 statistics, "
-        "vs one numpy pass",
+        "the binned losses' numpy-path floor: bins of the N·K entries + p̂ + "
+        "validation (no statistic yet), and the one-pass reduction of the 7 "
+        "statistics, vs one numpy pass (the compiled kernel does all in one pass)",
         f"{floor:.2f}× before any statistic (bins {t_bins / t_plain:.2f}×, p̂ "
         f"{t_hat / t_plain:.2f}×, validation {t_check / t_plain:.2f}×); "
         f"reduction {t_reduce / t_plain:.2f}×",
@@ -486,6 +487,11 @@ def main(argv=None):
     parser.add_argument("--alpha-n", type=int, default=20_000)
     parser.add_argument("--output", type=Path)
     parser.add_argument(
+        "--numpy",
+        action="store_true",
+        help="turn the compiled kernels (the fast extra) off: the numpy paths",
+    )
+    parser.add_argument(
         "--only",
         nargs="*",
         default=["temperature", "per_call", "vs_plain", "bootstrap", "alpha"],
@@ -503,10 +509,20 @@ def main(argv=None):
 
     started = time.perf_counter()
     mode = "one core busy (spinner)" if args.busy else "no spinner"
+    from sklearn_hcal.utils._compiled import compiled_available, use_compiled
+
+    switch = use_compiled(not args.numpy)
+    switch.__enter__()
+    if compiled_available():
+        import numba
+
+        kernels = f"compiled kernels on (numba {numba.__version__})"
+    else:
+        kernels = "compiled kernels off (numpy paths)"
     try:
         out(
             f"Speed goals, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
-            f"{os.cpu_count()} cores, {mode}; "
+            f"{os.cpu_count()} cores, {mode}, {kernels}; "
             f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
         out()
@@ -526,6 +542,7 @@ def main(argv=None):
                     f"{load():.2f} |"
                 )
     finally:
+        switch.__exit__(None, None, None)
         if spinner is not None:
             spinner.kill()
             spinner.wait()

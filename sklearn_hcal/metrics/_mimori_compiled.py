@@ -38,19 +38,22 @@ def class_bin_sums(
     ``p̂_ik = Y_ik / n_i``, the quotient numpy's ``Y / n`` gives, without a
     ``p̂`` array); ``inner`` the inner edges ``linspace(0, 1, B + 1)[1:-1]``;
     ``weights`` (float64, one per item) is read only when ``weighted``;
-    ``step`` is the sub-block size in items. Each item's cells are found
-    first, then its statistics added (two short loops run faster than one
-    with the edge search inside).
+    ``step`` is the sub-block size in items. Each item's cells and ``p̂``
+    are found first, then its statistics added (short loops run faster than
+    one with the edge search inside).
     """
     n_items, n_classes = P.shape
     n_cells = sums.shape[1]
     top = n_bins - 1.0
     part = np.empty((7, n_cells))
     cells = np.empty(n_classes, np.intp)
+    item = np.empty(n_classes)
     for start in range(0, n_items, step):
         part[:, :] = 0.0
         for i in range(start, min(start + step, n_items)):
+            n_i = n[i]
             for k in range(n_classes):
+                item[k] = values[i, k] / n_i if divide else values[i, k]
                 q = P[i, k]
                 scaled = q * n_bins
                 if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
@@ -70,11 +73,10 @@ def class_bin_sums(
                         scaled = top
                     cells[k] = k * n_bins + int(scaled)
             w = weights[i] if weighted else 1.0
-            n_i = n[i]
             for k in range(n_classes):
                 cell = cells[k]
                 q = P[i, k]
-                value = values[i, k] / n_i if divide else values[i, k]
+                value = item[k]
                 part[0, cell] += w
                 part[2, cell] += value * w
                 part[3, cell] += q * w
@@ -84,7 +86,7 @@ def class_bin_sums(
                 for k in range(n_classes):
                     cell = cells[k]
                     q = P[i, k]
-                    value = values[i, k] / n_i if divide else values[i, k]
+                    value = item[k]
                     resid = value - q
                     part[5, cell] += (resid * resid) * w
                     part[6, cell] += (((1.0 - value) * value) * factor) * w
