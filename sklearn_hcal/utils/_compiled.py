@@ -89,9 +89,15 @@ class LazyKernel:
             return None
         if self._compiled is None:
             numba = _numba()
-            self._compiled = numba.njit(
-                nogil=True, cache=True, error_model="numpy"
-            )(self.function)
+            try:
+                compiled = numba.njit(nogil=True, cache=True, error_model="numpy")(
+                    self.function
+                )
+            except RuntimeError:
+                # numba raises when neither the package's folder nor a user
+                # cache folder is writable: compile in memory, every process
+                compiled = numba.njit(nogil=True, error_model="numpy")(self.function)
+            self._compiled = compiled
         return self._compiled
 
 
