@@ -34,7 +34,12 @@ from ._labels import (
     labels_to_histograms,
 )
 from ._rows import match_rows
-from ._scan import checked_histograms, normalised_block, scan_probabilities
+from ._scan import (
+    checked_histograms,
+    normalised_block,
+    scan_histograms,
+    scan_probabilities,
+)
 
 __all__ = ["check_histograms_and_probabilities"]
 
@@ -272,6 +277,41 @@ def _probability_classes(labels, names, n_columns: int, *, name: str):
     return labels
 
 
+def _plain_pair(
+    y_true, y_prob, allow_probabilities, y_true_name, y_prob_name, row_offset
+) -> Pair | None:
+    """The :class:`Pair` of the common call, or None: the general path decides.
+
+    Counts as a plain 2-D integer (or float64) ndarray and probabilities as
+    a plain ndarray, neither with names: everything the general path does
+    to them besides the two scans is a no-op (no rows to match by item, no
+    conversion, no classes to align), so this runs the same scans with the
+    same arguments and builds the same ``Pair`` without those calls
+    (developer guide §speed). Anything else, and a row count that differs
+    (the general path raises), returns None.
+    """
+    if type(y_true) is not np.ndarray or type(y_prob) is not np.ndarray:
+        return None
+    if y_true.ndim != 2 or y_true.shape[1] < 2 or not y_true.shape[0]:
+        return None
+    if y_true.dtype.kind not in "iu" and y_true.dtype != np.float64:
+        return None
+    where = rows_from(row_offset)
+    n, is_counts = scan_histograms(
+        y_true, name=y_true_name, allow_probabilities=allow_probabilities, where=where
+    )
+    P, _, off = scan_probabilities(
+        y_prob,
+        name=y_prob_name,
+        n_classes=y_true.shape[1],
+        n_classes_from=y_true_name,
+        where=where,
+    )
+    if P.shape[0] != y_true.shape[0]:
+        return None
+    return Pair(y_true, P, n, is_counts, renormalise=off)
+
+
 def check_pair(
     y_true,
     y_prob,
@@ -293,6 +333,12 @@ def check_pair(
     chunk of them (a dask block, a :class:`~sklearn_hcal.metrics.MetricState`
     update): messages then name the row as the whole array's call would.
     """
+    if counts is None and labels is None:
+        pair = _plain_pair(
+            y_true, y_prob, allow_probabilities, y_true_name, y_prob_name, row_offset
+        )
+        if pair is not None:
+            return pair
     if counts is not None:
         y_true, y_true_name = counts, "counts"
     y_prob = match_rows(y_true, y_prob, name=y_prob_name, y_true_name=y_true_name)

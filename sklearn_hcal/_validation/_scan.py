@@ -140,7 +140,9 @@ def _clean_probability_flag(arr: np.ndarray):
     """
     n_cols = arr.shape[1]
     sums = arr @ _ones(n_cols) if arr.size <= _BLAS_SUMS else row_sums(arr)
-    worst = float(np.abs(sums - 1.0).max())
+    # max |s − 1| from the extremes (s − 1 rounds monotonically): two
+    # reductions instead of two passes and one; NaN propagates through both
+    worst = max(float(sums.max()) - 1.0, 1.0 - float(sums.min()))
     tol = row_sum_tolerance(n_cols, arr.dtype)
     # NaN or infinity make ``worst`` NaN or infinite: not <= (the scan says)
     if not worst <= tol - _SUM_GUARD or abs(worst - ROW_SUM_TOL) <= _SUM_GUARD:
@@ -424,6 +426,17 @@ def scan_probabilities(
     ``n_classes`` comes from, for the class-count message; ``where`` and
     ``column_names`` name rows and columns (see the module notes).
     """
+    if (
+        type(P) is np.ndarray
+        and P.dtype == np.float64
+        and P.ndim == 2
+        and P.shape[0]
+        and P.shape[1] > 1
+        and (n_classes is None or P.shape[1] == n_classes)
+    ):  # the common input: what follows converts nothing and names nothing
+        off = _clean_probability_flag(P)
+        if off is not None:
+            return P, None, off
     rows, _ = _namers(where, column_names)
     arr, columns = to_array(P, name=name, allow_1d=True, keep_int=False)
     source = f" ({n_classes_from} has {n_classes})" if n_classes_from else ""

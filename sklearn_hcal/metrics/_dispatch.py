@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from ..utils._compat import validate_params as _sklearn_validate_params
 from ._streaming._dask import dask_call
 from ._streaming._inputs import is_dask_collection
@@ -25,8 +27,15 @@ from ._streaming._inputs import is_dask_collection
 __all__ = ["validate_params"]
 
 
+#: Argument types that are never a dask collection nor hold one: the
+#: common call's arguments skip the two checks below.
+_PLAIN = frozenset({np.ndarray, type(None), bool, int, float, str})
+
+
 def _has_dask(args, kwargs) -> bool:
     for value in (*args, *kwargs.values()):
+        if type(value) in _PLAIN:
+            continue
         if is_dask_collection(value):
             return True
         if isinstance(value, Mapping) and any(map(is_dask_collection, value.values())):
