@@ -44,6 +44,12 @@ from ._scan import (
 __all__ = ["check_histograms_and_probabilities"]
 
 
+#: Largest common number of labels per item whose ``p̂`` is looked up
+#: (:attr:`Block.p_hat_table`); the tables are kept per ``n``.
+_TABLE_MAX_N = 2**12
+_P_HAT_TABLES: dict = {}
+
+
 class Block:
     """Rows ``sl`` of a :class:`Pair`; float64 views are made on first use.
 
@@ -68,7 +74,46 @@ class Block:
         )
 
     @cached_property
+    def p_hat_table(self) -> np.ndarray | None:
+        """``t`` with ``t[k] = k / n`` and ``p̂ = t[Y]``, or None.
+
+        When every item has the same number ``n`` of integer labels (at
+        most :data:`_TABLE_MAX_N`, in a C-ordered array), ``p̂`` takes only
+        the values ``k / n``: looking them up is twice as fast as converting
+        and dividing, and an
+        elementwise function of ``p̂`` is that function of ``n + 1`` numbers
+        (:meth:`p_hat_map`). The same quotients (``float(k) / n``, the
+        division of the general path), kept per ``n`` for the process.
+        """
+        n, Y = self.n, self.Y
+        # C order only: the general path keeps Y's layout (``np.array``), and
+        # row sums of another layout add in another order
+        if Y.dtype.kind not in "iu" or not n.size or not Y.flags.c_contiguous:
+            return None
+        first = n[0]
+        if not (first <= _TABLE_MAX_N and n.min() == n.max()):
+            return None
+        table = _P_HAT_TABLES.get(first)
+        if table is None:
+            table = np.arange(int(first) + 1) / first
+            table.flags.writeable = False
+            _P_HAT_TABLES[first] = table
+        return table
+
+    def p_hat_map(self, func) -> np.ndarray:
+        """``func(p̂)`` for an elementwise ``func`` (numpy's ufuncs give each
+        element the same bits whatever the array): from :attr:`p_hat_table`
+        when there is one, without forming ``p̂``."""
+        table = self.p_hat_table
+        if table is None:
+            return func(self.p_hat)
+        return func(table).take(self.Y)
+
+    @cached_property
     def p_hat(self) -> np.ndarray:
+        table = self.p_hat_table
+        if table is not None:
+            return table.take(self.Y)
         # Converting first is twice as fast as a mixed int/float division
         # and gives the same quotients.
         p_hat = np.array(self.Y, dtype=np.float64)

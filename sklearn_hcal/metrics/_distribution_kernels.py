@@ -88,12 +88,22 @@ def _tvd_per_item(p_hat, P):
     return 0.5 * row_sums(np.abs(diff, out=diff))
 
 
-def _entropy(P, base=None):
-    """Row entropies ``−Σ_k p_k log p_k`` with ``0·log 0 = 0``."""
+def _p_log_p(P):
+    """``p log p`` elementwise, with ``0·log 0 = 0``."""
     P = np.asarray(P, dtype=np.float64)
     # no zero anywhere (a softmax): the guard of log 0 would add nothing
     terms = np.log(P) if _all_positive(P) else _log_or_zero(P.copy())
     terms *= P
+    return terms
+
+
+def _entropy(P, base=None, terms=None):
+    """Row entropies ``−Σ_k p_k log p_k`` with ``0·log 0 = 0``.
+
+    ``terms``: the ``p log p`` of ``P`` when known (``P`` is then unused).
+    """
+    if terms is None:
+        terms = _p_log_p(P)
     # 0.0 − x, not −x: a unanimous row's entropy is 0.0, never a printed "-0.0"
     return 0.0 - row_sums(terms) / _log_base(base)
 
@@ -258,7 +268,8 @@ def _rank_match_per_item(Y, P, ties="strict", small: bool = False):
 def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
     """``(H(p̂), H(q))`` of a block in nats, computed once per block."""
     if "entropies" not in block.cache:
-        block.cache["entropies"] = (_entropy(block.p_hat), _entropy(block.P))
+        human = _entropy(None, terms=block.p_hat_map(_p_log_p))
+        block.cache["entropies"] = (human, _entropy(block.P))
     return block.cache["entropies"]
 
 
