@@ -193,8 +193,10 @@ def disagreement_squared_loss(
     0.25
     """
     mu, phi, valid = check_disagreement_inputs(y_true, y_disagreement, counts, labels)
-    mu, phi = mu[valid], phi[valid]
-    return float((mu * (1.0 - mu) + (mu - phi) ** 2).mean())
+    if not valid.all():  # items without a pair are left out (none: no copies)
+        mu, phi = mu[valid], phi[valid]
+    loss = mu * (1.0 - mu) + (mu - phi) ** 2
+    return float(np.add.reduce(loss) / loss.size)  # the sum and quotient of .mean()
 
 
 @validate_params(_DISAGREEMENT_BINNED, prefer_skip_nested_validation=True)

@@ -33,12 +33,35 @@ from ._bins import bin_indices
 from ._cells import cell_sums
 
 
+#: Up to this many labels per item, ``Y(Y − 1)`` is looked up.
+_TABLE_MAX_N = 2**12
+_AGREEING_PAIRS: dict = {}
+
+
+def _agreeing_pairs(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``Y(Y − 1)`` per entry in float64 (the ordered pairs that agree).
+
+    Exact integers, whatever the order of the operations: for integer
+    counts of at most :data:`_TABLE_MAX_N` labels per item they are looked
+    up in ``k(k − 1)`` (one pass instead of a conversion and two), else
+    computed.
+    """
+    if Y.dtype.kind in "iu" and n.size and n.max() <= _TABLE_MAX_N:
+        top = int(n.max())
+        table = _AGREEING_PAIRS.get(top)
+        if table is None:
+            k = np.arange(top + 1.0)
+            table = _AGREEING_PAIRS[top] = k * (k - 1.0)
+        return table.take(Y)
+    Y = np.asarray(Y, dtype=np.float64)
+    return Y * (Y - 1.0)
+
+
 def _mu_rows(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
     """μ̂ of a block of counts ``Y`` (any numeric dtype) with row sums ``n``."""
-    Y = np.asarray(Y, dtype=np.float64)
     valid = n >= 2
     pairs = np.where(valid, n * (n - 1.0), 1.0)
-    mu = 1.0 - row_sums(Y * (Y - 1.0)) / pairs
+    mu = 1.0 - row_sums(_agreeing_pairs(np.asarray(Y), n)) / pairs
     mu[~valid] = np.nan
     return mu
 
