@@ -32,7 +32,6 @@ from ..utils._warnings import warn_user
 from ._bins import bin_indices
 from ._cells import cell_sums
 
-
 #: Up to this many labels per item, ``Y(Y − 1)`` is looked up.
 _TABLE_MAX_N = 2**12
 _AGREEING_PAIRS: dict = {}
