@@ -101,6 +101,10 @@ def _binned_gap_from_sums(sums):
     then has them too, else it is a float. No binned item gives 0.
     """
     sums = np.asarray(sums, dtype=np.float64)
+    if sums.ndim == 2:  # one set: two numpy calls (the counts are >= 0, so
+        # abs leaves them; each row is summed as on its own)
+        gap, n_binned = np.abs(sums[:, 1:]).sum(axis=-1)
+        return float(gap / n_binned) if n_binned > 0 else 0.0
     n_binned = sums[..., 1, 1:].sum(axis=-1)
     gap = np.abs(sums[..., 0, 1:]).sum(axis=-1)
     out = np.divide(gap, n_binned, out=np.zeros_like(gap), where=n_binned > 0)
