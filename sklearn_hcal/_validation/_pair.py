@@ -1,5 +1,10 @@
 """A validated (human labels, model probabilities) pair for the metrics.
 
+Why one module: the pair, the blocks of rows the metrics read it by (with
+the arrays derived from them, looked up or computed once per block) and
+the one check that builds it are one job; about 300 lines are code, the
+rest the alignment rules they document.
+
 :func:`check_pair` is the one place where a metric's inputs are validated
 and their classes aligned (developer guide §class-names and §tolerances):
 
