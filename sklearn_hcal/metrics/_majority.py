@@ -84,13 +84,15 @@ def _binned_gap_sums(conf, correct, n_bins, weights=None) -> np.ndarray:
     conf = np.asarray(conf, dtype=np.float64)
     cell = bin_index(conf, n_bins, start=1)
     gap = np.subtract(correct, conf, dtype=np.float64)
+    sums = np.empty((2, n_bins + 2))
     if weights is None:
-        counts = np.bincount(cell, minlength=n_bins + 2).astype(np.float64)
+        sums[1] = np.bincount(cell, minlength=n_bins + 2)  # exact in float64
     else:
         w = np.asarray(weights, dtype=np.float64)
-        counts = np.bincount(cell, weights=w, minlength=n_bins + 2)
+        sums[1] = np.bincount(cell, weights=w, minlength=n_bins + 2)
         gap *= w
-    return np.stack([np.bincount(cell, weights=gap, minlength=n_bins + 2), counts])
+    sums[0] = np.bincount(cell, weights=gap, minlength=n_bins + 2)
+    return sums
 
 
 def _binned_gap_from_sums(sums):
@@ -175,13 +177,14 @@ def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
     gap = np.negative(P)
     gap[np.arange(n_rows), majority] += 1.0
     gap = gap.reshape(-1)
+    sums = np.empty((2, n_cells))
     if weights is None:
-        counts = np.bincount(flat, minlength=n_cells).astype(np.float64)
+        sums[1] = np.bincount(flat, minlength=n_cells)  # exact in float64
     else:
         w = np.repeat(np.asarray(weights, dtype=np.float64), n_classes)
-        counts = np.bincount(flat, weights=w, minlength=n_cells)
+        sums[1] = np.bincount(flat, weights=w, minlength=n_cells)
         gap *= w
-    sums = np.stack([np.bincount(flat, weights=gap, minlength=n_cells), counts])
+    sums[0] = np.bincount(flat, weights=gap, minlength=n_cells)
     return sums.reshape(2, n_classes, width)
 
 
