@@ -434,6 +434,10 @@ row 1 is -0.001 (values within 1e-08 of [0, 1] are clipped as rounding errors).
         raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}.") from exc
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: at least one sample is required.")
+    if arr.min() >= 0.0 and arr.max() <= 1.0:
+        # the common input, in [0, 1] (NaN fails both): nothing to refuse
+        # or clip, in two reductions instead of five passes
+        return arr
     refuse_first(
         ~np.isfinite(arr),
         lambda row: (

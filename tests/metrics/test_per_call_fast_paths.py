@@ -155,3 +155,19 @@ def test_ece_of_one_set_of_sums_equals_the_batched_reduction(n_bins):
         assert isinstance(one, float)
         assert one == _binned_gap_from_sums(sums[None])[0]
     assert _binned_gap_from_sums(np.zeros((2, n_bins + 2))) == 0.0
+
+
+def test_disagreement_in_range_is_accepted_as_the_clip_leaves_it():
+    # values in [0, 1] (signed zeros and the ends included) skip the
+    # refusals and the clip: the same copy the general path returns
+    from sklearn_hcal._validation import check_disagreement
+
+    phi = np.array([0.0, -0.0, 1.0, 0.25, 1e-300, 1 - 1e-16])
+    out = check_disagreement(phi)
+    assert out is not phi
+    np.testing.assert_array_equal(out, np.clip(phi, 0.0, 1.0))
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(phi))
+    for bad in (np.nan, -1e-3, 1.5):
+        with pytest.raises(ValueError, match="y_disagreement"):
+            check_disagreement(np.append(phi, bad))
+    np.testing.assert_array_equal(check_disagreement([0.5, -1e-15]), [0.5, 0.0])
