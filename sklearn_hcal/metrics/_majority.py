@@ -37,6 +37,45 @@ def _argmax_last(A):
     return A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1)
 
 
+#: Up to this many columns (and entries: the columns are a copy)
+#: :func:`first_max` works on the columns.
+_COLUMNWISE_MAX = 255
+_COLUMNWISE_ENTRIES = 2**20
+_DESCENDING: dict = {}
+
+
+def first_max(A) -> np.ndarray:
+    """``np.argmax(A, axis=1)``: the column of each row's first maximum.
+
+    numpy's row-wise argmax runs a loop with data-dependent branches for
+    every row: slow for a few columns, and slower on rows its branch
+    predictor has not seen. Up to :data:`_COLUMNWISE_MAX` columns (a
+    block's entries) the same columns come from a transposed copy in
+    whole-array passes: each row's maximum, where it is reached, and the
+    first such column (the largest ``K − k`` among them). A row holding
+    NaN gets argmax's answer (the first NaN) from argmax itself.
+    """
+    A = np.asarray(A)
+    n_rows, n_cols = A.shape
+    if (
+        n_cols > _COLUMNWISE_MAX
+        or not 0 < A.size <= _COLUMNWISE_ENTRIES
+        or A.dtype.kind not in "biuf"
+    ):
+        return np.argmax(A, axis=1)
+    columns = np.ascontiguousarray(A.T)
+    best = np.maximum.reduce(columns, axis=0)
+    if A.dtype.kind == "f" and np.isnan(best).any():
+        return np.argmax(A, axis=1)
+    weights = _DESCENDING.get(n_cols)
+    if weights is None:
+        weights = np.arange(n_cols, 0, -1, dtype=np.uint8)[:, None]
+        _DESCENDING[n_cols] = weights
+    reached = np.equal(columns, best).view(np.uint8)
+    reached *= weights
+    return n_cols - np.maximum.reduce(reached, axis=0).astype(np.intp)
+
+
 def _majority_correct_per_item(Y, P, ties="first"):
     """Whether the model's top class is the human majority, per item.
 
@@ -48,7 +87,7 @@ def _majority_correct_per_item(Y, P, ties="first"):
     Y = np.asarray(Y)
     P = np.asarray(P)
     if ties == "first":
-        return np.argmax(P, axis=1) == np.argmax(Y, axis=1)
+        return first_max(P) == first_max(Y)
     if ties == "last":
         return _argmax_last(P) == _argmax_last(Y)
     if ties == "any":
@@ -119,9 +158,9 @@ def _binned_gap(conf, correct, n_bins, weights=None):
 
 
 def top_class(P):
-    """``(argmax q, max q)`` per row; one argmax and a gather beat ``max``
-    (a gather from the flat array: ``take_along_axis`` builds index grids)."""
-    top = np.argmax(P, axis=1)
+    """``(argmax q, max q)`` per row; :func:`first_max` and a gather of the
+    values (from the flat array: ``take_along_axis`` builds index grids)."""
+    top = first_max(P)
     n_rows, n_columns = P.shape
     flat = top + np.arange(0, n_rows * n_columns, n_columns)
     return top, np.asarray(P).reshape(-1).take(flat)
@@ -130,7 +169,7 @@ def top_class(P):
 def _block_majority(block):
     """Cached human majority (first maximum of ``Y``) of a block."""
     if "majority" not in block.cache:
-        block.cache["majority"] = np.argmax(block.Y, axis=1)
+        block.cache["majority"] = first_max(block.Y)
     return block.cache["majority"]
 
 

@@ -171,3 +171,23 @@ def test_disagreement_in_range_is_accepted_as_the_clip_leaves_it():
         with pytest.raises(ValueError, match="y_disagreement"):
             check_disagreement(np.append(phi, bad))
     np.testing.assert_array_equal(check_disagreement([0.5, -1e-15]), [0.5, 0.0])
+
+
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 10, 255, 256])
+@pytest.mark.parametrize("kind", ["float", "counts", "bool"])
+def test_first_max_equals_argmax(n_classes, kind):
+    # ties go to the first column; a row with NaN to its first NaN
+    from sklearn_hcal.metrics._majority import first_max
+
+    rng = np.random.default_rng(n_classes)
+    if kind == "float":
+        A = np.round(rng.random((600, n_classes)), 1)  # many ties
+        A[5, 0], A[9, -1], A[11] = np.nan, np.nan, np.nan
+        A[20] = -0.0
+        A[21, ::2] = 0.0
+    elif kind == "counts":
+        A = rng.multinomial(4, np.ones(n_classes) / n_classes, size=600)
+    else:
+        A = rng.random((600, n_classes)) < 0.3
+    np.testing.assert_array_equal(first_max(A), np.argmax(A, axis=1))
+    assert first_max(A).dtype == np.argmax(A, axis=1).dtype
