@@ -56,7 +56,7 @@ def first_max(A) -> np.ndarray:
     NaN gets argmax's answer (the first NaN) from argmax itself.
     """
     A = np.asarray(A)
-    n_rows, n_cols = A.shape
+    n_cols = A.shape[1]
     if (
         n_cols > _COLUMNWISE_MAX
         or not 0 < A.size <= _COLUMNWISE_ENTRIES
@@ -161,9 +161,14 @@ def top_class(P):
     """``(argmax q, max q)`` per row; :func:`first_max` and a gather of the
     values (from the flat array: ``take_along_axis`` builds index grids)."""
     top = first_max(P)
-    n_rows, n_columns = P.shape
-    flat = top + np.arange(0, n_rows * n_columns, n_columns)
-    return top, np.asarray(P).reshape(-1).take(flat)
+    return top, np.asarray(P).reshape(-1).take(_flat_index(top, P.shape[1]))
+
+
+def _flat_index(columns, n_columns: int) -> np.ndarray:
+    """The position of ``(i, columns[i])`` in a C-ordered ``(n, n_columns)``
+    array's flattening: one index array, not two (fancy indexing by
+    ``[arange(n), columns]`` costs twice as much)."""
+    return columns + np.arange(0, columns.shape[0] * n_columns, n_columns)
 
 
 def _block_majority(block):
@@ -206,16 +211,15 @@ def _classwise_sums(majority, P, n_bins, weights=None) -> np.ndarray:
     :func:`_binned_gap_sums`.
     """
     P = np.asarray(P, dtype=np.float64)
-    n_rows, n_classes = P.shape
+    n_classes = P.shape[1]
     width = n_bins + 2
     n_cells = n_classes * width
     # The sums of cell_sums(*_classwise_cells(...)) to the bit, without the
     # interleaved values: one bincount per statistic, adding the same
     # products w·value in the same order (integer counts are exact).
     flat = bin_index(P, n_bins, slot_width=width, start=1).reshape(-1)
-    gap = np.negative(P)
-    gap[np.arange(n_rows), majority] += 1.0
-    gap = gap.reshape(-1)
+    gap = np.negative(P).reshape(-1)
+    gap[_flat_index(majority, n_classes)] += 1.0
     sums = np.empty((2, n_cells))
     if weights is None:
         sums[1] = np.bincount(flat, minlength=n_cells)  # exact in float64
