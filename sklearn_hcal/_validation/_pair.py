@@ -53,6 +53,7 @@ __all__ = ["check_histograms_and_probabilities"]
 #: (:attr:`Block.p_hat_table`); the tables are kept per ``n``.
 _TABLE_MAX_N = 2**12
 _P_HAT_TABLES: dict = {}
+_P_HAT_VALUES: dict = {}
 
 
 class Block:
@@ -105,14 +106,23 @@ class Block:
             _P_HAT_TABLES[first] = table
         return table
 
-    def p_hat_map(self, func) -> np.ndarray:
+    def p_hat_map(self, func, *, kept: bool = False) -> np.ndarray:
         """``func(p̂)`` for an elementwise ``func`` (numpy's ufuncs give each
         element the same bits whatever the array): from :attr:`p_hat_table`
-        when there is one, without forming ``p̂``."""
+        when there is one, without forming ``p̂``. ``kept``: ``func`` is a
+        module-level function, whose values on the table are kept for the
+        process (a lambda made per call would fill the store)."""
         table = self.p_hat_table
         if table is None:
             return func(self.p_hat)
-        return func(table).take(self.Y)
+        if not kept:
+            return func(table).take(self.Y)
+        key = (func, table.shape[0])  # the function of k / n, k = 0..n
+        values = _P_HAT_VALUES.get(key)
+        if values is None:
+            values = _P_HAT_VALUES[key] = func(table)
+            values.flags.writeable = False
+        return values.take(self.Y)
 
     @cached_property
     def p_hat(self) -> np.ndarray:

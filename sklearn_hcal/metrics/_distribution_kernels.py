@@ -275,7 +275,7 @@ def _rank_match_per_item(Y, P, ties="strict", small: bool = False):
 def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
     """``(H(p̂), H(q))`` of a block in nats, computed once per block."""
     if "entropies" not in block.cache:
-        human = _entropy(None, terms=block.p_hat_map(_p_log_p))
+        human = _entropy(None, terms=block.p_hat_map(_p_log_p, kept=True))
         block.cache["entropies"] = (human, _entropy(block.P))
     return block.cache["entropies"]
 

@@ -94,6 +94,9 @@ def test_looked_up_p_hat_equals_the_division(n_labels, dtype):
     with np.errstate(divide="ignore"):
         for func in (_p_log_p, np.log, np.sqrt, lambda p: p * (1.0 - p)):
             np.testing.assert_array_equal(block.p_hat_map(func), func(expected))
+        for _ in range(2):  # computed, then read from the store
+            kept = block.p_hat_map(_p_log_p, kept=True)
+            np.testing.assert_array_equal(kept, _p_log_p(expected))
 
 
 @pytest.mark.parametrize("layout", ["varied counts", "Fortran order"])
