@@ -59,9 +59,13 @@ def _agreeing_pairs(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
 def _mu_rows(Y: np.ndarray, n: np.ndarray) -> np.ndarray:
     """μ̂ of a block of counts ``Y`` (any numeric dtype) with row sums ``n``."""
     valid = n >= 2
-    pairs = np.where(valid, n * (n - 1.0), 1.0)
+    every = bool(valid.all())  # the common case: no item to leave out
+    pairs = n * (n - 1.0)
+    if not every:
+        pairs = np.where(valid, pairs, 1.0)
     mu = 1.0 - row_sums(_agreeing_pairs(np.asarray(Y), n)) / pairs
-    mu[~valid] = np.nan
+    if not every:
+        mu[~valid] = np.nan
     return mu
 
 
