@@ -1,8 +1,8 @@
 """The engine's fast paths equal what they replace, to the bit (no timings here).
 
 Each fast path is compared with the plain definition or the previous code:
-the pairwise stable-order comparison with ``argsort(kind="stable")`` (pair
-by pair and all pairs at once), the one-pass reduction of the binned
+the pairwise stable-order comparison with ``argsort(kind="stable")``
+(few items and many), the one-pass reduction of the binned
 statistics with one ``bincount`` per statistic (and its fallback without
 scipy's loop), the metric functions' class-wise sums (counts by
 ``bincount``) with the report's seven-statistic cells, the calibration
@@ -33,7 +33,7 @@ from sklearn_hcal.metrics._mimori_kernels import (
 from sklearn_hcal.utils._compat import add_rows_at
 
 
-@pytest.mark.parametrize("n_items", [60, 3000])  # all pairs at once, pair by pair
+@pytest.mark.parametrize("n_items", [60, 3000])  # few items, many
 @pytest.mark.parametrize("n_classes", [2, 3, 5, 10, 16, 20])
 @pytest.mark.parametrize("integer", [True, False])
 def test_pairwise_stable_order_equals_argsort(n_items, n_classes, integer):
