@@ -31,13 +31,15 @@ from ..utils._docstrings import fill_doc
 from ._constraints import BINNED_ESTIMATOR, DEBIASED, OPTIONAL_ARRAY, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean
+from ._mimori_items import (
+    _epistemic_per_item,
+    _gini_per_item,
+    _squared_loss_per_item,
+)
 from ._mimori_kernels import (
     _cell_sums,
     _cell_values,
-    _epistemic_per_item,
-    _gini_per_item,
     _pair_cell_sums,
-    _squared_loss_per_item,
     _terms_from_sums,
     _validate_counts,
     _warn_single_annotations,

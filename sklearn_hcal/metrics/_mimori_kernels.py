@@ -1,10 +1,11 @@
-"""Kernels of Mimori et al.'s (2021) estimators: per-item terms and binned sums.
+"""Kernels of Mimori et al.'s (2021) estimators: the class-wise binned sums.
 
 The job split off :mod:`sklearn_hcal.metrics._mimori` (which keeps the
 public, validated estimators and their registry declarations): the
-equal-width binning, the per-item squared-loss terms, the class-wise binned
-sufficient statistics and the terms ``CL``, ``DL``, ``EL``, ``IL`` computed
-from them (with leading resample axes for the bootstrap). Import them
+equal-width binning, the class-wise binned sufficient statistics (by numpy,
+or by the compiled kernels of :mod:`._mimori_compiled`) and the terms
+``CL``, ``DL``, ``EL``, ``IL`` computed from them (with leading resample
+axes for the bootstrap); the per-item terms are in :mod:`._mimori_items`. Import them
 from here, where they are defined (developer guide §layers).
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Pair, check_pair, row_blocks, row_sums
+from .._validation import Pair, check_pair, row_blocks
 from ..utils._warnings import warn_user
 from ._bins import bin_indices, inner_edges
 from ._mimori_compiled import binned_scalar_sums, class_bin_sums
@@ -474,29 +475,3 @@ def warn_single_annotations(n_single: int, n_samples: int, what: str) -> None:
             f"bias correction of the debiased {what} needs n_i >= 2 and is "
             "skipped for them, so the estimate is biased upwards."
         )
-
-
-def _gini_per_item(p_hat, n, debiased):
-    """``Σ_k p̂_k(1 − p̂_k)``, times ``n/(n − 1)`` where ``n >= 2`` if debiased.
-
-    The irreducible loss ``IL`` of an item (Mimori et al. 2021, eq. 6): the
-    debiased version is the unbiased disagreement probability.
-    """
-    gini = row_sums(p_hat * (1.0 - p_hat))
-    return gini * (1.0 + _correction_factor(n)) if debiased else gini
-
-
-def _epistemic_per_item(block, debiased):
-    """``Σ_k (p̂ − q)²`` minus, if debiased, ``Σ_k p̂(1 − p̂)/(n − 1)`` (eq. 9–10)."""
-    resid = block.p_hat - block.P
-    el = row_sums(resid * resid)
-    if debiased:
-        el -= _gini_per_item(block.p_hat, block.n, False) * _correction_factor(block.n)
-    return el
-
-
-def _squared_loss_per_item(block):
-    """``Σ_k (p̂ − q)² + p̂(1 − p̂)`` per item: Prop. 1's unbiased squared loss."""
-    return row_sums((block.p_hat - block.P) ** 2) + _gini_per_item(
-        block.p_hat, block.n, False
-    )
