@@ -13,6 +13,7 @@ Usage, from the project root::
     python benchmarks/bench_goals.py --busy     # with a spinning process
     python benchmarks/bench_goals.py --output benchmarks/goals.md
     python benchmarks/bench_goals.py --numpy    # the compiled kernels off
+    python benchmarks/bench_goals.py --only alpha512   # one row: α on 512-d
 
 Sizes: temperature scaling at N = 10⁶ × 10 (``--quick``: 2·10⁵; the ratio
 is the same within noise), metrics and the report at N = 10⁵ × 10, the
@@ -368,7 +369,6 @@ def row_alpha(n):
         import torch
     except ImportError:
         return
-    from bench_alpha import make_problem
 
     from sklearn_hcal.calibration import AlphaCalibrator, _dirichlet
 
@@ -447,6 +447,17 @@ def row_alpha(n):
         t50 / t5 <= 4,
     )
 
+
+def row_alpha_features(n):
+    """α on 512-d features against the logit-feature fit (``--only alpha512``)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return
+    from bench_alpha import make_problem
+
+    from sklearn_hcal.calibration import AlphaCalibrator
+
     K = 10
     Z, Yh, G, _ = make_problem(n, K)
 
@@ -462,7 +473,7 @@ def row_alpha(n):
                     features=feats, alpha_reg=0.0, solver="lbfgs"
                 ).fit(Z, Yh),
             ],
-            repeat=2,
+            repeat=3,
         )
     # the memory-bandwidth floor: one pass over the feature matrix
     Gd = np.asarray(G, dtype=np.float64)
@@ -494,7 +505,14 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         nargs="*",
-        default=["temperature", "per_call", "vs_plain", "bootstrap", "alpha"],
+        default=[
+            "temperature",
+            "per_call",
+            "vs_plain",
+            "bootstrap",
+            "alpha",
+            "alpha512",
+        ],
     )
     args = parser.parse_args(argv)
 
@@ -534,6 +552,7 @@ def main(argv=None):
             "vs_plain": lambda: row_vs_plain(100_000),
             "bootstrap": row_bootstrap,
             "alpha": lambda: row_alpha(args.alpha_n),
+            "alpha512": lambda: row_alpha_features(args.alpha_n),
         }
         for key in args.only:
             for what, now, goal, met in rows[key]():

@@ -9,6 +9,8 @@ imports torch; the solvers import it only when they fit.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -35,7 +37,9 @@ def _gradient_size(module):
     )
 
 
-def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
+def fit_lbfgs(
+    module, objective, data, *, max_iter, tol, whitened, coarse=None, coarse_tol=1e-4
+):
     """Full-batch L-BFGS, strong-Wolfe line search, restarted when it stalls.
 
     Returns ``(n_iter, loss, converged, grad_max, n_evals)``. Converged means
@@ -43,6 +47,13 @@ def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
     coordinates (Hessian close to the identity), that the decrease the
     gradient still promises, ``½‖g‖²``, is below what float64 resolves in
     the loss (``100·eps·|loss|``): a line search cannot see smaller steps.
+
+    ``coarse``, the data with the features in float32, is a first stage: the
+    same optimiser on it until its largest gradient component is at most
+    ``coarse_tol``, then on ``data`` with its history (curvature pairs)
+    kept. Each pass over the float32 features reads half the bytes; their
+    gradient is exact to float32 rounding, far below ``coarse_tol``, and the
+    float64 stage ends at the optimum of ``data`` as without it.
     """
     eps = float(np.finfo(np.float64).eps)
 
@@ -68,7 +79,7 @@ def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
         )
         evals = []
 
-        def closure(opt=opt, evals=evals):
+        def closure(opt=opt, evals=evals, data=data):
             opt.zero_grad()
             loss = objective(*data)
             loss.backward()
@@ -76,8 +87,18 @@ def fit_lbfgs(module, objective, data, *, max_iter, tol, whitened):
             return loss
 
         before = [p.detach().clone() for p in params]
-        opt.step(closure)
         state = opt.state[params[0]]
+        if coarse is not None:
+            group = opt.param_groups[0]
+            group["tolerance_grad"] = coarse_tol
+            opt.step(partial(closure, data=coarse))
+            # the float64 stage: what is left of the budget, the history kept
+            done_coarse = int(state.get("n_iter", 0))
+            group["tolerance_grad"] = tol
+            group["max_iter"] = max(remaining - done_coarse, 1)
+            group["max_eval"] = max(2 * remaining - len(evals), 1)
+            coarse = None  # restarts are float64 only
+        opt.step(closure)
         n_iter += int(state.get("n_iter", 0))
         n_evals += len(evals)
         # loss and gradient at the final parameters: those of the last

@@ -55,6 +55,7 @@ from ._config import SolverConfig
 
 __all__ = [
     "DEGENERATE_LOG_ALPHA0",
+    "FLOAT32_STAGE_FEATURES",
     "LOG_ALPHA0_BOUND",
     "ConcentrationFit",
     "choose_solver",
@@ -142,6 +143,12 @@ def use_histogram_slots(max_labels, n_classes) -> bool:
     CIFAR-10H's ~50 labels). Both forms give the same likelihood.
     """
     return max_labels <= 3 * (n_classes + 3)
+
+
+#: Features from which the linear model's L-BFGS starts on float32 features
+#: (:func:`~._lbfgs.fit_lbfgs`): below this the passes over the features cost
+#: less than the likelihood and the float32 copy would not pay.
+FLOAT32_STAGE_FEATURES = 64
 
 
 @one_torch_thread  # short passes stall on a busy second core
@@ -245,7 +252,7 @@ def fit_concentration_model(
             for a in arrays[skip:]
         )
 
-    chol = center = None
+    chol = center = H32 = None
     bias_scale = 1.0
     # Adam keeps the plain parametrisation: its step sizes, initialisation
     # and early stopping suit standardised features, and whitening inflates
@@ -266,8 +273,12 @@ def fit_concentration_model(
             if not curvature > 0:  # no information at α0 = 1
                 curvature = 1.0
             bias_scale = 1.0 / np.sqrt(curvature)
+        if not hidden and H.shape[1] >= FLOAT32_STAGE_FEATURES:
+            # the float32 features of the first L-BFGS stage, read by the
+            # preconditioner too (one copy for both)
+            H32 = torch.as_tensor(np.asarray(H, dtype=np.float32), device=device)
         chol, center = preconditioner(
-            H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device
+            H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device, H32=H32
         )
         chol, center = chol.to(dtype), center.to(dtype)
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
@@ -291,13 +302,15 @@ def fit_concentration_model(
 
     start = time.perf_counter()
     if solver == "lbfgs":
+        data = tensors()
         result = fit_lbfgs(
             module,
             objective,
-            tensors(),
+            data,
             max_iter=cfg.max_iter,
             tol=cfg.tol,
             whitened=chol is not None,
+            coarse=None if H32 is None else (H32,) + data[1:],
         )
     else:
         from ._adam import fit_adam  # skorch: only for Adam
