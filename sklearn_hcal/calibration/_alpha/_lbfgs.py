@@ -25,6 +25,10 @@ torch = import_optional("torch")
 #: line search stalls before the gradient tolerance is met.
 _MAX_RESTARTS = 3
 
+#: The float32 stage stops when the loss changes by less than this: the
+#: rounding of the float32 products moves a loss of order 1-10 by a few 1e-9.
+_COARSE_CHANGE = 1e-8
+
 
 def _gradient_size(module):
     """``(largest |component|, squared norm)`` of the gradient."""
@@ -38,7 +42,15 @@ def _gradient_size(module):
 
 
 def fit_lbfgs(
-    module, objective, data, *, max_iter, tol, whitened, coarse=None, coarse_tol=1e-4
+    module,
+    objective,
+    data,
+    *,
+    max_iter,
+    tol,
+    whitened,
+    coarse=None,
+    coarse_tol=1e-4,
 ):
     """Full-batch L-BFGS, strong-Wolfe line search, restarted when it stalls.
 
@@ -91,10 +103,14 @@ def fit_lbfgs(
         if coarse is not None:
             group = opt.param_groups[0]
             group["tolerance_grad"] = coarse_tol
+            # float32 products move the loss by a few 1e-9: smaller changes
+            # are no progress the float32 stage can see
+            group["tolerance_change"] = _COARSE_CHANGE
             opt.step(partial(closure, data=coarse))
             # the float64 stage: what is left of the budget, the history kept
             done_coarse = int(state.get("n_iter", 0))
             group["tolerance_grad"] = tol
+            group["tolerance_change"] = 1e-15
             group["max_iter"] = max(remaining - done_coarse, 1)
             group["max_eval"] = max(2 * remaining - len(evals), 1)
             coarse = None  # restarts are float64 only
