@@ -133,7 +133,7 @@ def preconditioner(H, sw, rng, *, curvature, l2_reg, device, H32=None):
         # weighted rows: scaled in place, in a copy when Hs is the caller's
         root = ws.sqrt().to(torch.float32)[:, None]
         Hs = Hs * root if Hs is H32 else Hs.mul_(root)
-    cov = (Hs.T @ Hs).double()
+    cov = _gram(Hs).double()
     del Hs
     if uniform:
         cov *= float(ws[0])
@@ -154,6 +154,28 @@ def preconditioner(H, sw, rng, *, curvature, l2_reg, device, H32=None):
             return L, mean
         jitter *= 100.0
     raise ValueError("The covariance of the features could not be factorised.")
+
+
+#: Columns per block of the Gram matrix (:func:`_gram`).
+_GRAM_BLOCK = 64
+
+
+def _gram(X):
+    """``XᵀX``, block row by block row of its upper triangle, mirrored.
+
+    BLAS's product does not know that ``XᵀX`` is symmetric; the blocks right
+    of the diagonal are ``(k + 1)/(2k)`` of the work with ``k`` blocks
+    (9/16 at 512 columns: 15 against 25 ms on 8,000 rows on one core, where
+    ``ssyrk`` through scipy took 150 ms).
+    """
+    d = X.shape[1]
+    if d < 2 * _GRAM_BLOCK:
+        return X.T @ X
+    C = X.new_empty((d, d))
+    for i in range(0, d, _GRAM_BLOCK):
+        C[i : i + _GRAM_BLOCK, i:] = X[:, i : i + _GRAM_BLOCK].T @ X[:, i:]
+    upper = C.triu()
+    return upper + upper.triu(1).T
 
 
 def mean_curvature(nll, data):
