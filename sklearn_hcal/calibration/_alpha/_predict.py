@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 
 from ..._frontend import check_new_labels
 from ...utils._optional import import_optional
-from ._features import as_feature_array
+from ._features import apply_standardization, as_feature_array
 from ._solvers import predict_log_alpha0
 
 __all__ = ["_DirichletPredictionsMixin"]
@@ -38,7 +38,7 @@ class _DirichletPredictionsMixin:
                 f"The features g(X) have {G.shape[-1]} columns but the calibrator "
                 f"was fitted with {self.feature_mean_.shape[0]}."
             )
-        H = (G - self.feature_mean_) / self.feature_scale_
+        H = apply_standardization(G, self.feature_mean_, self.feature_scale_)
         log_a0 = predict_log_alpha0(
             H.reshape(-1, H.shape[-1]), self.coefs_, self.intercepts_
         ).reshape(H.shape[:-1])
