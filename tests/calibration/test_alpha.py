@@ -297,6 +297,31 @@ def test_bad_input():
         AlphaCalibrator().predict_disagreement(Z)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_non_finite_features_name_their_row_and_huge_ones_fit(value, dtype):
+    # The fit finds non-finite features through their moments (no extra pass
+    # over G): each kind, in either dtype, must still be named with its row
+    # and column, and finite features of any magnitude must not be mistaken
+    # for them.
+    Z, Y, _ = _dm_problem(100, seed=9)
+    G = np.random.RandomState(0).randn(100, 3).astype(dtype)
+    bad = G.copy()
+    bad[7, 2] = value
+    bad[40, 1] = value
+    with pytest.raises(ValueError, match=rf"first at row 7, column 2: {value!r}"):
+        AlphaCalibrator(features=lambda X: bad).fit(Z, Y)
+    both = G.copy()
+    both[[5, 9], 0] = [np.inf, -np.inf]  # inf - inf: a NaN mean
+    with pytest.raises(ValueError, match="first at row 5, column 0: inf"):
+        AlphaCalibrator(features=lambda X: both).fit(Z, Y)
+    huge = G.astype(np.float64) * 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        cal = AlphaCalibrator(features=lambda X: huge).fit(Z, Y)
+    assert np.all(np.isfinite(cal.feature_scale_))
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
 def test_cuda_without_cuda_is_a_clear_error():
     Z, Y, _ = _dm_problem(50, seed=10)

@@ -399,12 +399,6 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
                 f"X and y have inconsistent numbers of samples: {F.shape[-2]} and {n}."
             )
         G = as_feature_array(G)  # standardize_features makes the one copy
-        if not np.all(np.isfinite(G)):
-            bad = np.flatnonzero(~np.all(np.isfinite(G.reshape(-1, G.shape[-1])), 1))
-            raise ValueError(
-                "The features g(X) contain NaN or infinity (first at row "
-                f"{int(bad[0]) % n})."
-            )
         # an item of weight 0 is absent from the likelihood
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
         if not np.any((Y.sum(axis=1) >= 2) & (w > 0)):
@@ -421,9 +415,18 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
             Y = np.tile(Y, (S, 1))
             if sample_weight is not None:
                 sample_weight = np.tile(sample_weight, S)
-        H, self.feature_mean_, self.feature_scale_ = standardize_features(
-            G, sample_weight
-        )
+        # NaN or infinity in G, and only they, make its moments non-finite
+        # (finite features of any magnitude are rescaled first): the check
+        # reads the moments instead of making another pass over G
+        with np.errstate(invalid="ignore", over="ignore"):
+            H, mean, scale = standardize_features(G, sample_weight)
+        if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(scale))):
+            row, col = np.argwhere(~np.isfinite(G))[0]
+            raise ValueError(
+                "The features g(X) contain NaN or infinity (first at row "
+                f"{int(row) % n}, column {int(col)}: {float(G[row, col])!r})."
+            )
+        self.feature_mean_, self.feature_scale_ = mean, scale
 
         result = fit_concentration_model(
             H, F, Y, self._solver_config, sample_weight=sample_weight

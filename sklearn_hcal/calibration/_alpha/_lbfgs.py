@@ -50,7 +50,7 @@ def fit_lbfgs(
     tol,
     whitened,
     coarse=None,
-    coarse_tol=1e-4,
+    coarse_tol=1e-5,
 ):
     """Full-batch L-BFGS, strong-Wolfe line search, restarted when it stalls.
 
