@@ -20,19 +20,22 @@ __all__ = [
     "fits_on_device",
     "mean_curvature",
     "preconditioner",
+    "preconditioner_rows",
 ]
 
 torch = import_optional("torch")
 
-#: Rows used for the covariance of the preconditioner: ten per feature (the
-#: whitened Hessian then stays within a factor ~2 of the identity in every
-#: direction) or, if more, ``PRECONDITIONER_SHARE`` of the items up to
-#: ``PRECONDITIONER_ROWS``; never more than the data. The covariance costs
-#: ``rows·d²`` and an evaluation of the loss about ``N·d`` (float32 products
-#: at 0.05 s for 20,000 × 512 rows, an evaluation 7-11 ms at N = 20,000):
-#: at N = 20,000, d = 512, 8,000 rows cost one to three more L-BFGS
-#: evaluations than 20,000 and save 0.03 s of the product.
+#: Rows used for the covariance of the preconditioner: ``PRECONDITIONER_SHARE``
+#: of the items, clipped to [``PRECONDITIONER_MIN_ROWS``,
+#: ``PRECONDITIONER_ROWS``], and at least ten per feature (the whitened
+#: Hessian then stays within a factor ~2 of the identity in every
+#: direction); never more than the data. The covariance costs ``rows·d²``
+#: and an evaluation of the loss about ``N·d``: at N = 20,000 and d = 512,
+#: 8,000 rows cost one to three more L-BFGS evaluations than 20,000 and save
+#: 0.03 s of the product; small problems keep all their rows (the product
+#: costs nothing there, and the subsample's noise would only add iterations).
 PRECONDITIONER_ROWS = 20_000
+PRECONDITIONER_MIN_ROWS = 8_000
 PRECONDITIONER_SHARE = 0.4
 
 
@@ -93,6 +96,12 @@ def fits_on_device(nbytes, device) -> bool:
     return nbytes <= 0.7 * free
 
 
+def preconditioner_rows(n, d) -> int:
+    """Rows of ``n`` whose covariance makes the preconditioner (see above)."""
+    share = int(PRECONDITIONER_SHARE * n)
+    return max(min(max(share, PRECONDITIONER_MIN_ROWS), PRECONDITIONER_ROWS), 10 * d)
+
+
 def preconditioner(H, sw, rng, *, curvature, l2_reg, device, H32=None):
     """``(L, m)``: Cholesky factor of the scaled covariance and the mean of ``H``.
 
@@ -105,7 +114,7 @@ def preconditioner(H, sw, rng, *, curvature, l2_reg, device, H32=None):
     instead of making that copy here.
     """
     n, d = H.shape
-    rows = max(min(PRECONDITIONER_ROWS, int(PRECONDITIONER_SHARE * n)), 10 * d)
+    rows = preconditioner_rows(n, d)
     ws = torch.as_tensor(sw, dtype=torch.float64)
     idx = None
     if n > rows:
