@@ -326,6 +326,42 @@ def test_wide_features_reach_the_independent_optimum(weighted, monkeypatch):
     )
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_float32_features_serve_the_float32_stage_as_they_are(offset):
+    # The estimator hands its float32 features to the solver, which reads
+    # them in place of a float32 copy of the standardised ones (the
+    # standardisation folded into the weights) unless their means lie far
+    # from 0 (offset 1e3: float32 products would lose the spread): either
+    # way the fit must end at the optimum of the float64 fit, here the same
+    # features given in float64 (the same values, no float32 path to read).
+    from sklearn_hcal import AlphaCalibrator
+    from sklearn_hcal.calibration._alpha._solvers import features_in_float32
+
+    n, d = 2000, 96
+    G, Z, _, Y, _, _ = _feature_problem(n + 1000, d, rank=6, seed=14)
+    G32 = (G + offset).astype(np.float32)
+    G64 = G32.astype(np.float64)
+    H, mean, scale = standardize_features(G32[:n])
+    X = features_in_float32(H, (G32[:n], mean, scale), torch.device("cpu")).X
+    assert (X.data_ptr() == G32.ctypes.data) == (offset == 0)  # read as it is
+    fits = [
+        AlphaCalibrator(
+            features=lambda X, G=Gx: G[: len(X)] if len(X) == n else G[n:],
+            alpha_reg=0.005,
+            tol=1e-9,
+            random_state=0,
+        ).fit(Z[:n], Y[:n])
+        for Gx in (G32, G64)
+    ]
+    a0 = [fit.predict_concentration(Z[n:]) for fit in fits]
+    np.testing.assert_allclose(np.log(a0[0]), np.log(a0[1]), atol=2e-6)
+    F = softmax(Z[n:], axis=1)
+    assert _held_out_nll(np.log(a0[0]), F, Y[n:]) == pytest.approx(
+        _held_out_nll(np.log(a0[1]), F, Y[n:]), abs=1e-8
+    )
+    assert fits[0].loss_ == pytest.approx(fits[1].loss_, abs=1e-13)
+
+
 def test_sample_weights_equal_repeats_in_both_normalisations():
     rng = np.random.RandomState(9)
     G, _, F, _, alpha0, _ = _feature_problem(200, 6, seed=9)

@@ -429,7 +429,13 @@ class AlphaCalibrator(_DirichletPredictionsMixin, _BaseCalibrator):
         self.feature_mean_, self.feature_scale_ = mean, scale
 
         result = fit_concentration_model(
-            H, F, Y, self._solver_config, sample_weight=sample_weight
+            H,
+            F,
+            Y,
+            self._solver_config,
+            sample_weight=sample_weight,
+            # float32 features (penultimate layers) serve the float32 stage
+            float32_features=(G, mean, scale) if G.dtype == np.float32 else None,
         )
         self.solver_ = result.solver
         self.coefs_, self.intercepts_ = result.coefs, result.intercepts

@@ -16,6 +16,7 @@ from ...utils._optional import import_optional
 
 __all__ = [
     "PRECONDITIONER_ROWS",
+    "Float32Features",
     "ConcentrationNet",
     "fits_on_device",
     "mean_curvature",
@@ -73,13 +74,12 @@ class ConcentrationNet(torch.nn.Module):
         return [(W, b)] + [(m.weight, m.bias) for m in self.linears[1:]]
 
     def forward(self, h, layers=None):
-        """``log α0`` of ``h``; float32 ``h`` (the solver's first stage) is
-        multiplied in float32 and the layer's output cast back (see
-        :func:`~._lbfgs.fit_lbfgs`)."""
+        """``log α0`` of ``h``; :class:`Float32Features` (the solver's first
+        stage, :func:`~._lbfgs.fit_lbfgs`) are multiplied in float32."""
         layers = self.layers() if layers is None else layers
         for i, (W, b) in enumerate(layers):
-            if h.dtype != W.dtype:
-                h = torch.nn.functional.linear(h, W.to(h.dtype)).to(W.dtype) + b
+            if isinstance(h, Float32Features):
+                h = h.linear(W, b)
             else:
                 h = torch.nn.functional.linear(h, W, b)
             if i < len(layers) - 1:
@@ -96,6 +96,42 @@ def fits_on_device(nbytes, device) -> bool:
     return nbytes <= 0.7 * free
 
 
+class Float32Features:
+    """Standardised features ``H = (X - shift)·inv_scale`` read from float32 ``X``.
+
+    The float32 stage of the linear model's L-BFGS and the preconditioner
+    read ``X``: the caller's float32 features themselves when ``H`` was
+    standardised from them (no copy at all), or a float32 copy of ``H``
+    (:meth:`of`). ``z = H w + b`` is then the float32 product ``X (inv_scale·w)``
+    less ``shift·(inv_scale·w)``: float32 rounding relative to
+    ``(|shift| + scale)·|w|``, so the caller passes ``X`` only when
+    ``|shift|`` is at most a few times the scale (:data:`MAX_SHIFT`).
+    """
+
+    #: Largest ``|shift|·inv_scale`` for which ``X`` is read as it is.
+    MAX_SHIFT = 4.0
+
+    def __init__(self, X, shift, inv_scale):
+        self.X, self.shift, self.inv_scale = X, shift, inv_scale
+
+    @classmethod
+    def of(cls, H, device):
+        """A float32 copy of ``H`` (numpy's conversion: twice torch's speed)."""
+        X = torch.as_tensor(np.asarray(H, dtype=np.float32)).to(device)
+        zeros = torch.zeros(H.shape[1], dtype=torch.float64, device=device)
+        return cls(X, zeros, zeros + 1.0)
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def linear(self, W, b):
+        """``H Wᵀ + b`` for float64 ``W`` of shape ``(1, d)``, in float32."""
+        v = W * self.inv_scale
+        z = torch.nn.functional.linear(self.X, v.to(self.X.dtype)).to(W.dtype)
+        return z - v @ self.shift + b
+
+
 def preconditioner_rows(n, d) -> int:
     """Rows of ``n`` whose covariance makes the preconditioner (see above)."""
     share = int(PRECONDITIONER_SHARE * n)
@@ -110,8 +146,8 @@ def preconditioner(H, sw, rng, *, curvature, l2_reg, device, H32=None):
     ``curvature=None``, ``Cov_s(H)`` (unit-variance whitened inputs, the scale
     that Adam's step size and default initialisations assume). ``Cov_s`` and
     ``m`` are ``sw``-weighted, on a random subset of rows when ``H`` is large.
-    ``H32``, ``H`` in float32 on ``device`` when the caller has it, is read
-    instead of making that copy here.
+    ``H32`` (:class:`Float32Features` of ``H``), when the caller has it, is
+    read instead of a float32 copy made here.
     """
     n, d = H.shape
     rows = preconditioner_rows(n, d)
@@ -121,32 +157,36 @@ def preconditioner(H, sw, rng, *, curvature, l2_reg, device, H32=None):
         idx = np.sort(rng.choice(n, rows, replace=False))
         ws = ws[torch.as_tensor(idx)]
     ws = ws / ws.sum()
+    if H32 is None:
+        H32 = Float32Features.of(H if idx is None else H[idx], device)
+        idx = None
     # Everything below reads float32 features, as a preconditioner need not
     # be exact: the product is the costliest step (0.44 s in float64, 0.05 s
     # in float32 at 20,000 × 512 on one core). The covariance is the weighted
     # second moment less ``m mᵀ``, so that the float32 rows are read as they
-    # are (not centred in a copy): the features are standardised, ``|m|`` is
-    # of the order of their scale at most and the difference loses no more
-    # than float32 resolution.
-    if H32 is None:  # numpy's conversion: twice as fast as torch's here
-        rows_of_H = H if idx is None else H[idx]
-        Hs = torch.as_tensor(np.asarray(rows_of_H, dtype=np.float32)).to(device)
-    elif idx is not None:
-        Hs = H32.index_select(0, torch.as_tensor(idx, device=device))
-    else:
-        Hs = H32
+    # are (not centred in a copy): their mean is at most a few times their
+    # scale (:class:`Float32Features`) and the difference loses no more than
+    # float32 resolution.
+    Xs = (
+        H32.X
+        if idx is None
+        else H32.X.index_select(0, torch.as_tensor(idx, device=device))
+    )
     ws = ws.to(device)
-    mean = (ws.to(torch.float32) @ Hs).double()
+    mean = (ws.to(torch.float32) @ Xs).double()
     uniform = bool(torch.all(ws == ws[0]))
     if not uniform:
-        # weighted rows: scaled in place, in a copy when Hs is the caller's
+        # weighted rows: scaled in place, in a copy when Xs is the caller's
         root = ws.sqrt().to(torch.float32)[:, None]
-        Hs = Hs * root if Hs is H32 else Hs.mul_(root)
-    cov = _gram(Hs).double()
-    del Hs
+        Xs = Xs * root if Xs is H32.X else Xs.mul_(root)
+    cov = _gram(Xs).double()
+    del Xs
     if uniform:
         cov *= float(ws[0])
     cov -= torch.outer(mean, mean)
+    # back to H = (X - shift)·inv_scale
+    cov *= torch.outer(H32.inv_scale, H32.inv_scale)
+    mean = (mean - H32.shift) * H32.inv_scale
     A = cov
     if curvature is not None:
         A *= curvature

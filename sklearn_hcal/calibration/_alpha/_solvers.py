@@ -69,6 +69,7 @@ __all__ = [
     "LOG_ALPHA0_BOUND",
     "ConcentrationFit",
     "choose_solver",
+    "features_in_float32",
     "fit_concentration_model",
     "predict_log_alpha0",
     "use_histogram_slots",
@@ -164,7 +165,14 @@ FLOAT32_STAGE_FEATURES = 64
 
 @one_torch_thread  # short passes stall on a busy second core
 def fit_concentration_model(
-    H, F, Y, config: SolverConfig | None = None, *, sample_weight=None, **overrides
+    H,
+    F,
+    Y,
+    config: SolverConfig | None = None,
+    *,
+    sample_weight=None,
+    float32_features=None,
+    **overrides,
 ) -> ConcentrationFit:
     """Fit ``log α0 = MLP(H)`` to the histograms ``Y`` given ``f = F``.
 
@@ -189,6 +197,11 @@ def fit_concentration_model(
         Item weights ``s``: the objective is the ``sample_weight``-weighted
         mean over items of the normalised NLL and of the penalty (all ones
         gives the unweighted objective; integer weights equal repeated items).
+    float32_features : tuple (G, mean, scale), default=None
+        The float32 features ``H`` was standardised from (``H = (G - mean) /
+        scale``): the float32 stage of L-BFGS and the preconditioner read
+        ``G`` instead of a float32 copy of ``H`` when its means are within a
+        few scales of 0 (:class:`~._model.Float32Features`).
     **overrides
         Fields of the configuration to change (``l2_reg=0.1``, ``solver="adam"``
         ...), checked as the configuration checks them.
@@ -286,8 +299,8 @@ def fit_concentration_model(
             bias_scale = 1.0 / np.sqrt(curvature)
         if not hidden and H.shape[1] >= FLOAT32_STAGE_FEATURES:
             # the float32 features of the first L-BFGS stage, read by the
-            # preconditioner too (one copy for both)
-            H32 = torch.as_tensor(np.asarray(H, dtype=np.float32), device=device)
+            # preconditioner too: the caller's, else one copy for both
+            H32 = features_in_float32(H, float32_features, device)
         chol, center = preconditioner(
             H, pen_w, rng, curvature=curvature, l2_reg=l2_reg, device=device, H32=H32
         )
@@ -350,6 +363,32 @@ def fit_concentration_model(
             else None
         ),
     )
+
+
+def features_in_float32(H, given, device):
+    """:class:`~._model.Float32Features` of ``H``: the caller's float32 ``G``
+    when it is usable as it is, else a float32 copy of ``H``."""
+    torch = import_optional("torch")
+    from ._model import Float32Features
+
+    if given is not None:
+        G, mean, scale = given
+        inverse = 1.0 / np.asarray(scale, dtype=np.float64)
+        shift = np.asarray(mean, dtype=np.float64)
+        usable = (
+            G.dtype == np.float32
+            and G.shape == H.shape
+            and G.flags.c_contiguous
+            and np.max(np.abs(shift) * inverse, initial=0.0)
+            <= Float32Features.MAX_SHIFT
+        )
+        if usable:
+            return Float32Features(
+                torch.as_tensor(G, device=device),
+                torch.as_tensor(shift, device=device),
+                torch.as_tensor(inverse, device=device),
+            )
+    return Float32Features.of(H, device)
 
 
 #: |log α0| beyond which a fitted concentration counts as degenerate (α0
