@@ -64,8 +64,10 @@ def fit_lbfgs(
     same optimiser on it until its largest gradient component is at most
     ``coarse_tol``, then on ``data`` with its history (curvature pairs)
     kept. Each pass over the float32 features reads half the bytes; their
-    gradient is exact to float32 rounding, far below ``coarse_tol``, and the
-    float64 stage ends at the optimum of ``data`` as without it.
+    gradient differs from the float64 one by float32 rounding, below
+    ``coarse_tol`` (at the switch, 20,000 × 512: 1.5e-6 on ill-conditioned
+    features, 1.3e-7 on penultimate-like ones; the loss by 5e-9 and 3e-10),
+    and the float64 stage ends at the optimum of ``data`` as without it.
     """
     eps = float(np.finfo(np.float64).eps)
 

@@ -24,8 +24,10 @@ preconditioner need not be exact); the fitted weights are mapped back to
 the features, so nothing outside this module sees ``β``.
 
 **Why a float32 stage.** From ``FLOAT32_STAGE_FEATURES`` features on, the
-passes over the features are the cost of an evaluation: L-BFGS starts on a
-float32 copy (half the bytes a pass), stops at a whitened gradient of 1e-5
+passes over the features are the cost of an evaluation: L-BFGS starts on
+float32 features (half the bytes a pass: the caller's own float32 features
+with the standardisation folded into the weights, else a float32 copy;
+:class:`~._model.Float32Features`), stops at a whitened gradient of 1e-5
 or when the loss moves less than the float32 products resolve, and goes on
 in float64 with its history, to ``tol``. The optimum is the float64 one:
 the training loss equals that of float64 L-BFGS throughout to 3e-13, the
