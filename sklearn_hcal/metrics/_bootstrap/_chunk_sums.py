@@ -13,6 +13,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .. import _engine
+from ._chunk_sums_compiled import sparse_product
 from ._item_matrices import _block_matrices, _for_products
 
 __all__ = [
@@ -97,8 +98,25 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
 
 
 def _sparse_product(A, Wt) -> np.ndarray:
-    """``(B, n_sparse)`` float64 sums from the float32 product."""
-    return (A.T @ Wt).T.astype(np.float64)
+    """``(B, n_sparse)`` float64 sums from the float32 product (scipy's
+    loop, or the compiled kernel that adds the same products in its order)."""
+    compiled = sparse_product.get()
+    if compiled is None or not _kernel_operands(A, Wt):
+        return (A.T @ Wt).T.astype(np.float64)
+    out = np.zeros((A.shape[1], Wt.shape[1]), np.float32)
+    compiled(A.indptr, A.indices, A.data, Wt, out)
+    return out.T.astype(np.float64)
+
+
+def _kernel_operands(A, Wt) -> bool:
+    """Whether the kernel computes scipy's float32 product: both operands
+    float32 (scipy would upcast otherwise), the weights C-ordered."""
+    return (
+        A.dtype == np.float32
+        and Wt.dtype == np.float32
+        and Wt.ndim == 2
+        and Wt.flags.c_contiguous
+    )
 
 
 def _dense_product(DT, Wt) -> np.ndarray:

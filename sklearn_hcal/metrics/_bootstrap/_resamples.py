@@ -15,6 +15,8 @@ import numbers
 
 import numpy as np
 
+from ._resamples_compiled import add_draws, table_block
+
 __all__ = ["resample_weights", "resampled_sums", "seed_sequence"]
 
 #: Sizes a chunk of resamples: ``N × B`` counts of 8 bytes (float32 now: half).
@@ -90,19 +92,23 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.nda
     refine, plain, extra = (np.random.Generator(bits.jumped(k)) for k in (1, 2, 3))
     table, cdf = _poisson_cells(n_samples)
     chunk = max(_chunk_size(n_samples), n_resamples)
-    Wt, straddle, cells = _table_values(
+    Wt, straddle, cells, total = _table_values(
         bits, table, n_samples, chunk, n_resamples, _spare_matrix(spare)
     )
     if straddle.size:
         u = (cells + refine.random(straddle.size)) / _N_CELLS
         row, col = np.divmod(straddle, chunk)
         kept = col < n_resamples
-        Wt[row[kept], col[kept]] = np.searchsorted(cdf, u[kept], side="right")
-    # The totals' partial sums are integers: exact in float32 below 2**24.
-    if n_samples < 2**23:
-        total = Wt.sum(axis=0).astype(np.int64)
-    else:
-        total = np.add.reduce(Wt, axis=0, dtype=np.int64)
+        values = np.searchsorted(cdf, u[kept], side="right")
+        Wt[row[kept], col[kept]] = values
+        if total is not None:  # the kernel's totals leave the straddling cells out
+            np.add.at(total, col[kept], values)
+    if total is None:
+        # The totals' partial sums are integers: exact in float32 below 2**24.
+        if n_samples < 2**23:
+            total = Wt.sum(axis=0).astype(np.int64)
+        else:
+            total = np.add.reduce(Wt, axis=0, dtype=np.int64)
     over = np.flatnonzero(total > n_samples)
     for b in over:
         idx = plain.integers(0, n_samples, size=n_samples)
@@ -112,6 +118,10 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.nda
     n_missing = int(missing.sum())
     if n_missing:
         idx = extra.integers(0, n_samples, size=n_missing)
+        compiled = add_draws.get()
+        if compiled is not None:  # the same additions, without an index array
+            compiled(Wt, missing, idx)
+            return Wt
         idx *= n_resamples
         idx += np.repeat(np.arange(n_resamples), missing)
         np.add.at(Wt.reshape(-1), idx, np.float32(1))
@@ -134,11 +144,12 @@ def _spare_matrix(spare):
 
 
 def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out):
-    """``(Wt, straddle, cells)``: the table's value of each of the chunk's
-    ``N × chunk`` cells (16 bits of ``bits``' draws, item-major), float32, of
-    the first ``n_resamples`` columns (into ``out`` when it has the shape);
-    the flat (C order) positions of the chunk's straddling cells and their
-    cells.
+    """``(Wt, straddle, cells, total)``: the table's value of each of the
+    chunk's ``N × chunk`` cells (16 bits of ``bits``' draws, item-major),
+    float32, of the first ``n_resamples`` columns (into ``out`` when it has
+    the shape); the flat (C order) positions of the chunk's straddling cells
+    and their cells; with the compiled kernel, each kept resample's total of
+    the cells that do not straddle (int64), else None (summed afterwards).
 
     Drawn and looked up block by block of :data:`_LOOKUP_ROWS` items: the
     generator's draws in consecutive pieces are its draws in one (the last
@@ -148,27 +159,48 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
     Wt = out
     if Wt is None or Wt.shape != (n_samples, n_resamples):
         Wt = np.empty((n_samples, n_resamples), np.float32)
+    compiled = table_block.get()
+    total = None
+    if compiled is not None:  # one pass, no index array (the ``fast`` extra)
+        # integers: float32 sums are exact below 2**24 (a few 255s of the
+        # straddling cells among them until they are taken out)
+        total = np.zeros(chunk, np.float32 if n_samples < 2**22 else np.float64)
+        found_at = np.empty(min(n_samples, _LOOKUP_ROWS) * chunk, np.intp)
+        # a chunk's last resamples that are not kept are looked up aside
+        aside = None
+        if n_resamples < chunk:
+            aside = np.empty((min(n_samples, _LOOKUP_ROWS), chunk), np.float32)
     straddles, straddle_cells = [], []
     for start in range(0, n_samples, _LOOKUP_ROWS):
         stop = min(start + _LOOKUP_ROWS, n_samples)
         size = (stop - start) * chunk
         raw = bits.random_raw(-(-size // 4)).astype("<u8", copy=False)
         cells = raw.view("<u2")[:size]
-        X = table.take(cells)
-        found = np.flatnonzero(X == _STRADDLE)
+        if compiled is None:
+            X = table.take(cells)
+            found = np.flatnonzero(X == _STRADDLE)
+            Wt[start:stop] = X.reshape(stop - start, chunk)[:, :n_resamples]
+        else:
+            into = Wt[start:stop] if aside is None else aside[: stop - start]
+            found = found_at[: compiled(cells, table, _STRADDLE_F32, into, total, found_at)]
+            if aside is not None:
+                Wt[start:stop] = into[:, :n_resamples]
         if found.size:
             straddles.append(found + start * chunk)
             straddle_cells.append(cells[found])
-        Wt[start:stop] = X.reshape(stop - start, chunk)[:, :n_resamples]
+    if total is not None:
+        total = total[:n_resamples].astype(np.int64)
     if not straddles:
-        return Wt, np.empty(0, np.intp), np.empty(0, np.uint16)
-    return Wt, np.concatenate(straddles), np.concatenate(straddle_cells)
+        return Wt, np.empty(0, np.intp), np.empty(0, np.uint16), total
+    return Wt, np.concatenate(straddles), np.concatenate(straddle_cells), total
 
 
 #: The cells of the Poisson table: the top 16 bits of a uniform.
 _N_CELLS = 2**16
 #: A table entry whose cell straddles a step of the CDF (refined).
 _STRADDLE = 255
+#: ... as the compiled lookup compares it with the values it wrote.
+_STRADDLE_F32 = np.float32(_STRADDLE)
 _POISSON_CELLS: dict = {}
 
 
