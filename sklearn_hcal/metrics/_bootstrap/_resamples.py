@@ -162,9 +162,10 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
     compiled = table_block.get()
     total = None
     if compiled is not None:  # one pass, no index array (the ``fast`` extra)
-        # integers: float32 sums are exact below 2**24 (a few 255s of the
-        # straddling cells among them until they are taken out)
-        total = np.zeros(chunk, np.float32 if n_samples < 2**22 else np.float64)
+        # integers (with a few 255s of the straddling cells among them until
+        # they are taken out): float32 sums are exact below 2**24
+        exact = np.float32 if n_samples < _FLOAT32_TOTALS else np.float64
+        total = np.zeros(chunk, exact)
         found_at = np.empty(min(n_samples, _LOOKUP_ROWS) * chunk, np.intp)
         # a chunk's last resamples that are not kept are looked up aside
         aside = None
@@ -182,7 +183,8 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
             Wt[start:stop] = X.reshape(stop - start, chunk)[:, :n_resamples]
         else:
             into = Wt[start:stop] if aside is None else aside[: stop - start]
-            found = found_at[: compiled(cells, table, _STRADDLE_F32, into, total, found_at)]
+            n_found = compiled(cells, table, _STRADDLE_F32, into, total, found_at)
+            found = found_at[:n_found]
             if aside is not None:
                 Wt[start:stop] = into[:, :n_resamples]
         if found.size:
@@ -194,6 +196,10 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
         return Wt, np.empty(0, np.intp), np.empty(0, np.uint16), total
     return Wt, np.concatenate(straddles), np.concatenate(straddle_cells), total
 
+
+#: Items below which the compiled lookup sums each resample's Poisson counts
+#: in float32 (integers: exact while the partial sums stay below 2**24).
+_FLOAT32_TOTALS = 2**22
 
 #: The cells of the Poisson table: the top 16 bits of a uniform.
 _N_CELLS = 2**16

@@ -1,0 +1,158 @@
+"""The bootstrap's compiled kernels (the ``fast`` extra) equal their numpy paths.
+
+A replicate must not depend on whether numba is installed: the resamples'
+multiplicities (the table lookup, the totals, the missing draws) and a
+chunk's sparse product are compared with the numpy path, byte for byte, on
+problems built to reach every branch (a last chunk shorter than the others,
+several lookup blocks, straddling cells, totals above ``N``, float64
+totals, chunks of 64 resamples and of other sizes), and the report's
+replicates through both paths.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import sklearn_hcal.metrics._bootstrap._resamples as B
+from sklearn_hcal.datasets import make_label_histograms
+from sklearn_hcal.metrics import human_calibration_report
+from sklearn_hcal.metrics._bootstrap._chunk_sums import _sparse_product
+from sklearn_hcal.utils._compiled import use_compiled
+
+pytest.importorskip("numba")
+
+
+def _both_paths(function, *args):
+    got = function(*args)
+    with use_compiled(False):
+        expected = function(*args)
+    return got, expected
+
+
+def _assert_same_bits(got, expected):
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize(
+    "n, n_resamples",
+    # one item; fewer items than a draw's four cells; a last, shorter chunk
+    # (its dropped resamples still draw their cells); several lookup blocks
+    # with a shorter last one; chunks of 41 resamples (an odd number of cells
+    # per item)
+    [(1, 3), (3, 70), (17, 40), (2500, 130), (10_000, 64), (200_003, 30)],
+)
+def test_chunk_weights_are_the_numpy_paths(n, n_resamples, monkeypatch):
+    monkeypatch.setattr(B, "_LOOKUP_ROWS", 1000)
+    sizes = B._chunk_sizes(n, n_resamples)
+    seeds = B.seed_sequence(n).spawn(len(sizes))
+    for seed, size in zip(seeds, sizes):
+        got, expected = _both_paths(B._chunk_weights, seed, n, size)
+        _assert_same_bits(got, expected)
+        np.testing.assert_array_equal(got.sum(axis=0), n)
+
+
+@pytest.mark.parametrize("n_resamples", [64, 23])
+def test_straddling_cells_are_found_in_the_numpy_paths_order(n_resamples):
+    # the positions and cells of the straddling cells (each refined by its
+    # own uniform, in this order), those of the resamples a last chunk does
+    # not keep among them; the kernel's totals are the matrix's
+    n = 5000
+    table, _ = B._poisson_cells(n)
+
+    def lookup():
+        bits = np.random.PCG64(B.seed_sequence(3).spawn(1)[0])
+        return B._table_values(bits, table, n, 64, n_resamples, None)
+
+    (W, straddle, cells, total), (W0, straddle0, cells0, total0) = _both_paths(lookup)
+    assert total0 is None and straddle.size > 10
+    assert np.any(straddle % 64 >= n_resamples) == (n_resamples < 64)
+    _assert_same_bits(W, W0)
+    _assert_same_bits(straddle, straddle0)
+    _assert_same_bits(cells, cells0)
+    plain = W != B._STRADDLE
+    np.testing.assert_array_equal(total, (W * plain).sum(axis=0))
+
+
+def test_totals_above_n_and_float64_totals_are_the_numpy_paths(monkeypatch):
+    # λ = 1: half the Poisson totals exceed N and take the plain draw; and
+    # the totals summed in float64, as for more than 2**22 items
+    monkeypatch.setattr(B, "_POISSON_CELLS", {})
+    monkeypatch.setattr(B, "_poisson_rate", lambda n: 1.0)
+    for float32_totals in (B._FLOAT32_TOTALS, 1):
+        monkeypatch.setattr(B, "_FLOAT32_TOTALS", float32_totals)
+        seed = B.seed_sequence(5).spawn(1)[0]
+        got, expected = _both_paths(B._chunk_weights, seed, 400, 64)
+        _assert_same_bits(got, expected)
+
+
+def test_a_spare_matrix_is_written_over_as_the_numpy_path_writes_a_new_one():
+    from collections import deque
+
+    seed = B.seed_sequence(11).spawn(1)[0]
+    garbage = np.full((500, 64), np.nan, dtype=np.float32)
+    got = B._chunk_weights(seed, 500, 64, deque([garbage]))
+    with use_compiled(False):
+        expected = B._chunk_weights(seed, 500, 64)
+    assert got is garbage
+    _assert_same_bits(got, expected)
+
+
+def _sparse_problem(seed, n_items, n_columns, density):
+    rng = np.random.default_rng(seed)
+    A = sp.random(n_items, n_columns, density=density, format="csr", rng=rng)
+    A.data = rng.normal(size=A.nnz) * 10.0 ** rng.integers(-3, 3, size=A.nnz)
+    A.data[::11] = -A.data[::11]
+    A.data[A.indptr[3] : A.indptr[4]] = 0  # an item without entries
+    A.eliminate_zeros()
+    A = A.astype(np.float32)
+    return A
+
+
+@pytest.mark.parametrize("n_resamples", [1, 7, 40, 64])
+def test_sparse_product_is_scipys(n_resamples):
+    # scipy's loop adds each item's products v·w in float32, items in order:
+    # the kernel's sums must be the same bits, for a full chunk of 64
+    # resamples (the kernel's fixed-length loop) and for any other size
+    A = _sparse_problem(n_resamples, 3000, 257, 0.02)
+    rng = np.random.default_rng(1)
+    Wt = rng.poisson(1.0, size=(3000, n_resamples)).astype(np.float32)
+    got, expected = _both_paths(_sparse_product, A, Wt)
+    _assert_same_bits(got, expected)
+    assert got.flags.f_contiguous == expected.flags.f_contiguous
+
+
+def test_sparse_product_of_other_dtypes_stays_scipys():
+    # float64 operands are upcast by scipy: the kernel is not asked
+    A = _sparse_problem(0, 500, 31, 0.1)
+    Wt = np.random.default_rng(2).poisson(1.0, size=(500, 64))
+    for a, w in ((A.astype(np.float64), Wt.astype(np.float32)), (A, Wt * 1.0)):
+        got = _sparse_product(a, w)
+        expected = (a.T @ w).T.astype(np.float64)
+        _assert_same_bits(got, expected)
+
+
+def test_report_replicates_are_the_same_bits_through_both_paths():
+    # 300 items: 16 chunks of 64 resamples and a last one of 40, drawn ahead
+    # into recycled matrices, both products, every default column
+    _, Y, F = make_label_histograms(300, 4, 5, random_state=2)
+    G = np.roll(F, 1, axis=1)
+
+    def report():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return human_calibration_report(
+                Y,
+                {"a": F, "b": G},
+                n_bootstrap=1000,
+                random_state=5,
+                return_bootstrap=True,
+            )
+
+    (point, got), (point_expected, expected) = _both_paths(report)
+    _assert_same_bits(got.to_numpy(), expected.to_numpy())
+    _assert_same_bits(point.to_numpy(), point_expected.to_numpy())
