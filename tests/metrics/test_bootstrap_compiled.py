@@ -1,11 +1,12 @@
 """The bootstrap's compiled kernels (the ``fast`` extra) equal their numpy paths.
 
 A replicate must not depend on whether numba is installed: the resamples'
-multiplicities (the table lookup, the totals, the missing draws) and a
-chunk's sparse product are compared with the numpy path, byte for byte, on
-problems built to reach every branch (a last chunk shorter than the others,
-several lookup blocks, straddling cells, totals above ``N``, float64
-totals, chunks of 64 resamples and of other sizes), and the report's
+multiplicities (the table lookup, the totals, the missing draws), the
+items' sparse matrix and a chunk's sparse product are compared with the
+numpy path, byte for byte, on problems built to reach every branch (a last
+chunk shorter than the others, several lookup blocks, straddling cells,
+totals above ``N``, float64 totals; every kind of statistic, no sparse
+entry at all; chunks of 64 resamples and of other sizes), and the report's
 replicates through both paths.
 """
 
@@ -17,10 +18,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import sklearn_hcal.metrics._bootstrap._item_matrices as matrices
 import sklearn_hcal.metrics._bootstrap._resamples as B
 from sklearn_hcal.datasets import make_label_histograms
-from sklearn_hcal.metrics import human_calibration_report
+from sklearn_hcal.metrics import _engine, human_calibration_report
 from sklearn_hcal.metrics._bootstrap._chunk_sums import _sparse_product
+from sklearn_hcal.metrics._registry import default_columns, metrics
+from sklearn_hcal.metrics._report_inputs import validate_human
 from sklearn_hcal.utils._compiled import use_compiled
 
 pytest.importorskip("numba")
@@ -100,6 +104,49 @@ def test_a_spare_matrix_is_written_over_as_the_numpy_path_writes_a_new_one():
         expected = B._chunk_weights(seed, 500, 64)
     assert got is garbage
     _assert_same_bits(got, expected)
+
+
+#: Every column of the registry but the ordinal scale's.
+_ALL = [c for c in metrics() if metrics()[c].requires != "ordered"]
+
+
+@pytest.mark.parametrize(
+    "names, share",
+    # the defaults (constant, alias, own and direct statistics), every
+    # column, every statistic through dense totals or wholly sparse, and
+    # mean-type columns only (no sparse entry)
+    [(None, None), (_ALL, None), (_ALL, 0.0), (_ALL, 1.1), (["kl", "jsd"], None)],
+)
+def test_item_matrices_are_the_numpy_paths(names, share, monkeypatch):
+    if share is not None:
+        monkeypatch.setattr(matrices, "_DIRECT_SHARE", share)
+    _, Y, _ = make_label_histograms(3000, 6, 7, random_state=0)
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.full(6, 0.3), size=len(Y))
+    P[::13] = np.round(P[::13], 1)  # values on bin edges
+    P /= P.sum(axis=1, keepdims=True)
+    human, source = validate_human(Y, P)
+    _, other = validate_human(Y, np.roll(P, 1, axis=1))
+    columns = _engine.resolve(names, human, None, default=default_columns())
+    block = slice(500, 2700)  # a block that does not start at the first item
+    got, expected = _both_paths(
+        matrices._block_matrices, columns, human, [source, other], block
+    )
+    _assert_same_bits(got[0], expected[0])
+    A, A0 = got[1], expected[1]
+    assert type(A) is type(A0) and A.shape == A0.shape
+    for name in ("indptr", "indices", "data"):
+        _assert_same_bits(getattr(A, name), getattr(A0, name))
+    for entry, entry0 in zip(got[2], expected[2], strict=True):
+        assert (entry["num"], entry["den"]) == (entry0["num"], entry0["den"])
+        assert entry["groups"].keys() == entry0["groups"].keys()
+        for key, (stats, dominant) in entry["groups"].items():
+            assert stats == entry0["groups"][key][0]
+            _assert_same_bits(dominant, entry0["groups"][key][1])
+    if names == ["kl", "jsd"]:
+        assert A.nnz == 0
+    else:
+        assert A.nnz > 0
 
 
 def _sparse_problem(seed, n_items, n_columns, density):

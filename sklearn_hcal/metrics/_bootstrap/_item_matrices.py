@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _engine
+from ._item_matrices_compiled import count_entries, fill_entries
 
 __all__ = ["_block_matrices", "_for_products", "_item_blocks"]
 
@@ -86,6 +87,10 @@ def _block_matrices(columns, human, sources, sl):
     n_cells = _engine.n_cells_of(columns, human)
     dense, layout = [np.ones(n_rows)], []
     coo_rows, coo_cols, coo_data = [], [], []
+    # With the compiled kernels each group's sparse statistics are listed
+    # and written into the CSR arrays at the end instead.
+    compiled = count_entries.get() is not None
+    compiled_groups = []
     n_sparse = 0
     for source in sources:
         num, den, cells = _engine.contributions(columns, human, source, sl)
@@ -106,9 +111,11 @@ def _block_matrices(columns, human, sources, sl):
             # entry e: item e // n_slots, slot e % n_slots
             cell = cell.reshape(-1)
             values = values.reshape(-1, n_stats)
-            item_of = _item_of(n_rows, n_slots)
-            others = np.flatnonzero(~in_dominant)
-            others_values = values[others]
+            if not compiled:
+                item_of = _item_of(n_rows, n_slots)
+                others = np.flatnonzero(~in_dominant)
+                others_values = values[others]
+            sparse_stats = []
             stats = []
             for s, (kind, ref) in enumerate(_stat_plan(values, in_dominant)):
                 if kind == "alias":
@@ -118,21 +125,31 @@ def _block_matrices(columns, human, sources, sl):
                 if kind == "own":
                     total = len(dense)
                     dense.extend(values[:, s].reshape(n_rows, n_slots).T)
-                if kind == "direct":
-                    kept = np.flatnonzero(values[:, s])
-                    data = values[kept, s]
+                if compiled:
+                    sparse_stats.append((s, kind == "direct", n_sparse))
                 else:
-                    data = others_values[:, s]
-                    nonzero = data != 0  # a zero adds nothing: not an entry
-                    kept, data = others[nonzero], data[nonzero]
-                coo_rows.append(item_of[kept])
-                coo_cols.append(n_sparse + cell[kept])
-                coo_data.append(data)
+                    if kind == "direct":
+                        kept = np.flatnonzero(values[:, s])
+                        data = values[kept, s]
+                    else:
+                        data = others_values[:, s]
+                        nonzero = data != 0  # a zero adds nothing: not an entry
+                        kept, data = others[nonzero], data[nonzero]
+                    coo_rows.append(item_of[kept])
+                    coo_cols.append(n_sparse + cell[kept])
+                    coo_data.append(data)
                 stats.append((kind, ref if kind == "const" else total, n_sparse))
                 n_sparse += n_slots * width
+            if sparse_stats:
+                index, direct, offset = (np.array(x) for x in zip(*sparse_stats))
+                compiled_groups.append(
+                    (values, cell, in_dominant, index, direct, offset, n_slots)
+                )
             entry["groups"][key] = (stats, dominant)
         layout.append(entry)
     DT = np.array(dense)
+    if compiled:
+        return DT, _compiled_csr(compiled_groups, (n_rows, n_sparse)), layout
     A = sp.coo_matrix(
         (
             np.concatenate(coo_data) if coo_data else np.empty(0),
@@ -148,6 +165,33 @@ def _block_matrices(columns, human, sources, sl):
     # the entries were made, instead of a sort per row).
     A.has_canonical_format = True
     return DT, A.tocsr(), layout
+
+
+def _compiled_csr(groups, shape):
+    """The CSR matrix of the groups' sparse statistics, written by the
+    compiled kernels where scipy's counting sort by row puts the entries of
+    the numpy path: per item, the groups in order, then their statistics,
+    each over the slots (the same arrays, tested equal).
+
+    ``groups`` holds ``(values, cell, in_dominant, stats, direct, offsets,
+    n_slots)`` per group: its entries and, per sparse statistic, its index,
+    whether it has entries in the dominant cells, and its first column.
+    """
+    n_rows = shape[0]
+    counts = np.zeros(n_rows, np.intp)
+    count, fill = count_entries.get(), fill_entries.get()
+    for values, _, in_dominant, stats, direct, _, n_slots in groups:
+        count(values, in_dominant, stats, direct, n_slots, counts)
+    indptr = np.zeros(n_rows + 1, np.intp)
+    np.cumsum(counts, out=indptr[1:])
+    nnz = indptr[-1]
+    # one spare element, where the kernel writes the values that are not entries
+    indices = np.empty(nnz + 1, np.intp)
+    data = np.empty(nnz + 1, np.float64)
+    ends = indptr[:-1].copy()
+    for group in groups:
+        fill(*group, ends, indices, data)
+    return sp.csr_matrix((data[:nnz], indices[:nnz], indptr), shape=shape)
 
 
 def _for_products(matrices):
