@@ -9,6 +9,7 @@ docstring).
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
@@ -70,18 +71,34 @@ def bootstrap(
 
 def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
     """The replicates of every chunk, drawn on ``pool`` chunks ahead."""
+    blocks = _item_blocks(columns, human, len(sources))
+    in_driver = effective_n_jobs(n_jobs) == 1
+    # Matrices of chunks whose products are done, drawn over again: when
+    # this thread runs the products of one block of items, it returns each
+    # chunk's matrix, and no more than _MATRICES are in use at once.
+    spare = _Spare(_MATRICES if in_driver and len(blocks) == 1 else None)
+    try:
+        return _chunks_into(
+            columns, human, sources, sizes, seeds, pool, n_jobs, verbose, blocks, spare
+        )
+    finally:
+        spare.close()
+
+
+def _chunks_into(
+    columns, human, sources, sizes, seeds, pool, n_jobs, verbose, blocks, spare
+):
+    """:func:`_run_chunks` with the blocks of items and the matrices to
+    draw into decided."""
     n_samples = human.n_samples
     # While this thread computes the per-item matrices the drawing thread
     # fills the other core with chunks, up to a budget of their memory.
     chunk_bytes = 4 * n_samples * max(sizes, default=1)
     ahead = int(np.clip(_AHEAD_BUDGET // chunk_bytes, 2 * _DRAW_THREADS, 8))
-    # Matrices of chunks whose products are done, drawn over again.
-    spare = deque()
     draws = deque(
-        pool.submit(_chunk_weights, seeds[i], n_samples, sizes[i], spare)
+        pool.submit(spare.draw, seeds[i], n_samples, sizes[i])
         for i in range(min(ahead, len(sizes)))
     )
-    blocks = _item_blocks(columns, human, len(sources))
     cached = None
     if len(blocks) == 1:
         # Everything fits the budget: compute the per-item values once.
@@ -99,9 +116,7 @@ def _run_chunks(columns, human, sources, sizes, seeds, pool, n_jobs, verbose):
             weights = draws.popleft().result()
             if i + ahead < len(sizes):
                 j = i + ahead
-                draws.append(
-                    pool.submit(_chunk_weights, seeds[j], n_samples, sizes[j], spare)
-                )
+                draws.append(pool.submit(spare.draw, seeds[j], n_samples, sizes[j]))
             yield weights
 
     progress = Progress(enabled=verbose > 0)
@@ -164,6 +179,48 @@ def _on_threads(columns, human, sources, blocks, cached, weights, spare):
 
 #: Chunks whose sparse product may wait on the helper thread.
 _SPARSE_AHEAD = 3
+#: Weight matrices in use at once when this thread returns them: those
+#: whose sparse product may wait, the chunk being drawn and one more. The
+#: drawing thread, faster than the products, otherwise drew nearly every
+#: chunk into a fresh matrix (its pages cost about as much as the lookup).
+#: At least _SPARSE_AHEAD + 1: the chunk this thread waits for is drawn
+#: into a matrix that the chunks before it have returned.
+_MATRICES = _SPARSE_AHEAD + 2
+
+
+class _Spare:
+    """The weight matrices of chunks whose products are done, drawn over
+    again; with a ``cap``, a draw waits until fewer than ``cap`` matrices
+    are in use (the chunks' products return them in order).
+
+    A drawn matrix holds the chunk's own counts whatever it held before
+    (:func:`~._resamples._chunk_weights`): the replicates do not depend on
+    which matrix a chunk gets.
+    """
+
+    def __init__(self, cap: int | None) -> None:
+        self.free = deque()
+        self.cap = cap
+        self._slots = None if cap is None else threading.Semaphore(cap)
+
+    def draw(self, seed, n_samples: int, n_resamples: int) -> np.ndarray:
+        """A chunk's weights (a drawing thread's task)."""
+        if self._slots is not None:
+            self._slots.acquire()
+        return _chunk_weights(seed, n_samples, n_resamples, self.free)
+
+    def append(self, weights: np.ndarray) -> None:
+        """Return a chunk's matrix once its products are done."""
+        self.free.append(weights)
+        if self._slots is not None:
+            self._slots.release()
+
+    def close(self) -> None:
+        """Let a draw that waits for a matrix go on (the report is over, or
+        failed before returning the matrices): the drawing pool's shutdown
+        waits for it."""
+        if self._slots is not None:
+            self._slots.release(self.cap)
 
 
 def _reconstructed(layout, products, n_cells, spare) -> list:
