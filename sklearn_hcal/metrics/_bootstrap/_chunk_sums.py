@@ -17,6 +17,7 @@ from ._chunk_sums_compiled import sparse_product
 from ._item_matrices import _block_matrices, _for_products
 
 __all__ = [
+    "_Stacked",
     "_chunk_sums",
     "_chunk_task",
     "_dense_product",
@@ -167,20 +168,21 @@ def _replicates(columns, sums, n_samples: int) -> np.ndarray:
     return out
 
 
-def _reconstruct(entry, dense, sparse, n_cells, n_res):
+def _reconstruct(entry, dense, sparse, n_cells, n_res, out=None):
     """``(num, den, {group: sums})`` of one classifier from the products.
 
     ``num`` and ``den`` of shape ``(B, n_means)``: a plain mean's
     denominator is the resample's weight of the block (its number of items).
+    Written into ``out`` (C-ordered arrays of :func:`_empty_sums`' shapes)
+    when given, else into new arrays.
     """
-    num = dense[:, entry["num"]]
-    den = np.empty((n_res, len(entry["den"])))
+    num, den, cells = _empty_sums(entry, n_cells, n_res) if out is None else out
+    num[...] = dense[:, entry["num"]]
     for m, j in enumerate(entry["den"]):
         den[:, m] = dense[:, 0 if j is None else j]
-    cells = {}
     for key, (stats, dominant) in entry["groups"].items():
         n_slots, width = n_cells[key]
-        T = np.empty((n_res, len(stats), n_slots, width))
+        T = cells[key].reshape(n_res, len(stats), n_slots, width)
         slots = np.arange(n_slots)
         for s, (kind, ref, offset) in enumerate(stats):
             if kind == "alias":
@@ -197,8 +199,50 @@ def _reconstruct(entry, dense, sparse, n_cells, n_res):
                 total = dense[:, ref : ref + n_slots]
             # The dominant cell of each slot holds what the others do not.
             T[:, s, slots, dominant] = total - T[:, s].sum(axis=-1)
-        cells[key] = T.reshape(n_res, len(stats), n_slots * width)
     return num, den, cells
+
+
+def _empty_sums(entry, n_cells, n_res):
+    """New C-ordered ``(num, den, {group: sums})`` for ``n_res`` resamples."""
+    cells = {
+        key: np.empty((n_res, len(stats), n_cells[key][0] * n_cells[key][1]))
+        for key, (stats, _) in entry["groups"].items()
+    }
+    return (
+        np.empty((n_res, len(entry["num"]))),
+        np.empty((n_res, len(entry["den"]))),
+        cells,
+    )
+
+
+class _Stacked:
+    """The chunks' sums written in place, resamples in order: what
+    :func:`_stack` makes of the chunks' own arrays, without them and the
+    copy (the same operations on the same numbers, so the same bits)."""
+
+    def __init__(self, n_resamples: int) -> None:
+        self.n_resamples = n_resamples
+        self.sums = None
+        self.done = 0
+
+    def reconstruct(self, layout, dense, sparse, n_cells) -> list:
+        """:func:`_reconstruct` of every classifier into the next rows."""
+        if self.sums is None:
+            self.sums = [_empty_sums(e, n_cells, self.n_resamples) for e in layout]
+        n_res = dense.shape[0]
+        rows = slice(self.done, self.done + n_res)
+        self.done += n_res
+        return [
+            _reconstruct(
+                entry,
+                dense,
+                sparse,
+                n_cells,
+                n_res,
+                out=(num[rows], den[rows], {k: v[rows] for k, v in cells.items()}),
+            )
+            for entry, (num, den, cells) in zip(layout, self.sums)
+        ]
 
 
 def _add(a, b):

@@ -25,10 +25,10 @@ from ._chunk_sums import (
     _chunk_task,
     _dense_product,
     _point,
-    _reconstruct,
     _replicates,
     _sparse_product,
     _stack,
+    _Stacked,
 )
 from ._item_matrices import _block_matrices, _for_products, _item_blocks
 from ._resamples import _chunk_sizes, _chunk_weights, seed_sequence
@@ -121,10 +121,18 @@ def _chunks_into(
 
     progress = Progress(enabled=verbose > 0)
     parts, done = [], 0
+    stacked = _Stacked(sum(sizes))
     with threadpool_limits(limits=1 if in_driver else None, user_api="blas"):
         if in_driver:
             results = _on_threads(
-                columns, human, sources, blocks, cached, weights_in_order(), spare
+                columns,
+                human,
+                sources,
+                blocks,
+                cached,
+                weights_in_order(),
+                spare,
+                stacked,
             )
         else:
             # A few chunks ahead per worker keep them busy; results in order.
@@ -139,13 +147,15 @@ def _chunks_into(
             parts.append(part)
             done += part[0][0].shape[0]
             progress.update("bootstrap resamples", done, sum(sizes))
-    return point, _replicates(columns, _stack(parts), human.n_samples)
+    sums = stacked.sums if stacked.sums is not None else _stack(parts)
+    return point, _replicates(columns, sums, human.n_samples)
 
 
-def _on_threads(columns, human, sources, blocks, cached, weights, spare):
+def _on_threads(columns, human, sources, blocks, cached, weights, spare, stacked):
     """The weighted sums of each chunk of ``weights``, in order, the sparse
     products on a helper thread; each chunk's weights go to ``spare`` once
-    its products are done (the drawing thread writes the next ones there).
+    its products are done (the drawing thread writes the next ones there),
+    with one block of items its sums into ``stacked``.
 
     With the per-item matrices computed once (one block of items), this
     thread streams the dense products and hands each chunk's sparse product
@@ -170,11 +180,11 @@ def _on_threads(columns, human, sources, blocks, cached, weights, spare):
                 (helper.submit(_sparse_product, A, Wt), _dense_product(DT, Wt), Wt)
             )
             while len(pending) > _SPARSE_AHEAD or pending[0][0].done():
-                yield _reconstructed(layout, pending.popleft(), n_cells, spare)
+                yield _reconstructed(layout, pending.popleft(), n_cells, spare, stacked)
                 if not pending:
                     break
         while pending:
-            yield _reconstructed(layout, pending.popleft(), n_cells, spare)
+            yield _reconstructed(layout, pending.popleft(), n_cells, spare, stacked)
 
 
 #: Chunks whose sparse product may wait on the helper thread.
@@ -223,11 +233,11 @@ class _Spare:
             self._slots.release(self.cap)
 
 
-def _reconstructed(layout, products, n_cells, spare) -> list:
+def _reconstructed(layout, products, n_cells, spare, stacked) -> list:
     """``[(num, den, cells)]`` per classifier from ``(sparse future, dense,
-    weights)``; the weights, read by both products, go to ``spare``."""
+    weights)``, written into ``stacked``; the weights, read by both
+    products, go to ``spare``."""
     pending, dense, weights = products
     sparse = pending.result()
     spare.append(weights)
-    n_res = dense.shape[0]
-    return [_reconstruct(entry, dense, sparse, n_cells, n_res) for entry in layout]
+    return stacked.reconstruct(layout, dense, sparse, n_cells)
