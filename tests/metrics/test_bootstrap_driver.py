@@ -19,6 +19,7 @@ import pytest
 import sklearn_hcal.metrics._bootstrap._driver as driver
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import human_calibration_report
+from sklearn_hcal.metrics._bootstrap._resamples import _chunk_weights
 
 
 def _report(n_jobs):
@@ -40,10 +41,9 @@ def test_chunks_are_drawn_into_a_few_matrices(monkeypatch):
     # 1,000 resamples of 300 items: 15 chunks of 64 and one of 40, drawn
     # up to 8 ahead of the products
     drawn = []
-    chunk_weights = driver._chunk_weights
 
     def recorded(*args):
-        weights = chunk_weights(*args)
+        weights = _chunk_weights(*args)
         drawn.append(weights)
         return weights
 
