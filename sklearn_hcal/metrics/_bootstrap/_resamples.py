@@ -12,6 +12,7 @@ of drawing threads.
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
 
@@ -159,7 +160,8 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
     Wt = out
     if Wt is None or Wt.shape != (n_samples, n_resamples):
         Wt = np.empty((n_samples, n_resamples), np.float32)
-    compiled = table_block.get()
+    # (the kernel reads the draws' 16-bit pieces in the machine's order)
+    compiled = table_block.get() if sys.byteorder == "little" else None
     total = None
     if compiled is not None:  # one pass, no index array (the ``fast`` extra)
         # integers (with a few 255s of the straddling cells among them until
@@ -183,7 +185,7 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
             Wt[start:stop] = X.reshape(stop - start, chunk)[:, :n_resamples]
         else:
             into = Wt[start:stop] if aside is None else aside[: stop - start]
-            n_found = compiled(cells, table, _STRADDLE_F32, into, total, found_at)
+            n_found = compiled(raw, cells, table, _STRADDLE_F32, into, total, found_at)
             found = found_at[:n_found]
             if aside is not None:
                 Wt[start:stop] = into[:, :n_resamples]

@@ -21,10 +21,13 @@ from ...utils._compiled import kernel
 
 
 @kernel
-def table_block(cells, table, straddle, Wt, totals, found):
+def table_block(raw, cells, table, straddle, Wt, totals, found):
     """Look a block's cells up in ``table`` into ``Wt`` (``rows × chunk``,
     item-major, as ``cells``); return how many cells straddle.
 
+    ``raw`` holds the block's 64-bit draws and ``cells`` their 16-bit
+    pieces, little-endian (a whole row's cells are whole draws when
+    ``chunk`` is a multiple of 4: they are then read four to a draw).
     ``totals`` (one per resample, a float type whose partial sums of the
     block's integers are exact) gets the values of the cells that do not
     straddle; ``found`` (at least ``rows × chunk`` long) gets the positions
@@ -40,8 +43,16 @@ def table_block(cells, table, straddle, Wt, totals, found):
     n_found = 0
     for r in range(rows):
         base = r * chunk
-        for c in range(chunk):
-            Wt[r, c] = table[cells[base + c]]
+        if chunk % 4 == 0:
+            for q in range(chunk // 4):
+                x = raw[base // 4 + q]
+                Wt[r, 4 * q] = table[x & 0xFFFF]
+                Wt[r, 4 * q + 1] = table[(x >> 16) & 0xFFFF]
+                Wt[r, 4 * q + 2] = table[(x >> 32) & 0xFFFF]
+                Wt[r, 4 * q + 3] = table[x >> 48]
+        else:
+            for c in range(chunk):
+                Wt[r, c] = table[cells[base + c]]
         hit = False
         for c in range(chunk):
             x = Wt[r, c]
