@@ -146,16 +146,22 @@ def _stack(parts) -> list:
 _VALUES_BATCH = 128
 
 
-def _replicates(columns, sums, n_samples: int) -> np.ndarray:
+def _replicates(columns, sums, n_samples: int, out=None, start=0, stop=None):
     """The columns of weighted sums: a :class:`~._engine.Sums` with a
     leading resample axis per classifier, read as the report's own sums,
     :data:`_VALUES_BATCH` resamples at a time (each is read on its own: the
-    batches change no number)."""
+    batches change no number).
+
+    ``(n_resamples, n_classifiers, n_columns)``; with ``out``, only the
+    resamples ``start:stop`` (``start`` a multiple of the batch) into it.
+    """
     n_res = sums[0][0].shape[0]
-    out = np.empty((n_res, len(sums), len(columns)))
+    if out is None:
+        out = np.empty((n_res, len(sums), len(columns)))
+    stop = n_res if stop is None else stop
     for c, (num, den, cells) in enumerate(sums):
-        for start in range(0, n_res, _VALUES_BATCH):
-            part = slice(start, start + _VALUES_BATCH)
+        for first in range(start, stop, _VALUES_BATCH):
+            part = slice(first, min(first + _VALUES_BATCH, stop))
             values = _engine.Sums(
                 columns,
                 num=num[part],
@@ -224,6 +230,21 @@ class _Stacked:
         self.n_resamples = n_resamples
         self.sums = None
         self.done = 0
+        self.values = None
+        self.read = 0
+
+    def read_columns(self, columns, n_samples: int, final: bool = False) -> None:
+        """:func:`_replicates` of the whole batches written so far (every
+        resample once ``final``) into :attr:`values`: between chunks, while
+        the other threads draw and multiply, not all at the end."""
+        stop = self.done if final else self.done - self.done % _VALUES_BATCH
+        if self.sums is None or stop <= self.read:
+            return
+        if self.values is None:
+            shape = (self.n_resamples, len(self.sums), len(columns))
+            self.values = np.empty(shape)
+        _replicates(columns, self.sums, n_samples, self.values, self.read, stop)
+        self.read = stop
 
     def reconstruct(self, layout, dense, sparse, n_cells) -> list:
         """:func:`_reconstruct` of every classifier into the next rows."""

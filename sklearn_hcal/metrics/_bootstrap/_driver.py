@@ -147,8 +147,11 @@ def _chunks_into(
             parts.append(part)
             done += part[0][0].shape[0]
             progress.update("bootstrap resamples", done, sum(sizes))
-    sums = stacked.sums if stacked.sums is not None else _stack(parts)
-    return point, _replicates(columns, sums, human.n_samples)
+            stacked.read_columns(columns, human.n_samples)
+    if stacked.sums is None:
+        return point, _replicates(columns, _stack(parts), human.n_samples)
+    stacked.read_columns(columns, human.n_samples, final=True)
+    return point, stacked.values
 
 
 def _on_threads(columns, human, sources, blocks, cached, weights, spare, stacked):
