@@ -25,9 +25,11 @@ from sklearn_hcal.metrics import _engine, human_calibration_report
 from sklearn_hcal.metrics._bootstrap._chunk_sums import _sparse_product
 from sklearn_hcal.metrics._registry import default_columns, metrics
 from sklearn_hcal.metrics._report_inputs import validate_human
-from sklearn_hcal.utils._compiled import use_compiled
+from sklearn_hcal.utils._compiled import compiled_available, use_compiled
 
 pytest.importorskip("numba")
+if not compiled_available():  # SKLEARN_HCAL_COMPILED=0: nothing to compare
+    pytest.skip("the compiled kernels are switched off", allow_module_level=True)
 
 
 def _both_paths(function, *args):
