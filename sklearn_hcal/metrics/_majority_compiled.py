@@ -1,0 +1,134 @@
+"""Compiled kernels of the majority-label ECEs' binned sums (``fast`` extra).
+
+One pass over the rows of a block does what
+:func:`~._majority._binned_gap_sums` and :func:`~._majority._classwise_sums`
+do with a first-maximum pass over ``Y`` (the majority), one over ``q`` (the
+top class), a binning pass and two ``np.bincount`` passes. The same bits:
+
+* the first maximum of a row is :func:`~._majority.first_max`'s (a strict
+  ``>`` scan: validated rows hold no NaN);
+* the bin of a value is :func:`~._bins.bin_index`'s, right-closed
+  ``(j/B, (j+1)/B]``: the floor of ``v·B`` clipped to ``[-1, B]``, and
+  where ``v·B`` is within ``1e-9`` of an integer the definition's search
+  of the ``linspace`` edges (``searchsorted(side="left") − 1``, the inner
+  edges searched and the end points 0 and 1 compared);
+* each cell adds the same values in the same order as ``np.bincount``
+  (items, then classes, from 0.0); the counts are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils._compiled import compiled_available, kernel
+
+__all__ = ["classwise_gap_sums", "confidence_gap_sums", "kernels_ready"]
+
+#: The edge test of :func:`~._bins.edge_values`.
+_NEAR_EDGE = 1e-9
+
+
+@kernel
+def confidence_gap_sums(Y, P, n_bins, inner, sums):
+    """Add ``[Σ (1[top = majority] − conf), count]`` per confidence bin.
+
+    ``sums`` (2, B + 2), zeroed by the caller, laid out as
+    :func:`~._majority._binned_gap_cells` (cell 0: confidence 0, cells
+    ``1..B`` the bins, ``B + 1`` above 1); ``inner`` the inner edges
+    ``linspace(0, 1, B + 1)[1:-1]``.
+    """
+    n_items, n_classes = P.shape
+    for i in range(n_items):
+        majority = 0
+        top_y = Y[i, 0]
+        top = 0
+        conf = P[i, 0]
+        for k in range(1, n_classes):
+            if Y[i, k] > top_y:
+                top_y = Y[i, k]
+                majority = k
+            if P[i, k] > conf:
+                conf = P[i, k]
+                top = k
+        gap = (1.0 if top == majority else 0.0) - conf
+        scaled = conf * n_bins
+        if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
+            cell = _search_left(inner, conf)  # bin + 1
+        else:
+            pos = np.floor(scaled)
+            if not pos >= -1.0:  # below 0 or NaN: no bin
+                pos = -1.0
+            elif pos > n_bins:
+                pos = n_bins
+            cell = int(pos) + 1
+        sums[0, cell] += gap
+        sums[1, cell] += 1.0
+
+
+@kernel
+def classwise_gap_sums(Y, P, n_bins, inner, sums):
+    """Add ``[Σ (1[majority = k] − q_k), count]`` per (class, bin) cell.
+
+    ``sums`` (2, K·(B + 2)), zeroed by the caller: class ``k``'s cells are
+    laid out from ``k·(B + 2)`` as in :func:`confidence_gap_sums`.
+    """
+    n_items, n_classes = P.shape
+    width = n_bins + 2
+    for i in range(n_items):
+        majority = 0
+        top_y = Y[i, 0]
+        for k in range(1, n_classes):
+            if Y[i, k] > top_y:
+                top_y = Y[i, k]
+                majority = k
+        for k in range(n_classes):
+            q = P[i, k]
+            scaled = q * n_bins
+            if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
+                cell = _search_left(inner, q)
+            else:
+                pos = np.floor(scaled)
+                if not pos >= -1.0:
+                    pos = -1.0
+                elif pos > n_bins:
+                    pos = n_bins
+                cell = int(pos) + 1
+            cell += k * width
+            gap = -q
+            if k == majority:
+                gap = gap + 1.0
+            sums[0, cell] += gap
+            sums[1, cell] += 1.0
+
+
+def _search_left_impl(inner, value):
+    """``searchsorted(linspace(0, 1, B + 1), value, side="left")``: the
+    number of edges below ``value`` (the end points 0 and 1 compared, the
+    inner edges searched)."""
+    lo, hi = 0, inner.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if inner[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo + (1 if value > 0.0 else 0) + (1 if value > 1.0 else 0)
+
+
+#: What the kernels call near an edge: replaced by its numba version
+#: (:func:`kernels_ready`) before a kernel is compiled.
+_search_left = _search_left_impl
+
+
+def kernels_ready() -> bool:
+    """Whether the kernels run (numba installed and not switched off); the
+    edge search they call is compiled first."""
+    if not compiled_available():
+        return False
+    if _search_left is _search_left_impl:
+        import numba
+
+        globals()["_search_left"] = numba.njit(cache=True, nogil=True)(
+            _search_left_impl
+        )
+    return True
