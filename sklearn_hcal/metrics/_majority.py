@@ -17,7 +17,7 @@ import numpy as np
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
 from . import _majority_compiled as _compiled
-from ._bins import bin_index, inner_edges
+from ._bins import bin_index
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import _pair_mean, validate_pair
@@ -251,38 +251,19 @@ def _classwise_from_sums(sums):
     return float(out) if out.ndim == 0 else out
 
 
-def _compiled_sums(block, which, n_cells, n_bins):
-    """The sums of the compiled kernel ``which`` over a block (majority,
-    top class, bins and sums in one pass), or None when it does not run."""
-    if not _compiled.kernels_ready():
-        return None
-    Y, P = block.Y, block.P
-    if Y.ndim != 2 or P.ndim != 2:
-        return None
-    sums = np.zeros((2, n_cells))
-    which.get()(Y, P, n_bins, inner_edges(n_bins), sums)
-    return sums
-
-
 def _block_confidence_sums(block, n_bins):
-    """:func:`_binned_gap_sums` of a block's top classes (compiled when the
-    kernels run: the same bits)."""
-    sums = _compiled_sums(block, _compiled.confidence_gap_sums, n_bins + 2, n_bins)
-    if sums is not None:
-        return sums
-    _, conf, correct = _block_top(block)
-    return _binned_gap_sums(conf, correct, n_bins)
+    """:func:`_binned_gap_sums` of a block (compiled when the kernels run)."""
+    sums = _compiled.binned_sums(_compiled.confidence_gap_sums, block, n_bins, None, 1)
+    if sums is None:
+        return _binned_gap_sums(*_block_top(block)[1:], n_bins)
+    return sums[:, 0]
 
 
 def _block_classwise_sums(block, n_bins, weights=None):
-    if weights is None:
-        n_classes = block.Y.shape[1]
-        sums = _compiled_sums(
-            block, _compiled.classwise_gap_sums, n_classes * (n_bins + 2), n_bins
-        )
-        if sums is not None:
-            return sums.reshape(2, n_classes, n_bins + 2)
-    return _classwise_sums(_block_majority(block), block.P, n_bins, weights)
+    sums = _compiled.binned_sums(_compiled.classwise_gap_sums, block, n_bins, weights)
+    if sums is None:  # the numpy path (no kernels, or weights)
+        return _classwise_sums(_block_majority(block), block.P, n_bins, weights)
+    return sums
 
 
 # --------------------------------------------------------------------------- #
@@ -373,7 +354,6 @@ def expected_calibration_error(
     0.0
     """
     pair = validate_pair(y_true, y_prob, counts, labels=labels)
-
     sums = 0.0
     for partial in pair.map_blocks(lambda b: _block_confidence_sums(b, n_bins)):
         sums = sums + partial

@@ -21,8 +21,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._compiled import compiled_available, kernel
+from ._bins import inner_edges
 
-__all__ = ["classwise_gap_sums", "confidence_gap_sums", "kernels_ready"]
+__all__ = [
+    "binned_sums",
+    "classwise_gap_sums",
+    "confidence_gap_sums",
+    "kernels_ready",
+]
 
 #: The edge test of :func:`~._bins.edge_values`.
 _NEAR_EDGE = 1e-9
@@ -132,3 +138,16 @@ def kernels_ready() -> bool:
             _search_left_impl
         )
     return True
+
+
+def binned_sums(which, block, n_bins, weights=None, n_slots=None):
+    """The sums of the kernel ``which`` over a block's rows, ``(2, n_slots,
+    B + 2)`` (``n_slots`` None: one per class); None when the kernels do
+    not run or there are ``weights`` (the caller's numpy path then runs)."""
+    Y, P = block.Y, block.P
+    if weights is not None or not kernels_ready() or Y.ndim != 2 or P.ndim != 2:
+        return None
+    n_slots = Y.shape[1] if n_slots is None else n_slots
+    sums = np.zeros((2, n_slots * (n_bins + 2)))
+    which.get()(Y, P, n_bins, inner_edges(n_bins), sums)
+    return sums.reshape(2, n_slots, n_bins + 2)
