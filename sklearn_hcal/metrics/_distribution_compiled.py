@@ -95,16 +95,18 @@ def kernels_ready() -> bool:
 
 
 @kernel
-def jsd_ratios(values, divisor, q, left, right):
+def jsd_ratios(values, divisor, q, p_hat, left, right):
     """``left = 2p̂/(p̂ + q)``, ``right = 2q/(p̂ + q)``, zeros made 1.
 
     Flat C-ordered rows; ``p̂ = values / divisor`` (the counts over their
-    one number of labels, or ``p̂`` itself over 1.0: the same quotients).
-    ``p̂ + q = 0`` is made 1 first (both ratios are then 0, made 1: their
-    terms are 0). Selects, not branches, over flat arrays: vectorised.
+    one number of labels, or ``p̂`` itself over 1.0: the same quotients),
+    kept in ``p_hat`` for :func:`jsd_terms`. ``p̂ + q = 0`` is made 1 first
+    (both ratios are then 0, made 1: their terms are 0). Selects, not
+    branches, over flat arrays: vectorised.
     """
     for j in range(q.shape[0]):
         p = values[j] / divisor
+        p_hat[j] = p
         b = q[j]
         total = p + b
         total = total if total != 0 else 1.0
@@ -115,10 +117,10 @@ def jsd_ratios(values, divisor, q, left, right):
 
 
 @kernel
-def jsd_terms(values, divisor, q, left, right):
+def jsd_terms(p_hat, q, left, right):
     """``left = log(left ratio)·p̂ + log(right ratio)·q`` (in place)."""
     for j in range(q.shape[0]):
-        left[j] = left[j] * (values[j] / divisor) + right[j] * q[j]
+        left[j] = left[j] * p_hat[j] + right[j] * q[j]
 
 
 @kernel
@@ -141,22 +143,27 @@ def kl_floor(q, eps, floored):
 
 
 @kernel
-def kl_ratios(values, divisor, floored, totals, ratios):
-    """``ratios = p̂ / (q' / Σ q')`` (zeros made 1); ``floored`` the
-    :func:`kl_floor` rows (2-D), ``totals`` their :func:`row_sums`."""
-    n_items, n_classes = floored.shape
-    for i in range(n_items):
-        total = totals[i]
-        for k in range(n_classes):
-            ratio = (values[i, k] / divisor) / (floored[i, k] / total)
-            ratios[i, k] = ratio if ratio != 0 else 1.0
+def kl_ratios(values, divisor, totals, p_hat, ratios):
+    """``ratios = p̂ / (q' / Σ q')`` in place of ``q'`` (the flat
+    :func:`kl_floor` rows; ``totals`` their :func:`row_sums`), zeros made
+    1; ``p̂ = values / divisor`` kept in ``p_hat``. The totals are spread
+    over ``p_hat`` first, so that the divisions run over flat arrays."""
+    n_classes = ratios.shape[0] // totals.shape[0]
+    for i in range(totals.shape[0]):
+        for j in range(i * n_classes, (i + 1) * n_classes):
+            p_hat[j] = totals[i]
+    for j in range(ratios.shape[0]):
+        p = values[j] / divisor
+        ratio = p / (ratios[j] / p_hat[j])
+        p_hat[j] = p
+        ratios[j] = ratio if ratio != 0 else 1.0
 
 
 @kernel
-def kl_terms(values, divisor, logs):
+def kl_terms(p_hat, logs):
     """``logs = log(ratio)·p̂`` (flat, in place)."""
     for j in range(logs.shape[0]):
-        logs[j] = logs[j] * (values[j] / divisor)
+        logs[j] = logs[j] * p_hat[j]
 
 
 @kernel

@@ -178,10 +178,10 @@ def _block_jsd(block, base=None, squared=False):
     if operands is None:
         return _jsd_per_item(block.p_hat, block.P, base, squared)
     values, divisor, q = operands
-    buf = np.empty((2, q.shape[0]))
-    _compiled.jsd_ratios.get()(values, divisor, q, buf[0], buf[1])
-    np.log(buf, out=buf)
-    _compiled.jsd_terms.get()(values, divisor, q, buf[0], buf[1])
+    buf = np.empty((3, q.shape[0]))  # left and right ratios, p̂
+    _compiled.jsd_ratios.get()(values, divisor, q, buf[2], buf[0], buf[1])
+    np.log(buf[:2], out=buf[:2])
+    _compiled.jsd_terms.get()(buf[2], q, buf[0], buf[1])
     out = np.empty(block.P.shape[0])
     _compiled.row_sums.get()(buf[0].reshape(block.P.shape), out)
     _compiled.jsd_distance.get()(out, _log_base(base), squared)
@@ -196,16 +196,16 @@ def _block_kl(block, eps=1e-15):
         return kl_per_item(block.p_hat, block.P, eps)
     values, divisor, q = operands
     shape = block.P.shape
-    floored = np.empty(shape)
-    _compiled.kl_floor.get()(q, float(eps), floored.reshape(-1))
+    buf = np.empty((2,) + shape)  # q' then the ratios, p̂
+    _compiled.kl_floor.get()(q, float(eps), buf[0].reshape(-1))
     sums = np.empty(shape[0])
-    row_sums_compiled = _compiled.row_sums.get()
-    row_sums_compiled(floored, sums)
-    ratios = np.empty(shape)
-    _compiled.kl_ratios.get()(values.reshape(shape), divisor, floored, sums, ratios)
-    logs = np.log(ratios, out=ratios).reshape(-1)
-    _compiled.kl_terms.get()(values, divisor, logs)
-    row_sums_compiled(ratios, sums)
+    row_sums = _compiled.row_sums.get()
+    row_sums(buf[0], sums)
+    ratios, p_hat = buf[0].reshape(-1), buf[1].reshape(-1)
+    _compiled.kl_ratios.get()(values, divisor, sums, p_hat, ratios)
+    np.log(ratios, out=ratios)
+    _compiled.kl_terms.get()(p_hat, ratios)
+    row_sums(buf[0], sums)
     return sums
 
 
