@@ -61,12 +61,7 @@ def confidence_gap_sums(Y, P, n_bins, inner, sums):
         if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
             cell = _search_left(inner, conf)  # bin + 1
         else:
-            pos = np.floor(scaled)
-            if not pos >= -1.0:  # below 0 or NaN: no bin
-                pos = -1.0
-            elif pos > n_bins:
-                pos = n_bins
-            cell = int(pos) + 1
+            cell = _floor_cell(scaled, n_bins)
         sums[0, cell] += gap
         sums[1, cell] += 1.0
 
@@ -93,12 +88,7 @@ def classwise_gap_sums(Y, P, n_bins, inner, sums):
             if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
                 cell = _search_left(inner, q)
             else:
-                pos = np.floor(scaled)
-                if not pos >= -1.0:
-                    pos = -1.0
-                elif pos > n_bins:
-                    pos = n_bins
-                cell = int(pos) + 1
+                cell = _floor_cell(scaled, n_bins)
             cell += k * width
             gap = -q
             if k == majority:
@@ -121,9 +111,21 @@ def _search_left_impl(inner, value):
     return lo + (1 if value > 0.0 else 0) + (1 if value > 1.0 else 0)
 
 
-#: What the kernels call near an edge: replaced by its numba version
+def _floor_cell_impl(scaled, n_bins):
+    """The cell (bin + 1) of a value ``scaled = v·B`` not near an edge: the
+    floor clipped to ``[-1, B]``, below 0 and NaN to -1 (no bin)."""
+    pos = np.floor(scaled)
+    if not pos >= -1.0:
+        pos = -1.0
+    elif pos > n_bins:
+        pos = n_bins
+    return int(pos) + 1
+
+
+#: What the kernels call: replaced by their numba versions
 #: (:func:`kernels_ready`) before a kernel is compiled.
 _search_left = _search_left_impl
+_floor_cell = _floor_cell_impl
 
 
 def kernels_ready() -> bool:
@@ -134,8 +136,9 @@ def kernels_ready() -> bool:
     if _search_left is _search_left_impl:
         import numba
 
-        globals()["_search_left"] = numba.njit(cache=True, nogil=True)(
-            _search_left_impl
+        jit = numba.njit(cache=True, nogil=True)
+        globals().update(
+            _search_left=jit(_search_left_impl), _floor_cell=jit(_floor_cell_impl)
         )
     return True
 
