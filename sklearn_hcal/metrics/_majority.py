@@ -253,14 +253,14 @@ def _classwise_from_sums(sums):
 
 def _block_confidence_sums(block, n_bins):
     """:func:`_binned_gap_sums` of a block (compiled when the kernels run)."""
-    sums = _compiled.binned_sums(_compiled.confidence_gap_sums, block, n_bins, None, 1)
+    sums = _compiled.binned_sums(block, n_bins, False)
     if sums is None:
         return _binned_gap_sums(*_block_top(block)[1:], n_bins)
     return sums[:, 0]
 
 
 def _block_classwise_sums(block, n_bins, weights=None):
-    sums = _compiled.binned_sums(_compiled.classwise_gap_sums, block, n_bins, weights)
+    sums = _compiled.binned_sums(block, n_bins, True, weights)
     if sums is None:  # the numpy path (no kernels, or weights)
         return _classwise_sums(_block_majority(block), block.P, n_bins, weights)
     return sums

@@ -23,27 +23,30 @@ import numpy as np
 from ..utils._compiled import compiled_available, kernel
 from ._bins import inner_edges
 
-__all__ = [
-    "binned_sums",
-    "classwise_gap_sums",
-    "confidence_gap_sums",
-    "kernels_ready",
-]
+__all__ = ["binned_sums", "gap_sums", "kernels_ready"]
 
 #: The edge test of :func:`~._bins.edge_values`.
 _NEAR_EDGE = 1e-9
 
 
 @kernel
-def confidence_gap_sums(Y, P, n_bins, inner, sums):
-    """Add ``[Σ (1[top = majority] − conf), count]`` per confidence bin.
+def gap_sums(Y, P, n_bins, inner, classwise, sums):
+    """Add ``[Σ (1[hit] − value), count]`` per bin of each value.
 
-    ``sums`` (2, B + 2), zeroed by the caller, laid out as
-    :func:`~._majority._binned_gap_cells` (cell 0: confidence 0, cells
-    ``1..B`` the bins, ``B + 1`` above 1); ``inner`` the inner edges
-    ``linspace(0, 1, B + 1)[1:-1]``.
+    ``classwise``: the values are every ``q_ik``, a hit the majority's
+    class ``k``, and class ``k``'s cells are laid out from ``k·(B + 2)``
+    (``sums`` (2, K·(B + 2))); else the value is the confidence ``max q``,
+    a hit the top class being the majority (``sums`` (2, B + 2)). Cells as
+    in :func:`~._majority._binned_gap_cells`: cell 0 for the value 0,
+    cells ``1..B`` the bins, ``B + 1`` above 1; ``inner`` the inner edges
+    ``linspace(0, 1, B + 1)[1:-1]``; ``sums`` zeroed by the caller. The
+    gap ``−value (+ 1.0 on a hit)`` is the numpy path's ``−q`` with 1.0
+    added at the majority (and ``1[correct] − conf``: the same bits, a
+    confidence is never 0).
     """
     n_items, n_classes = P.shape
+    width = n_bins + 2
+    n_values = n_classes if classwise else 1
     for i in range(n_items):
         majority = 0
         top_y = Y[i, 0]
@@ -56,42 +59,17 @@ def confidence_gap_sums(Y, P, n_bins, inner, sums):
             if P[i, k] > conf:
                 conf = P[i, k]
                 top = k
-        gap = (1.0 if top == majority else 0.0) - conf
-        scaled = conf * n_bins
-        if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
-            cell = _search_left(inner, conf)  # bin + 1
-        else:
-            cell = _floor_cell(scaled, n_bins)
-        sums[0, cell] += gap
-        sums[1, cell] += 1.0
-
-
-@kernel
-def classwise_gap_sums(Y, P, n_bins, inner, sums):
-    """Add ``[Σ (1[majority = k] − q_k), count]`` per (class, bin) cell.
-
-    ``sums`` (2, K·(B + 2)), zeroed by the caller: class ``k``'s cells are
-    laid out from ``k·(B + 2)`` as in :func:`confidence_gap_sums`.
-    """
-    n_items, n_classes = P.shape
-    width = n_bins + 2
-    for i in range(n_items):
-        majority = 0
-        top_y = Y[i, 0]
-        for k in range(1, n_classes):
-            if Y[i, k] > top_y:
-                top_y = Y[i, k]
-                majority = k
-        for k in range(n_classes):
-            q = P[i, k]
-            scaled = q * n_bins
+        for slot in range(n_values):
+            value = P[i, slot] if classwise else conf
+            hit = slot == majority if classwise else top == majority
+            scaled = value * n_bins
             if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
-                cell = _search_left(inner, q)
+                cell = _search_left(inner, value)  # bin + 1
             else:
                 cell = _floor_cell(scaled, n_bins)
-            cell += k * width
-            gap = -q
-            if k == majority:
+            cell += slot * width
+            gap = -value
+            if hit:
                 gap = gap + 1.0
             sums[0, cell] += gap
             sums[1, cell] += 1.0
@@ -143,14 +121,14 @@ def kernels_ready() -> bool:
     return True
 
 
-def binned_sums(which, block, n_bins, weights=None, n_slots=None):
-    """The sums of the kernel ``which`` over a block's rows, ``(2, n_slots,
-    B + 2)`` (``n_slots`` None: one per class); None when the kernels do
+def binned_sums(block, n_bins, classwise, weights=None):
+    """:func:`gap_sums` over a block's rows, ``(2, n_slots, B + 2)`` (one
+    slot per class when ``classwise``, else one); None when the kernels do
     not run or there are ``weights`` (the caller's numpy path then runs)."""
     Y, P = block.Y, block.P
     if weights is not None or not kernels_ready() or Y.ndim != 2 or P.ndim != 2:
         return None
-    n_slots = Y.shape[1] if n_slots is None else n_slots
+    n_slots = Y.shape[1] if classwise else 1
     sums = np.zeros((2, n_slots * (n_bins + 2)))
-    which.get()(Y, P, n_bins, inner_edges(n_bins), sums)
+    gap_sums.get()(Y, P, n_bins, inner_edges(n_bins), classwise, sums)
     return sums.reshape(2, n_slots, n_bins + 2)
