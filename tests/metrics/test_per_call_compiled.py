@@ -74,8 +74,10 @@ def _problem(seed, n_classes, labels="same", n_items=600, n_bins=10):
 
 
 def _both(pair, per_block):
-    """``per_block(block)`` of the pair's one block, kernels on and off."""
-    (got,) = pair.map_blocks(per_block)
+    """``per_block(block)`` of the pair's one block, kernels on and off
+    (on even where ``SKLEARN_HCAL_COMPILED=0`` turned them off)."""
+    with use_compiled(True):
+        (got,) = pair.map_blocks(per_block)
     with use_compiled(False):
         (expected,) = pair.map_blocks(per_block)
     return got, expected
@@ -91,9 +93,10 @@ def test_row_sums_add_in_einsums_order(n_cols):
     rng = np.random.default_rng(n_cols)
     A = rng.random((200, n_cols)) * rng.choice([1.0, 1e-12, 1e12], (200, n_cols))
     out = np.empty(200)
-    _distribution_compiled.row_sums.get()(A, out)
+    with use_compiled(True):
+        _distribution_compiled.row_sums.get()(A, out)
+        assert _distribution_compiled.kernels_ready()
     np.testing.assert_array_equal(out, np.einsum("ij->i", A))
-    assert _distribution_compiled.kernels_ready()
 
 
 @pytest.mark.parametrize("labels", LABELS)
@@ -162,7 +165,8 @@ def test_public_metrics_are_the_same_bits_through_both_paths(name, kwargs, layou
     if layout == "F":
         Y, P = np.asfortranarray(Y), np.asfortranarray(P)
     f = getattr(M, name)
-    got = f(Y, P, **kwargs)
+    with use_compiled(True):
+        got = f(Y, P, **kwargs)
     with use_compiled(False):
         expected = f(Y, P, **kwargs)
     assert got == expected
@@ -172,5 +176,6 @@ def test_kernels_step_aside_when_switched_off():
     with use_compiled(False):
         assert not _distribution_compiled.kernels_ready()
         assert not _majority_compiled.kernels_ready()
-    assert _distribution_compiled.kernels_ready()
-    assert _majority_compiled.kernels_ready()
+    with use_compiled(True):
+        assert _distribution_compiled.kernels_ready()
+        assert _majority_compiled.kernels_ready()
