@@ -436,8 +436,8 @@ _CONFIDENCE_BINS = Stats(
     n_cells=lambda n_classes, n_bins: (1, n_bins + 2),
     finish=lambda sums, n_samples, n_bins: {"ece": _binned_gap_from_sums(sums)},
     params=("n_bins",),
-    # the metric function's reduction of a block (a bincount per statistic)
-    sums=lambda b, n_bins: _binned_gap_sums(*_block_top(b)[1:], n_bins),
+    # the metric function's reduction of a block (the kernel or bincounts)
+    sums=_block_confidence_sums,
 )
 _CLASSWISE_BINS = Stats(
     "classwise_confidence_bins",
