@@ -47,6 +47,9 @@ def gap_sums(Y, P, n_bins, inner, classwise, sums):
     n_items, n_classes = P.shape
     width = n_bins + 2
     n_values = n_classes if classwise else 1
+    cells = np.empty(n_values, np.intp)
+    gaps = np.empty(n_values)
+    counts, gap_sums = sums[1], sums[0]
     for i in range(n_items):
         majority = 0
         top_y = Y[i, 0]
@@ -56,23 +59,35 @@ def gap_sums(Y, P, n_bins, inner, classwise, sums):
             if Y[i, k] > top_y:
                 top_y = Y[i, k]
                 majority = k
-            if P[i, k] > conf:
+            if not classwise and P[i, k] > conf:  # the top class
                 conf = P[i, k]
                 top = k
+        # the cells by the floor first (short loops without the search run
+        # faster), then the search where a value is near an edge
+        near = False
         for slot in range(n_values):
             value = P[i, slot] if classwise else conf
-            hit = slot == majority if classwise else top == majority
             scaled = value * n_bins
-            if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
-                cell = _search_left(inner, value)  # bin + 1
-            else:
-                cell = _floor_cell(scaled, n_bins)
-            cell += slot * width
-            gap = -value
-            if hit:
-                gap = gap + 1.0
-            sums[0, cell] += gap
-            sums[1, cell] += 1.0
+            near |= abs(np.rint(scaled) - scaled) < _NEAR_EDGE
+            # floor(v·B) clipped to [-1, B], below 0 and NaN to -1 (no bin)
+            pos = np.floor(scaled)
+            pos = pos if pos >= -1.0 else -1.0
+            pos = pos if pos <= n_bins else n_bins
+            cells[slot] = int(pos) + 1 + slot * width
+            gaps[slot] = -value
+        if near:
+            for slot in range(n_values):
+                value = P[i, slot] if classwise else conf
+                scaled = value * n_bins
+                if abs(np.rint(scaled) - scaled) < _NEAR_EDGE:
+                    cells[slot] = _search_left(inner, value) + slot * width
+        if classwise:
+            gaps[majority] = gaps[majority] + 1.0
+        elif top == majority:
+            gaps[0] = gaps[0] + 1.0
+        for slot in range(n_values):
+            gap_sums[cells[slot]] += gaps[slot]
+            counts[cells[slot]] += 1.0
 
 
 def _search_left_impl(inner, value):
@@ -89,21 +104,9 @@ def _search_left_impl(inner, value):
     return lo + (1 if value > 0.0 else 0) + (1 if value > 1.0 else 0)
 
 
-def _floor_cell_impl(scaled, n_bins):
-    """The cell (bin + 1) of a value ``scaled = v·B`` not near an edge: the
-    floor clipped to ``[-1, B]``, below 0 and NaN to -1 (no bin)."""
-    pos = np.floor(scaled)
-    if not pos >= -1.0:
-        pos = -1.0
-    elif pos > n_bins:
-        pos = n_bins
-    return int(pos) + 1
-
-
-#: What the kernels call: replaced by their numba versions
-#: (:func:`kernels_ready`) before a kernel is compiled.
+#: What the kernel calls near an edge: replaced by its numba version
+#: (:func:`kernels_ready`) before the kernel is compiled.
 _search_left = _search_left_impl
-_floor_cell = _floor_cell_impl
 
 
 def kernels_ready() -> bool:
@@ -114,9 +117,8 @@ def kernels_ready() -> bool:
     if _search_left is _search_left_impl:
         import numba
 
-        jit = numba.njit(cache=True, nogil=True)
-        globals().update(
-            _search_left=jit(_search_left_impl), _floor_cell=jit(_floor_cell_impl)
+        globals()["_search_left"] = numba.njit(cache=True, nogil=True)(
+            _search_left_impl
         )
     return True
 
