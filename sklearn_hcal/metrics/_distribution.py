@@ -33,14 +33,14 @@ from ._constraints import PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
 from ._distribution_kernels import (
     _block_entropy_error,
+    _block_jsd,
+    _block_kl,
     _block_log_loss,
     _block_rank_match,
     _cross_entropy_per_item,
-    _jsd_per_item,
     _pair_mean,
     _pair_sum,
     _tvd_per_item,
-    kl_per_item,
     validate_pair,
 )
 
@@ -255,7 +255,7 @@ def jensen_shannon_distance(
     1.0
     """
     pair = validate_pair(y_true, y_prob, counts, labels=labels)
-    return _pair_mean(pair, lambda b: _jsd_per_item(b.p_hat, b.P, base, squared))
+    return _pair_mean(pair, lambda b: _block_jsd(b, base, squared))
 
 
 @validate_params({**PAIR, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True)
@@ -293,7 +293,7 @@ def kl_divergence(
     True
     """
     pair = validate_pair(y_true, y_prob, counts, labels=labels)
-    return _pair_mean(pair, lambda b: kl_per_item(b.p_hat, b.P, eps))
+    return _pair_mean(pair, lambda b: _block_kl(b, eps))
 
 
 @validate_params({**PAIR, "eps": _EPS_CONSTRAINT}, prefer_skip_nested_validation=True)
@@ -414,7 +414,7 @@ register(
         # not linear in p̂ (no Bregman divergence): with noisy p̂ its
         # expectation prefers a q sharper than q*
         proper=False,
-        per_item=lambda b, squared, base: _jsd_per_item(b.p_hat, b.P, base, squared),
+        per_item=lambda b, squared, base: _block_jsd(b, base, squared),
         order=70,
         bounds=(0.0, None),
     )
@@ -430,7 +430,7 @@ register(
         # KL(p̂ ‖ q) = const − Σ p̂ log q: the log score, linear in p̂,
         # so its expectation is best exactly at q = q*
         proper=True,
-        per_item=lambda b, eps: kl_per_item(b.p_hat, b.P, eps),
+        per_item=lambda b, eps: _block_kl(b, eps),
         order=80,
         bounds=(0.0, None),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import Pair, check_pair, row_sums
+from . import _distribution_compiled as _compiled
 
 
 # --------------------------------------------------------------------------- #
@@ -152,6 +153,62 @@ def _jsd_per_item(p_hat, P, base=None, squared=False):
     return div if squared else np.sqrt(div)
 
 
+def _compiled_operands(block):
+    """``(values, divisor, q)`` of the compiled kernels, flat C-ordered rows
+    with ``p̂ = values / divisor``; None when the kernels do not run, or the
+    numpy path's row sums would meet another layout than C order."""
+    if not _compiled.kernels_ready():
+        return None
+    P = block.P
+    if not P.flags.c_contiguous or P.dtype != np.float64:
+        return None
+    if block.p_hat_table is not None:  # counts, one number of labels
+        return block.Y.reshape(-1), float(block.n[0]), P.reshape(-1)
+    p_hat = block.p_hat
+    if not p_hat.flags.c_contiguous:
+        return None
+    return p_hat.reshape(-1), 1.0, P.reshape(-1)  # x / 1.0 is x
+
+
+def _block_jsd(block, base=None, squared=False):
+    """:func:`_jsd_per_item` of a block; by the compiled kernels when they
+    run (the same bits: both sides' ratios in one buffer for one numpy
+    ``log``, then the products and row sums)."""
+    operands = _compiled_operands(block)
+    if operands is None:
+        return _jsd_per_item(block.p_hat, block.P, base, squared)
+    values, divisor, q = operands
+    buf = np.empty((3, q.shape[0]))  # left and right ratios, p̂
+    _compiled.jsd_ratios.get()(values, divisor, q, buf[2], buf[0], buf[1])
+    np.log(buf[:2], out=buf[:2])
+    _compiled.jsd_terms.get()(buf[2], q, buf[0], buf[1])
+    out = np.empty(block.P.shape[0])
+    _compiled.row_sums.get()(buf[0].reshape(block.P.shape), out)
+    _compiled.jsd_distance.get()(out, _log_base(base), squared)
+    return out
+
+
+def _block_kl(block, eps=1e-15):
+    """:func:`kl_per_item` of a block; by the compiled kernels when they run
+    (the same bits: the ratios, one numpy ``log``, the products' row sums)."""
+    operands = _compiled_operands(block)
+    if operands is None:
+        return kl_per_item(block.p_hat, block.P, eps)
+    values, divisor, q = operands
+    shape = block.P.shape
+    buf = np.empty((2,) + shape)  # q' then the ratios, p̂
+    _compiled.kl_floor.get()(q, float(eps), buf[0].reshape(-1))
+    sums = np.empty(shape[0])
+    row_sums = _compiled.row_sums.get()
+    row_sums(buf[0], sums)
+    ratios, p_hat = buf[0].reshape(-1), buf[1].reshape(-1)
+    _compiled.kl_ratios.get()(values, divisor, sums, p_hat, ratios)
+    np.log(ratios, out=ratios)
+    _compiled.kl_terms.get()(p_hat, ratios)
+    row_sums(buf[0], sums)
+    return sums
+
+
 def _floor_renormalise(P, eps):
     """Floor probabilities at ``eps`` and renormalise the rows (ChaosNLI code)."""
     Q = np.maximum(np.asarray(P, dtype=np.float64), eps)
@@ -281,6 +338,12 @@ def _block_entropies(block) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _block_rank_match(block, ties="strict"):
+    if ties == "strict" and block.Y.shape[1] <= _PAIRWISE_MAX_CLASSES:
+        compiled = _compiled.same_stable_order.get()
+        if compiled is not None:  # the same comparisons, item by item
+            out = np.empty(block.Y.shape[0], dtype=bool)
+            compiled(block.Y, block.P, out)
+            return out
     Y = block.Y
     if (
         block.Y.dtype.kind == "f"

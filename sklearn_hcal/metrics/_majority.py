@@ -16,6 +16,7 @@ import numpy as np
 
 from ..utils._compat import StrOptions
 from ..utils._docstrings import fill_doc
+from . import _majority_compiled as _compiled
 from ._bins import bin_index
 from ._constraints import N_BINS, PAIR
 from ._dispatch import validate_params  # dask arrays: chunk-wise
@@ -250,8 +251,19 @@ def _classwise_from_sums(sums):
     return float(out) if out.ndim == 0 else out
 
 
+def _block_confidence_sums(block, n_bins):
+    """:func:`_binned_gap_sums` of a block (compiled when the kernels run)."""
+    sums = _compiled.binned_sums(block, n_bins, False)
+    if sums is None:
+        return _binned_gap_sums(*_block_top(block)[1:], n_bins)
+    return sums[:, 0]
+
+
 def _block_classwise_sums(block, n_bins, weights=None):
-    return _classwise_sums(_block_majority(block), block.P, n_bins, weights)
+    sums = _compiled.binned_sums(block, n_bins, True, weights)
+    if sums is None:  # the numpy path (no kernels, or weights)
+        return _classwise_sums(_block_majority(block), block.P, n_bins, weights)
+    return sums
 
 
 # --------------------------------------------------------------------------- #
@@ -342,13 +354,8 @@ def expected_calibration_error(
     0.0
     """
     pair = validate_pair(y_true, y_prob, counts, labels=labels)
-
-    def block_sums(block):
-        _, conf, correct = _block_top(block)
-        return _binned_gap_sums(conf, correct, n_bins)
-
     sums = 0.0
-    for partial in pair.map_blocks(block_sums):
+    for partial in pair.map_blocks(lambda b: _block_confidence_sums(b, n_bins)):
         sums = sums + partial
     return _binned_gap_from_sums(sums)
 
@@ -429,8 +436,8 @@ _CONFIDENCE_BINS = Stats(
     n_cells=lambda n_classes, n_bins: (1, n_bins + 2),
     finish=lambda sums, n_samples, n_bins: {"ece": _binned_gap_from_sums(sums)},
     params=("n_bins",),
-    # the metric function's reduction of a block (a bincount per statistic)
-    sums=lambda b, n_bins: _binned_gap_sums(*_block_top(b)[1:], n_bins),
+    # the metric function's reduction of a block (the kernel or bincounts)
+    sums=_block_confidence_sums,
 )
 _CLASSWISE_BINS = Stats(
     "classwise_confidence_bins",
