@@ -22,7 +22,7 @@ import sklearn_hcal.metrics._bootstrap._item_matrices as matrices
 import sklearn_hcal.metrics._bootstrap._resamples as B
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import _engine, human_calibration_report
-from sklearn_hcal.metrics._bootstrap._chunk_sums import _sparse_product
+from sklearn_hcal.metrics._bootstrap._chunk_sums import _reconstruct, _sparse_product
 from sklearn_hcal.metrics._registry import default_columns, metrics
 from sklearn_hcal.metrics._report_inputs import validate_human
 from sklearn_hcal.utils._compiled import compiled_available, use_compiled
@@ -205,3 +205,37 @@ def test_report_replicates_are_the_same_bits_through_both_paths():
     (point, got), (point_expected, expected) = _both_paths(report)
     _assert_same_bits(got.to_numpy(), expected.to_numpy())
     _assert_same_bits(point.to_numpy(), point_expected.to_numpy())
+
+
+@pytest.mark.parametrize("width", [1, 5, 8, 12, 15, 23, 128, 130])
+def test_cells_rebuilt_are_the_numpy_paths(width):
+    # every kind of statistic (an alias of an earlier one, a constant, dense
+    # totals, wholly sparse); slots narrower than numpy's 8 running sums,
+    # of whole and partial rounds of 8, and wider than the kernel's 128
+    # (the numpy path then runs); cells of both signs, zeros and magnitudes
+    # far apart, where the order of the additions shows in the bits
+    rng = np.random.default_rng(width)
+    n_res, n_slots = 23, 3
+    stats = [
+        ("const", 1.0, 0),
+        ("alias", 0, None),
+        ("own", 3, n_slots * width),
+        ("direct", None, 2 * n_slots * width),
+        ("const", 0.5, 3 * n_slots * width),
+    ]
+    dominant = rng.integers(0, width, size=n_slots)
+    sparse = rng.normal(size=(n_res, 4 * n_slots * width))
+    sparse *= 10.0 ** rng.integers(-6, 6, size=sparse.shape)
+    sparse[:, ::5] = 0.0
+    for region in (0, 1, 3):  # no entries in the dominant cells but direct
+        cols = region * n_slots * width + np.arange(n_slots) * width
+        sparse[:, cols + dominant] = 0.0
+    dense = rng.normal(size=(n_res, 3 + n_slots)) * 1e3
+    entry = {"num": [1], "den": [None], "groups": {"g": (stats, dominant)}}
+    n_cells = {"g": (n_slots, width)}
+
+    def rebuilt():
+        return _reconstruct(entry, dense, sparse, n_cells, n_res)[2]["g"]
+
+    got, expected = _both_paths(rebuilt)
+    _assert_same_bits(got, expected)

@@ -13,7 +13,15 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .. import _engine
-from ._chunk_sums_compiled import sparse_product
+from ._chunk_sums_compiled import (
+    ALIAS,
+    CONST,
+    DIRECT,
+    MAX_WIDTH,
+    OWN,
+    rebuild_cells,
+    sparse_product,
+)
 from ._item_matrices import _block_matrices, _for_products
 
 __all__ = [
@@ -186,8 +194,17 @@ def _reconstruct(entry, dense, sparse, n_cells, n_res, out=None):
     num[...] = dense[:, entry["num"]]
     for m, j in enumerate(entry["den"]):
         den[:, m] = dense[:, 0 if j is None else j]
+    rebuild = rebuild_cells.get()
     for key, (stats, dominant) in entry["groups"].items():
         n_slots, width = n_cells[key]
+        if rebuild is not None and width <= MAX_WIDTH:
+            # the plan's arrays made once per layout, not once per chunk
+            plans = entry.setdefault("kernel_plans", {})
+            if key not in plans:
+                plans[key] = _kernel_plan(stats)
+            kinds, refs, offsets = plans[key]
+            rebuild(sparse, dense, kinds, refs, offsets, dominant, width, cells[key])
+            continue
         T = cells[key].reshape(n_res, len(stats), n_slots, width)
         slots = np.arange(n_slots)
         for s, (kind, ref, offset) in enumerate(stats):
@@ -206,6 +223,20 @@ def _reconstruct(entry, dense, sparse, n_cells, n_res, out=None):
             # The dominant cell of each slot holds what the others do not.
             T[:, s, slots, dominant] = total - T[:, s].sum(axis=-1)
     return num, den, cells
+
+
+_KINDS = {"alias": ALIAS, "const": CONST, "own": OWN, "direct": DIRECT}
+
+
+def _kernel_plan(stats):
+    """A group's ``(kind, ref, offset)`` per statistic as the arrays of
+    :func:`~._chunk_sums_compiled.rebuild_cells`: the kinds as numbers, the
+    references (a statistic, a constant, a dense column) as float64 (a
+    column index is exact), the sparse offsets (0 for an alias)."""
+    kinds = np.array([_KINDS[kind] for kind, _, _ in stats], np.int64)
+    refs = np.array([0.0 if ref is None else ref for _, ref, _ in stats])
+    offsets = np.array([0 if off is None else off for _, _, off in stats], np.int64)
+    return kinds, refs, offsets
 
 
 def _empty_sums(entry, n_cells, n_res):
