@@ -195,3 +195,26 @@ def binned_scalar_sums(sums, n_samples, dispersion, out):
                 partial[n_partial] = res
                 n_partial += 1
         out[r] = 0.0 + partial[0]
+
+
+@kernel
+def cell_value_table(p_hat, P, n, values):
+    """The seven statistics of every entry of a block into ``values``
+    (``(n_items, n_classes, 7)``), as :func:`~._mimori_kernels._cell_values`
+    writes them with seven strided passes: 1, ``1[n_i >= 2]``, ``p̂``,
+    ``q``, ``p̂²``, ``(p̂ − q)²`` and ``(1 − p̂)·p̂·1/(n_i − 1)`` (0 where
+    ``n_i < 2``), the same operations in the same order, in one pass."""
+    n_items, n_classes = P.shape
+    for i in range(n_items):
+        valid = n[i] >= 2
+        factor = 1.0 / (n[i] - 1.0) if valid else 0.0
+        for k in range(n_classes):
+            p, q = p_hat[i, k], P[i, k]
+            resid = p - q
+            values[i, k, 0] = 1.0
+            values[i, k, 1] = 1.0 if valid else 0.0
+            values[i, k, 2] = p
+            values[i, k, 3] = q
+            values[i, k, 4] = p * p
+            values[i, k, 5] = resid * resid
+            values[i, k, 6] = ((1.0 - p) * p) * factor

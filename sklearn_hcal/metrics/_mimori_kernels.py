@@ -16,7 +16,7 @@ import numpy as np
 from .._validation import Pair, check_pair, row_blocks
 from ..utils._warnings import warn_user
 from ._bins import bin_indices, inner_edges
-from ._mimori_compiled import binned_scalar_sums, class_bin_sums
+from ._mimori_compiled import binned_scalar_sums, cell_value_table, class_bin_sums
 
 #: The weights the compiled kernel is given when there are none (unread).
 _NO_WEIGHTS = np.zeros(0)
@@ -76,6 +76,10 @@ def _cell_values(
     p_hat = np.asarray(p_hat, dtype=np.float64)
     n_items, n_classes = P.shape
     values = np.empty((n_items, n_classes, 7))
+    compiled = cell_value_table.get()
+    if compiled is not None:  # the same values in one pass (the ``fast`` extra)
+        compiled(p_hat, P, np.asarray(n), values)
+        return _class_cells(P, n_bins), values
     values[..., _COUNT] = 1.0
     values[..., _COUNT_VALID] = (n >= 2)[:, None]
     _value_stats(p_hat, P, n, values[..., _SUM_TRUE:])

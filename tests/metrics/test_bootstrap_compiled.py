@@ -23,6 +23,7 @@ import sklearn_hcal.metrics._bootstrap._resamples as B
 from sklearn_hcal.datasets import make_label_histograms
 from sklearn_hcal.metrics import _engine, human_calibration_report
 from sklearn_hcal.metrics._bootstrap._chunk_sums import _reconstruct, _sparse_product
+from sklearn_hcal.metrics._mimori_kernels import _cell_values
 from sklearn_hcal.metrics._registry import default_columns, metrics
 from sklearn_hcal.metrics._report_inputs import validate_human
 from sklearn_hcal.utils._compiled import compiled_available, use_compiled
@@ -239,3 +240,19 @@ def test_cells_rebuilt_are_the_numpy_paths(width):
 
     got, expected = _both_paths(rebuilt)
     _assert_same_bits(got, expected)
+
+
+def test_squared_bins_cell_values_are_the_numpy_paths():
+    # the per-item statistics of the class-wise squared loss (the report's
+    # largest group): items with one label (no dispersion term) or none,
+    # integer and float label counts, human shares of 0 and 1
+    _, Y, P = make_label_histograms(500, 5, 4, random_state=3)
+    Y[::7] = 0
+    Y[::7, 1] = 1  # one label
+    Y[3] = 0  # none
+    n = Y.sum(axis=1)
+    p_hat = Y / np.maximum(n, 1)[:, None]
+    for counts in (n, n.astype(np.float64)):
+        got, expected = _both_paths(_cell_values, p_hat, P, counts, 15)
+        _assert_same_bits(got[0], expected[0])
+        _assert_same_bits(got[1], expected[1])
