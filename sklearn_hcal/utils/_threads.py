@@ -10,14 +10,19 @@ takes 0.1 s on a quiet machine took 0.4 s with the other core busy. One
 thread has no barrier and loses little on a quiet machine (the products
 are memory-bound). The limit is set for the solver only and restored for
 the caller (``threadpoolctl``, a scikit-learn dependency).
+
+The libraries are looked up once per set of imported modules (a
+``threadpool_limits`` looks them all up, a millisecond or two in a process
+with scipy, numba and pandas: the bootstrap's report sets the limit once).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._optional import import_optional
 
@@ -36,7 +41,23 @@ def one_blas_thread():
     >>> [m["num_threads"] for m in threadpool_info()] == before
     True
     """
-    return threadpool_limits(limits=1, user_api="blas")
+    return _controller().limit(limits=1, user_api="blas")
+
+
+def _controller() -> ThreadpoolController:
+    """The process's thread pools, looked up again once a module has been
+    imported since (an import may load another BLAS)."""
+    n_modules = len(sys.modules)
+    known = _CONTROLLER.get(n_modules)
+    if known is None:
+        known = ThreadpoolController()
+        _CONTROLLER.clear()  # a race makes two lookups, never a wrong one
+        _CONTROLLER[n_modules] = known
+    return known
+
+
+#: ``{number of imported modules: the controller made then}``.
+_CONTROLLER: dict = {}
 
 
 def one_torch_thread(func):

@@ -10,8 +10,8 @@ the report's own values (:func:`_point`).
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from ...utils._threads import one_blas_thread
 from .. import _engine
 from ._chunk_sums_compiled import (
     ALIAS,
@@ -68,7 +68,7 @@ def _chunk_task(columns, human, sources, blocks, cached, weights, limit_threads)
     """
     if not limit_threads:
         return _chunk_sums(columns, human, sources, blocks, cached, weights)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         return _chunk_sums(columns, human, sources, blocks, cached, weights)
 
 

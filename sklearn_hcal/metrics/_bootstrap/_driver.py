@@ -12,13 +12,14 @@ from __future__ import annotations
 import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.utils.parallel import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from ...utils._progress import Progress
+from ...utils._threads import one_blas_thread
 from .. import _engine
 from ._chunk_sums import (
     _chunk_sums,
@@ -122,7 +123,7 @@ def _chunks_into(
     progress = Progress(enabled=verbose > 0)
     parts, done = [], 0
     stacked = _Stacked(sum(sizes))
-    with threadpool_limits(limits=1 if in_driver else None, user_api="blas"):
+    with one_blas_thread() if in_driver else nullcontext():
         if in_driver:
             results = _on_threads(
                 columns,
