@@ -103,98 +103,102 @@ _PAIRWISE_BLOCK = 128
 
 
 @kernel
-def binned_scalar_sums(sums, n_samples, dispersion, out):
-    """The row sums :func:`~._mimori_kernels._scalar_terms` takes, into ``out``.
+def binned_scalar_sums(all_sums, all_n, dispersion, all_out):
+    """The row sums :func:`~._mimori_kernels._scalar_terms` takes, into
+    ``all_out[b]`` for each set of sums ``all_sums[b]`` (one per bootstrap
+    resample, or one) of ``all_n[b]`` items:
 
     ``out[0:4]``: ``Σ`` over the cells of the plug-in and debiased ``CL``
     bins and (``dispersion``) of the plug-in and debiased ``DL`` bins;
     ``out[4:8]`` (``dispersion``): the totals of ``Σ p̂``, ``Σ p̂²``,
     ``Σ (p̂ − q)²`` and ``Σ p̂(1 − p̂)/(n − 1)``.
     """
-    n_cells = sums.shape[1]
+    n_cells = all_sums.shape[2]
     rows = np.empty((8 if dispersion else 2, n_cells))
-    for c in range(n_cells):
-        count = sums[0, c]
-        safe = count if count > 0 else 1.0
-        mean_true = sums[2, c] / safe
-        gap = mean_true - sums[3, c] / safe
-        gap2 = gap * gap
-        ss_true = sums[4, c] - (mean_true * mean_true) * count
-        if not (ss_true >= 0.0 or ss_true != ss_true):  # np.maximum(x, 0.0)
-            ss_true = 0.0
-        multi = count >= 2
-        var_true = ss_true / (count - 1.0) if multi else 0.0
-        rows[0, c] = (count / n_samples) * gap2
-        rows[1, c] = rows[0, c] - var_true / n_samples
-        if dispersion:
-            ss_resid = sums[5, c] - count * gap2
-            if not (ss_resid >= 0.0 or ss_resid != ss_resid):
-                ss_resid = 0.0
-            rows[2, c] = ss_resid / n_samples
-            if multi and sums[1, c] > 0:
-                rows[3, c] = rows[2, c] - (sums[6, c] - var_true) / n_samples
-            else:
-                rows[3, c] = rows[2, c] - 0.0
-            rows[4, c] = sums[2, c]
-            rows[5, c] = sums[4, c]
-            rows[6, c] = sums[5, c]
-            rows[7, c] = sums[6, c]
     # numpy's pairwise order, without recursion: a stack of (start, length,
     # halves done) and one of partial sums, left before right
     starts = np.empty(64, np.int64)
     lengths = np.empty(64, np.int64)
     stages = np.empty(64, np.int64)
     partial = np.empty(64)
-    for r in range(rows.shape[0]):
-        a = rows[r]
-        top = 0
-        n_partial = 0
-        starts[0], lengths[0], stages[0] = 0, n_cells, 0
-        top = 1
-        while top > 0:
-            top -= 1
-            lo, m, stage = starts[top], lengths[top], stages[top]
-            if stage == 1:  # both halves done: left + right
-                n_partial -= 1
-                partial[n_partial - 1] = partial[n_partial - 1] + partial[n_partial]
-            elif m > _PAIRWISE_BLOCK:
-                half = m // 2
-                half -= half % 8
-                starts[top], lengths[top], stages[top] = lo, m, 1
-                starts[top + 1], lengths[top + 1], stages[top + 1] = (
-                    lo + half,
-                    m - half,
-                    0,
-                )
-                starts[top + 2], lengths[top + 2], stages[top + 2] = lo, half, 0
-                top += 3
-            elif m < 8:
-                res = 0.0
-                for i in range(lo, lo + m):
-                    res += a[i]
-                partial[n_partial] = res
-                n_partial += 1
-            else:
-                r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-                r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-                i = 8
-                while i < m - m % 8:
-                    r0 += a[lo + i]
-                    r1 += a[lo + i + 1]
-                    r2 += a[lo + i + 2]
-                    r3 += a[lo + i + 3]
-                    r4 += a[lo + i + 4]
-                    r5 += a[lo + i + 5]
-                    r6 += a[lo + i + 6]
-                    r7 += a[lo + i + 7]
-                    i += 8
-                res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-                while i < m:
-                    res += a[lo + i]
-                    i += 1
-                partial[n_partial] = res
-                n_partial += 1
-        out[r] = 0.0 + partial[0]
+    for b in range(all_sums.shape[0]):
+        sums, n_samples, out = all_sums[b], all_n[b], all_out[b]
+        for c in range(n_cells):
+            count = sums[0, c]
+            safe = count if count > 0 else 1.0
+            mean_true = sums[2, c] / safe
+            gap = mean_true - sums[3, c] / safe
+            gap2 = gap * gap
+            ss_true = sums[4, c] - (mean_true * mean_true) * count
+            if not (ss_true >= 0.0 or ss_true != ss_true):  # np.maximum(x, 0.0)
+                ss_true = 0.0
+            multi = count >= 2
+            var_true = ss_true / (count - 1.0) if multi else 0.0
+            rows[0, c] = (count / n_samples) * gap2
+            rows[1, c] = rows[0, c] - var_true / n_samples
+            if dispersion:
+                ss_resid = sums[5, c] - count * gap2
+                if not (ss_resid >= 0.0 or ss_resid != ss_resid):
+                    ss_resid = 0.0
+                rows[2, c] = ss_resid / n_samples
+                if multi and sums[1, c] > 0:
+                    rows[3, c] = rows[2, c] - (sums[6, c] - var_true) / n_samples
+                else:
+                    rows[3, c] = rows[2, c] - 0.0
+                rows[4, c] = sums[2, c]
+                rows[5, c] = sums[4, c]
+                rows[6, c] = sums[5, c]
+                rows[7, c] = sums[6, c]
+        for r in range(rows.shape[0]):
+            a = rows[r]
+            top = 0
+            n_partial = 0
+            starts[0], lengths[0], stages[0] = 0, n_cells, 0
+            top = 1
+            while top > 0:
+                top -= 1
+                lo, m, stage = starts[top], lengths[top], stages[top]
+                if stage == 1:  # both halves done: left + right
+                    n_partial -= 1
+                    partial[n_partial - 1] = partial[n_partial - 1] + partial[n_partial]
+                elif m > _PAIRWISE_BLOCK:
+                    half = m // 2
+                    half -= half % 8
+                    starts[top], lengths[top], stages[top] = lo, m, 1
+                    starts[top + 1], lengths[top + 1], stages[top + 1] = (
+                        lo + half,
+                        m - half,
+                        0,
+                    )
+                    starts[top + 2], lengths[top + 2], stages[top + 2] = lo, half, 0
+                    top += 3
+                elif m < 8:
+                    res = 0.0
+                    for i in range(lo, lo + m):
+                        res += a[i]
+                    partial[n_partial] = res
+                    n_partial += 1
+                else:
+                    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+                    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+                    i = 8
+                    while i < m - m % 8:
+                        r0 += a[lo + i]
+                        r1 += a[lo + i + 1]
+                        r2 += a[lo + i + 2]
+                        r3 += a[lo + i + 3]
+                        r4 += a[lo + i + 4]
+                        r5 += a[lo + i + 5]
+                        r6 += a[lo + i + 6]
+                        r7 += a[lo + i + 7]
+                        i += 8
+                    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                    while i < m:
+                        res += a[lo + i]
+                        i += 1
+                    partial[n_partial] = res
+                    n_partial += 1
+            out[r] = 0.0 + partial[0]
 
 
 @kernel

@@ -97,3 +97,33 @@ def test_scalar_terms_equal_numpys_pairwise_sums(n_cells, dispersion):
     with use_compiled(False):
         expected = _terms_from_sums(*args, tables=False, dispersion=dispersion)
     assert got == expected
+
+
+@pytest.mark.parametrize("n_cells", [1, 7, 9, 150, 300])
+@pytest.mark.parametrize("dispersion", [True, False])
+@pytest.mark.parametrize("per_set_n", [False, True])
+def test_batched_scalar_terms_are_numpys_per_set(n_cells, dispersion, per_set_n):
+    # the bootstrap's sums (leading axes, one set per resample): numpy adds
+    # each set's cells on their own in the pairwise order, and the compiled
+    # row sums of every set must give those bits; the number of items one
+    # for all sets (the report's) or one per set
+    from sklearn_hcal.metrics._mimori_kernels import _terms_from_sums
+
+    rng = np.random.default_rng(n_cells)
+    batch = (3, 5)
+    sums = np.zeros(batch + (7, n_cells))
+    count = rng.integers(0, 4, batch + (n_cells,)).astype(float)
+    sums[..., 0, :] = count
+    sums[..., 1, :] = np.minimum(count, rng.integers(0, 3, count.shape))
+    scale = 10.0 ** rng.uniform(-6, 2, size=batch + (5, n_cells))
+    sums[..., 2:, :] = rng.random(scale.shape) * scale * count[..., None, :]
+    sums[0, 0, 4] = -1.0  # a negative within-bin sum of squares, clipped
+    n_samples = count.sum(axis=-1) + 1 if per_set_n else float(count.sum() + 1)
+    args = (sums, n_samples, 15)
+    got = _terms_from_sums(*args, tables=False, dispersion=dispersion)
+    with use_compiled(False):
+        expected = _terms_from_sums(*args, tables=False, dispersion=dispersion)
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert np.shape(got[key]) == batch
+        assert np.asarray(got[key]).tobytes() == np.asarray(value).tobytes(), key
