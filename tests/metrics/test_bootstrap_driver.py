@@ -88,3 +88,26 @@ def test_spare_matrices_are_drawn_over_in_the_order_returned(cap):
     third = spare.draw(seeds[2], 50, 4)
     assert third is first and second is not first
     spare.close()
+
+
+@pytest.mark.parametrize("n_resamples", [1, 2, 5, 40, 1000])
+def test_interval_quantiles_are_nanquantiles(n_resamples):
+    # the columns without NaN take np.quantile: the same numbers as
+    # nanquantile's per-column loop, ties and all; the columns with some or
+    # only NaN keep nanquantile
+    from sklearn_hcal.metrics._bootstrap._intervals import _nanquantiles
+
+    rng = np.random.default_rng(n_resamples)
+    boot = rng.normal(size=(n_resamples, 3, 6)) * 10.0 ** rng.integers(-5, 5, 6)
+    boot[:, 0, 1] = np.round(boot[:, 0, 1])  # ties
+    boot[::3, 1, 2] = np.nan
+    boot[:, 2, 4] = np.nan
+    q = [0.025, 0.975, 0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN column
+        got = _nanquantiles(boot, q)
+        expected = np.nanquantile(boot, q, axis=0)
+    assert got.tobytes() == expected.tobytes()
+    clean = boot[:, :1]  # no NaN at all: one np.quantile call
+    expected = np.nanquantile(clean, q, axis=0)
+    assert _nanquantiles(clean, q).tobytes() == expected.tobytes()
