@@ -108,13 +108,16 @@ def _chunk_sums(columns, human, sources, blocks, cached, weights, helper=None):
 
 def _sparse_product(A, Wt) -> np.ndarray:
     """``(B, n_sparse)`` float64 sums from the float32 product (scipy's
-    loop, or the compiled kernel that adds the same products in its order)."""
+    loop, or the compiled kernel that adds the same products in its order),
+    C-ordered: each resample's sums in a row, as the cells are rebuilt
+    (a transposing copy on the sparse product's thread, not strided reads
+    on this one)."""
     compiled = sparse_product.get()
     if compiled is None or not _kernel_operands(A, Wt):
-        return (A.T @ Wt).T.astype(np.float64)
+        return np.ascontiguousarray((A.T @ Wt).T, dtype=np.float64)
     out = np.zeros((A.shape[1], Wt.shape[1]), np.float32)
     compiled(A.indptr, A.indices, A.data, Wt, out)
-    return out.T.astype(np.float64)
+    return np.ascontiguousarray(out.T, dtype=np.float64)
 
 
 def _kernel_operands(A, Wt) -> bool:
