@@ -7,6 +7,11 @@ or by the compiled kernels of :mod:`._mimori_compiled`) and the terms
 ``CL``, ``DL``, ``EL``, ``IL`` computed from them (with leading resample
 axes for the bootstrap); the per-item terms are in :mod:`._mimori_items`. Import them
 from here, where they are defined (developer guide §layers).
+
+Why one module: the binning, the sums of the seven statistics and the
+terms read from them are one pipeline over the same rows (the ``_COUNT``...
+constants), each step with its numpy path beside its call of the compiled
+kernel; about half the lines are the estimators' equations documented.
 """
 
 from __future__ import annotations
@@ -342,13 +347,21 @@ def _scalar_terms(sums: np.ndarray, N: float, dispersion: bool) -> dict:
         per_bins, totals = out[:4].tolist(), out[4:].tolist()
     else:
         per_bins, totals = _scalar_sums(sums, N, dispersion)
+    return _terms_of(per_bins, totals, N, dispersion, _float_root)
+
+
+def _float_root(cl: float) -> float:
+    """``CE`` from ``CL``: the root of its positive part, a float."""
+    return float(np.sqrt(max(cl, 0.0)))
+
+
+def _terms_of(per_bins, totals, N, dispersion: bool, root) -> dict:
+    """The terms from the row sums of :func:`binned_scalar_sums` (``CL``'s
+    and ``DL``'s per-bin sums, the totals), each a float or an array of
+    sets; ``root`` makes ``CE`` of ``CL``."""
     cl_plugin, cl = per_bins[0], per_bins[1]
-    terms = {
-        "cl_plugin": cl_plugin,
-        "cl": cl,
-        "ce_plugin": float(np.sqrt(max(cl_plugin, 0.0))),
-        "ce": float(np.sqrt(max(cl, 0.0))),
-    }
+    terms = {"cl_plugin": cl_plugin, "cl": cl, "ce_plugin": root(cl_plugin)}
+    terms["ce"] = root(cl)
     if not dispersion:
         return terms
     sum_true, sum_true2, sum_resid2, sum_corr = totals
@@ -383,30 +396,14 @@ def _batch_scalar_terms(sums: np.ndarray, n_samples, dispersion: bool) -> dict:
         dispersion,
         out.reshape(-1, 8),
     )
-    cl_plugin, cl = out[..., 0], out[..., 1]
-    terms = {
-        "cl_plugin": cl_plugin,
-        "cl": cl,
-        "ce_plugin": np.sqrt(np.maximum(cl_plugin, 0.0)),
-        "ce": np.sqrt(np.maximum(cl, 0.0)),
-    }
-    if not dispersion:
-        return terms
-    sum_true, sum_true2, sum_resid2, sum_corr = np.moveaxis(out[..., 4:], -1, 0)
-    el_plugin = sum_resid2 / N
-    el = el_plugin - sum_corr / N
-    il_plugin = (sum_true - sum_true2) / N
-    sq_loss = el_plugin + il_plugin
-    return {
-        "sq_loss": sq_loss,
-        "el_plugin": el_plugin,
-        "el": el,
-        "il_plugin": il_plugin,
-        "il": sq_loss - el,
-        **terms,
-        "dl_plugin": out[..., 2],
-        "dl": out[..., 3],
-    }
+    per_bins = np.moveaxis(out[..., :4], -1, 0)
+    totals = np.moveaxis(out[..., 4:], -1, 0)
+    return _terms_of(per_bins, totals, N, dispersion, _array_root)
+
+
+def _array_root(cl: np.ndarray) -> np.ndarray:
+    """``CE`` from ``CL``, element-wise, as the numpy path takes it."""
+    return np.sqrt(np.maximum(cl, 0.0))
 
 
 def _scalar_sums(sums: np.ndarray, N: float, dispersion: bool):
