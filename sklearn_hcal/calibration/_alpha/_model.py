@@ -38,6 +38,11 @@ torch = import_optional("torch")
 PRECONDITIONER_ROWS = 20_000
 PRECONDITIONER_MIN_ROWS = 8_000
 PRECONDITIONER_SHARE = 0.4
+#: Features below this many (the logit features, ``K + 1`` of them) keep all
+#: their rows up to ``PRECONDITIONER_ROWS``: the covariance costs nothing at
+#: that width and a subsample's noise only adds iterations (at N = 20,000,
+#: K = 10 and 50 labels: 37 evaluations against 29, 0.65 against 0.53 s).
+PRECONDITIONER_WIDE = 64
 
 
 class ConcentrationNet(torch.nn.Module):
@@ -134,6 +139,8 @@ class Float32Features:
 
 def preconditioner_rows(n, d) -> int:
     """Rows of ``n`` whose covariance makes the preconditioner (see above)."""
+    if d < PRECONDITIONER_WIDE:
+        return min(n, PRECONDITIONER_ROWS)
     share = int(PRECONDITIONER_SHARE * n)
     return max(min(max(share, PRECONDITIONER_MIN_ROWS), PRECONDITIONER_ROWS), 10 * d)
 
