@@ -40,10 +40,10 @@ from ._mimori_kernels import (
     _cell_sums,
     _cell_values,
     _pair_cell_sums,
-    _terms_from_sums,
     _validate_counts,
     _warn_single_annotations,
 )
+from ._mimori_terms import _terms_from_sums
 
 __all__ = [
     "expected_squared_loss",

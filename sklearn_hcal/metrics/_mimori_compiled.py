@@ -12,7 +12,7 @@ size, each sub-block's partial sums added to the running ones as
 ``sums[row] += np.bincount(...)`` adds them (tested equal).
 
 :func:`binned_scalar_sums` then reduces those sums to the per-bin terms
-and totals that :func:`~._mimori_kernels._scalar_terms` sums: the same
+and totals that :func:`~._mimori_terms._scalar_terms` sums: the same
 element-wise operations, and each row summed in numpy's pairwise order
 (``np.add.reduce``: eight accumulators up to 128 values, halves above,
 tested against numpy for every length up to 2,000).
@@ -104,7 +104,7 @@ _PAIRWISE_BLOCK = 128
 
 @kernel
 def binned_scalar_sums(all_sums, all_n, dispersion, all_out):
-    """The row sums :func:`~._mimori_kernels._scalar_terms` takes, into
+    """The row sums :func:`~._mimori_terms._scalar_terms` takes, into
     ``all_out[b]`` for each set of sums ``all_sums[b]`` (one per bootstrap
     resample, or one) of ``all_n[b]`` items:
 

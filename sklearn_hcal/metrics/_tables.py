@@ -36,7 +36,8 @@ from ._disagreement_kernels import (
 from ._dispatch import validate_params  # dask arrays: a clear error
 from ._distribution_kernels import _block_entropies, _entropy
 from ._engine import Human, Source, evaluate, resolve, warn_debiased
-from ._mimori_kernels import _pair_cell_sums, _terms_from_sums, _warn_single_annotations
+from ._mimori_kernels import _pair_cell_sums, _warn_single_annotations
+from ._mimori_terms import _terms_from_sums
 from ._registry import get_metric
 from ._report_inputs import validate_human
 

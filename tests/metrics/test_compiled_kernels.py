@@ -82,7 +82,7 @@ def test_binned_losses_are_the_same_bits_through_both_paths(name, debiased, dtyp
 def test_scalar_terms_equal_numpys_pairwise_sums(n_cells, dispersion):
     # the compiled terms sum each row in np.add.reduce's pairwise order:
     # every split of the recursion (8 accumulators, halves past 128) is hit
-    from sklearn_hcal.metrics._mimori_kernels import _terms_from_sums
+    from sklearn_hcal.metrics._mimori_terms import _terms_from_sums
 
     rng = np.random.default_rng(n_cells)
     sums = np.zeros((7, n_cells))
@@ -107,7 +107,7 @@ def test_batched_scalar_terms_are_numpys_per_set(n_cells, dispersion, per_set_n)
     # each set's cells on their own in the pairwise order, and the compiled
     # row sums of every set must give those bits; the number of items one
     # for all sets (the report's) or one per set
-    from sklearn_hcal.metrics._mimori_kernels import _terms_from_sums
+    from sklearn_hcal.metrics._mimori_terms import _terms_from_sums
 
     rng = np.random.default_rng(n_cells)
     batch = (3, 5)

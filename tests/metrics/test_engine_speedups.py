@@ -28,8 +28,8 @@ from sklearn_hcal.metrics._mimori_kernels import (
     SUB_BLOCK_ELEMENTS,
     _cell_sums,
     _cell_values,
-    _terms_from_sums,
 )
+from sklearn_hcal.metrics._mimori_terms import _terms_from_sums
 from sklearn_hcal.utils._compat import add_rows_at
 
 
