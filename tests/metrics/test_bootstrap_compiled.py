@@ -29,8 +29,15 @@ from sklearn_hcal.metrics._report_inputs import validate_human
 from sklearn_hcal.utils._compiled import compiled_available, use_compiled
 
 pytest.importorskip("numba")
-if not compiled_available():  # SKLEARN_HCAL_COMPILED=0: nothing to compare
-    pytest.skip("the compiled kernels are switched off", allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def kernels_on():
+    """The compiled side of each comparison runs compiled even where
+    ``SKLEARN_HCAL_COMPILED=0`` is set (else both sides would be numpy's)."""
+    with use_compiled(True):
+        assert compiled_available()
+        yield
 
 
 def _both_paths(function, *args):
