@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._compiled import compiled_available, kernel
+from ..utils._compiled import compiled_available, fall_back, kernel
 
 __all__ = [
     "jsd_distance",
@@ -91,6 +91,11 @@ def kernels_ready() -> bool:
             compiled(A, out)
             holds = holds and bool(np.array_equal(out, np.einsum("ij->i", A)))
         _STATE["ready"] = holds
+        if not holds:
+            fall_back(
+                "this numpy build sums rows in another order than the "
+                "distribution kernels reproduce (np.einsum('ij->i'))"
+            )
     return _STATE["ready"]
 
 

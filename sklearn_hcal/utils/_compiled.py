@@ -22,7 +22,15 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["LazyKernel", "compiled_available", "kernel", "use_compiled"]
+from ._warnings import warn_user
+
+__all__ = [
+    "LazyKernel",
+    "compiled_available",
+    "fall_back",
+    "kernel",
+    "use_compiled",
+]
 
 #: ``SKLEARN_HCAL_COMPILED`` values that turn the kernels off.
 _OFF = {"0", "false", "no", "off"}
@@ -33,13 +41,33 @@ _STATE: dict = {"enabled": None, "numba": None}
 
 
 def _numba():
-    """The numba module, or False when it cannot be imported (tried once)."""
+    """The numba module, or False when it cannot be imported (tried once).
+
+    Not installed (the ``fast`` extra is optional): silently False. Installed
+    but failing to import (a numba built for another numpy): a warning, once,
+    as the user asked for the kernels and gets the numpy paths.
+    """
     if _STATE["numba"] is None:
         try:
             _STATE["numba"] = importlib.import_module("numba")
-        except ImportError:
+        except ImportError as exc:
             _STATE["numba"] = False
+            if getattr(exc, "name", None) != "numba":
+                fall_back(f"numba is installed but cannot be imported ({exc})")
     return _STATE["numba"]
+
+
+def fall_back(reason: str) -> None:
+    """Warn that the numpy paths run instead of the kernels, and why.
+
+    Each caller decides once per process (its decision is kept), so each
+    reason is said once.
+    """
+    warn_user(
+        f"{reason}; the numpy paths run instead of the compiled kernels: the "
+        "same numbers, slower. Set SKLEARN_HCAL_COMPILED=0 to silence this.",
+        RuntimeWarning,
+    )
 
 
 def compiled_available() -> bool:
@@ -93,9 +121,15 @@ class LazyKernel:
                 compiled = numba.njit(nogil=True, cache=True, error_model="numpy")(
                     self.function
                 )
-            except RuntimeError:
+            except RuntimeError as exc:
                 # numba raises when neither the package's folder nor a user
                 # cache folder is writable: compile in memory, every process
+                warn_user(
+                    f"numba cannot cache its compiled kernels ({exc}); they are "
+                    "compiled in memory in every process (seconds each). Set "
+                    "NUMBA_CACHE_DIR to a writable folder to keep them.",
+                    RuntimeWarning,
+                )
                 compiled = numba.njit(nogil=True, error_model="numpy")(self.function)
             self._compiled = compiled
         return self._compiled

@@ -31,6 +31,7 @@ from sklearn_hcal.metrics._majority import (
     _block_top,
     _classwise_sums,
 )
+from sklearn_hcal.utils._compiled import kernel as _kernel
 from sklearn_hcal.utils._compiled import use_compiled
 
 pytest.importorskip("numba")
@@ -179,3 +180,27 @@ def test_kernels_step_aside_when_switched_off():
     with use_compiled(True):
         assert _distribution_compiled.kernels_ready()
         assert _majority_compiled.kernels_ready()
+
+
+@_kernel
+def _sequential_row_sums(A, out):
+    # left to right: not np.einsum's two lanes, as another numpy build's
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for j in range(A.shape[1]):
+            acc += A[i, j]
+        out[i] = acc
+
+
+def test_a_row_sum_order_numpy_does_not_use_warns_and_keeps_numpy(monkeypatch):
+    # kernels_ready's check of the summation order: on a numpy build that
+    # sums otherwise the kernels are not used, and the user is told
+    monkeypatch.setattr(_distribution_compiled, "row_sums", _sequential_row_sums)
+    monkeypatch.setitem(_distribution_compiled._STATE, "ready", None)
+    Y, P = _problem(5, 6)[:2]
+    with use_compiled(True):
+        with pytest.warns(RuntimeWarning, match="sums rows in another order"):
+            assert not _distribution_compiled.kernels_ready()
+        got = M.jensen_shannon_distance(Y, P)
+    with use_compiled(False):
+        assert got == M.jensen_shannon_distance(Y, P)

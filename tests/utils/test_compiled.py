@@ -7,6 +7,9 @@ paths is tested beside each kernel's subject).
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import numpy as np
 import pytest
 
@@ -78,3 +81,30 @@ def test_a_metric_is_the_same_with_the_kernels_off():
     with use_compiled(False):
         off = dispersion_loss(Y, P)
     assert on == off
+
+
+def test_a_broken_numba_install_warns_once_and_runs_numpy(
+    fresh_state, monkeypatch, tmp_path
+):
+    # numba present but failing on its own import (e.g. built for another
+    # numpy): the user asked for the kernels, so the fallback is said
+    fake = tmp_path / "numba"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("import a_module_that_is_not_there\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.setitem(fresh_state, "numba", None)
+    with pytest.warns(RuntimeWarning, match="numba is installed but cannot be"):
+        assert not compiled_available()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _add_one.get() is None  # decided once: no second warning
+
+
+def test_numba_not_installed_is_silent(fresh_state, monkeypatch):
+    # the extra is optional: its absence is the documented default
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.setitem(fresh_state, "numba", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not compiled_available()

@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from ...utils._compiled import fall_back
 from ._resamples_compiled import add_draws, table_block
 
 __all__ = ["resample_weights", "resampled_sums", "seed_sequence"]
@@ -135,6 +136,17 @@ def _chunk_weights(seed, n_samples: int, n_resamples: int, spare=None) -> np.nda
 #: cells) came from fresh pages every time; a block's stay in the cache.
 _LOOKUP_ROWS = 2048
 
+_WARNED: dict = {"big_endian": False}
+
+
+def _warn_big_endian() -> None:
+    """The lookup kernel reads four 16-bit cells from each 64-bit draw in
+    little-endian order: say once that a big-endian machine takes the
+    numpy path."""
+    if not _WARNED["big_endian"]:
+        _WARNED["big_endian"] = True
+        fall_back("the bootstrap's table lookup kernel needs a little-endian machine")
+
 
 def _spare_matrix(spare):
     """A matrix from ``spare`` (None when there is none), taken out of it."""
@@ -161,7 +173,10 @@ def _table_values(bits, table, n_samples: int, chunk: int, n_resamples: int, out
     if Wt is None or Wt.shape != (n_samples, n_resamples):
         Wt = np.empty((n_samples, n_resamples), np.float32)
     # (the kernel reads the draws' 16-bit pieces in the machine's order)
-    compiled = table_block.get() if sys.byteorder == "little" else None
+    compiled = table_block.get()
+    if compiled is not None and sys.byteorder != "little":
+        _warn_big_endian()
+        compiled = None
     total = None
     if compiled is not None:  # one pass, no index array (the ``fast`` extra)
         # integers (with a few 255s of the straddling cells among them until
