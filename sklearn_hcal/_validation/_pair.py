@@ -2,8 +2,9 @@
 
 Why one module: the pair, the blocks of rows the metrics read it by (with
 the arrays derived from them, looked up or computed once per block) and
-the one check that builds it are one job; about 300 lines are code, the
-rest the alignment rules they document.
+the one check that builds it (its general path and the plain call's
+shortcut, which must build the same pair) are one job; about 315 lines
+are code, the rest the alignment rules they document.
 
 :func:`check_pair` is the one place where a metric's inputs are validated
 and their classes aligned (developer guide §class-names and §tolerances):
@@ -53,6 +54,8 @@ __all__ = ["check_histograms_and_probabilities"]
 #: (:attr:`Block.p_hat_table`); the tables are kept per ``n``.
 _TABLE_MAX_N = 2**12
 _P_HAT_TABLES: dict = {}
+#: Tables (and function values) kept at most: a few MB whatever the data.
+_TABLES_KEPT = 64
 _P_HAT_VALUES: dict = {}
 
 
@@ -103,6 +106,8 @@ class Block:
         if table is None:
             table = np.arange(int(first) + 1) / first
             table.flags.writeable = False
+            if len(_P_HAT_TABLES) >= _TABLES_KEPT:  # bounded, as a process
+                _P_HAT_TABLES.clear()  # may see many different n
             _P_HAT_TABLES[first] = table
         return table
 
@@ -120,6 +125,8 @@ class Block:
         key = (func, table.shape[0])  # the function of k / n, k = 0..n
         values = _P_HAT_VALUES.get(key)
         if values is None:
+            if len(_P_HAT_VALUES) >= _TABLES_KEPT:
+                _P_HAT_VALUES.clear()
             values = _P_HAT_VALUES[key] = func(table)
             values.flags.writeable = False
         return values.take(self.Y)

@@ -1,8 +1,9 @@
 """Value checks of label histograms and probability matrices, in one pass each.
 
 Why one module: the histogram and probability scans share their block
-passes and first-offender helpers; about 330 lines are code, the rest the
-order of the documented checks.
+passes, their whole-array fast paths (which only ever accept) and
+first-offender helpers; about 360 lines are code, the rest the order of
+the documented checks.
 
 Each check walks its input in blocks of rows (no full-size temporaries, so a
 float32 or memory-mapped input is never copied) and reports the *first*
