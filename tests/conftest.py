@@ -99,3 +99,15 @@ def tiny_model_wide(tmp_path_factory):
     pytest.importorskip("transformers")
     folder = tmp_path_factory.mktemp("tiny_bert_wide")
     return tiny_bert(folder, max_positions=128, hidden_size=32)
+
+
+@pytest.fixture
+def kernels_on():
+    """The compiled kernels on for a test, even where
+    ``SKLEARN_HCAL_COMPILED=0`` is set: the compiled side of a comparison
+    with the numpy path (else both sides would be numpy's)."""
+    from sklearn_hcal.utils._compiled import compiled_available, use_compiled
+
+    with use_compiled(True):
+        assert compiled_available()
+        yield

@@ -26,18 +26,12 @@ from sklearn_hcal.metrics._bootstrap._chunk_sums import _reconstruct, _sparse_pr
 from sklearn_hcal.metrics._mimori_kernels import _cell_values
 from sklearn_hcal.metrics._registry import default_columns, metrics
 from sklearn_hcal.metrics._report_inputs import validate_human
-from sklearn_hcal.utils._compiled import compiled_available, use_compiled
+from sklearn_hcal.utils._compiled import use_compiled
 
 pytest.importorskip("numba")
 
-
-@pytest.fixture(autouse=True)
-def kernels_on():
-    """The compiled side of each comparison runs compiled even where
-    ``SKLEARN_HCAL_COMPILED=0`` is set (else both sides would be numpy's)."""
-    with use_compiled(True):
-        assert compiled_available()
-        yield
+#: the compiled side of each comparison runs compiled (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("kernels_on")
 
 
 def _both_paths(function, *args):

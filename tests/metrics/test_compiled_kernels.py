@@ -14,18 +14,12 @@ import pytest
 
 import sklearn_hcal.metrics as M
 from sklearn_hcal.metrics._mimori_kernels import SUB_BLOCK_ELEMENTS, _cell_sums
-from sklearn_hcal.utils._compiled import compiled_available, use_compiled
+from sklearn_hcal.utils._compiled import use_compiled
 
 pytest.importorskip("numba")
 
-
-@pytest.fixture(autouse=True)
-def kernels_on():
-    """The compiled side of each comparison runs compiled even where
-    ``SKLEARN_HCAL_COMPILED=0`` is set (else both sides would be numpy's)."""
-    with use_compiled(True):
-        assert compiled_available()
-        yield
+#: the compiled side of each comparison runs compiled (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("kernels_on")
 
 
 def _problem(seed, n_items, n_classes, n_bins, on_edges):
